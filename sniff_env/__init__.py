@@ -1,0 +1,49 @@
+"""Sniff and the Fives family of domino games: a rules engine and reinforcement-learning environments.
+
+The rules core (``rules``, ``presets``, ``game``, ``infostate``, ``observation``) needs only
+numpy and the standard library. ``env``, ``raw_env``, ``wrappers`` and ``players`` are
+imported on first use, so ``import sniff_env`` never pulls in PettingZoo, Gymnasium or torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .errors import DealError, GameOverError, IllegalMoveError, RulesError, SniffError
+from .game import Event, Game, Phase, new_game, replay
+from .presets import PRESET_NAMES, PRESETS, make_rules
+from .rules import Rules
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PRESETS",
+    "PRESET_NAMES",
+    "DealError",
+    "Event",
+    "Game",
+    "GameOverError",
+    "IllegalMoveError",
+    "Phase",
+    "Rules",
+    "RulesError",
+    "SniffError",
+    "env",
+    "make_rules",
+    "new_game",
+    "raw_env",
+    "replay",
+]
+
+_LAZY = {"env": ("sniff_env.aec", "env"), "raw_env": ("sniff_env.aec", "raw_env")}
+_LAZY_MODULES = {"wrappers", "players", "aec", "evaluation", "vector"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"sniff_env.{name}")
+    raise AttributeError(f"module 'sniff_env' has no attribute {name!r}")

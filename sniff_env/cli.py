@@ -1,0 +1,59 @@
+"""The ``sniff`` command. Each subcommand lives in its own module, imported only when used.
+
+A subcommand module provides ``add_arguments(parser)`` and ``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "rules": ("sniff_env.commands.rules", "list the presets and the rules fields"),
+    "demo": ("sniff_env.commands.demo", "play one seeded game between built-in players and print it"),
+    "bench": ("sniff_env.commands.bench", "benchmarks: engine, env, batched engine"),
+    "eval": ("sniff_env.evaluation.cli", "tournament with duplicate deals, ratings and charts"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sniff", description="Sniff and the Fives family of dominoes.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if not exc.name or not module.startswith(exc.name):
+                raise
+            p.set_defaults(_missing=module)
+            continue
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if getattr(args, "_missing", None):
+        print(f"sniff {args.command}: not available in this installation", file=sys.stderr)
+        return 2
+    from .errors import SniffError
+
+    try:
+        return int(args._run(args) or 0)
+    except SniffError as exc:
+        print(f"sniff {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

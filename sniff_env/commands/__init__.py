@@ -1,0 +1,1 @@
+"""Small subcommands of the ``sniff`` command line."""

@@ -1,0 +1,57 @@
+"""``sniff demo``: one seeded game played out between built-in players, printed move by move."""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+from rich.console import Console
+
+from ..actions import END_NAMES, LEAD
+from ..game import Game, Phase, new_game
+from .common import add_rules_arguments, rules_from_args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_rules_arguments(parser)
+    parser.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
+    parser.add_argument("--hands", type=int, default=1, help="hands to show (default: 1)")
+
+
+def describe_event(game: Game, kind: str, player: int, tile: int, end: int, total: int, points: int) -> str:
+    name = game.ts.name(tile) if tile >= 0 else "?"
+    if kind == "play":
+        where = "leads" if end == LEAD else f"plays on {END_NAMES[end]}:"
+        scored = f"  [bold green]+{points}[/]" if points else ""
+        return f"seat {player} {where} {name}  count {total}{scored}"
+    if kind == "draw":
+        return f"seat {player} draws {name}"
+    if kind == "pass":
+        return f"seat {player} passes"
+    if kind == "muggins":
+        return f"seat {player} calls muggins: +{points}"
+    if kind == "deal":
+        return f"[bold]hand {total + 1}[/]: seat {player} leads"
+    return f"{kind} {player}"
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console()
+    rules = rules_from_args(args)
+    game = new_game(rules, seed=args.seed)
+    rng = random.Random(args.seed)
+    shown = 0
+    while game.phase is not Phase.GAME_OVER and shown < args.hands:
+        if game.phase is Phase.HAND_OVER:
+            game.start_hand()
+        while game.phase is Phase.PLAY:
+            legal = game.legal_actions()
+            game.step(legal[rng.randrange(len(legal))])
+        shown += 1
+    for e in game.events:
+        console.print(describe_event(game, e.kind, e.player, e.tile, e.end, e.total, e.points))
+    for result in game.results:
+        for line in result.lines:
+            console.print(f"  {line}")
+    console.print(f"scores: {game.scores}")
+    return 0

@@ -1,0 +1,28 @@
+"""Error types of the rules core. Every one is a ``ValueError``, so callers can catch broadly."""
+
+from __future__ import annotations
+
+
+class SniffError(ValueError):
+    """Base class of every error raised for bad input to the rules core."""
+
+
+class RulesError(SniffError):
+    """A rules field has a value outside its choices, or the fields cannot be played together."""
+
+
+class DealError(SniffError):
+    """A scripted deal is malformed (duplicate tile, tile not in the set, wrong sizes, bad leader)."""
+
+
+class IllegalMoveError(SniffError):
+    """A move that is not legal in the current position. The state is left untouched."""
+
+    def __init__(self, message: str, action: object = None, legal: tuple[object, ...] = ()) -> None:
+        super().__init__(message)
+        self.action = action
+        self.legal = legal
+
+
+class GameOverError(SniffError):
+    """A move or request that needs a hand in progress, made when none is."""

@@ -1,0 +1,614 @@
+"""The game state and its transitions: deal, lead, placements, draws, passes, hand and game end.
+
+A :class:`Game` is a mutable record with a handful of methods; everything it needs to know
+about the rules comes from its frozen :class:`~sniff_env.rules.Rules`. Decisions are integers
+of :mod:`sniff_env.actions`. Forced draws and passes are not decisions: :meth:`Game.step`
+applies them itself and records them as events, so the seat in :attr:`Game.turn` always has
+at least one legal action while the hand is in play.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, NamedTuple
+
+from .actions import EAST, LEAD, NORTH, SLOTS, SOUTH, WEST, ActionCodec, action_codec
+from .deal import Deal, draw_lots, forced_lead_tile, highest_double_holder, random_deal, scripted_deal
+from .errors import GameOverError, IllegalMoveError
+from .rules import (
+    DoublePlacement,
+    Draw,
+    FirstLead,
+    LeadTile,
+    NextLead,
+    Points,
+    Rules,
+    SidesOpen,
+    SniffKind,
+)
+from .scoring import HandResult, score_hand_end, scoring_table
+from .tiles import tile_set
+
+
+class Phase(IntEnum):
+    PLAY = 0
+    HAND_OVER = 1
+    GAME_OVER = 2
+
+
+class Event(NamedTuple):
+    """Something that happened. ``kind`` is one of ``lots``, ``deal``, ``play``, ``draw``,
+    ``pass``, ``muggins``, ``hand_end``, ``game_end``. For ``play``: ``tile``, ``end`` (slot,
+    4 for the lead), ``total``: the count after the play and ``points`` scored. A ``draw``'s tile is
+    private to its drawer (see :meth:`Game.public_events`)."""
+
+    kind: str
+    player: int
+    tile: int = -1
+    end: int = -1
+    total: int = -1
+    points: int = 0
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """Enough to replay one hand: its deal and the decisions taken, with muggins claims."""
+
+    deal: Deal
+    actions: tuple[tuple[int, bool], ...]
+
+
+_ALL_ENDS = (WEST, EAST, NORTH, SOUTH)
+
+
+class Game:
+    """One game to the target, hand after hand. Build with :func:`new_game`."""
+
+    __slots__ = (
+        "_choice",
+        "_div5",
+        "_draw_limit",
+        "_forced_lead",
+        "_legal",
+        "_record",
+        "_score",
+        "_spinner",
+        "_stubby",
+        "bone_pos",
+        "boneyard",
+        "codec",
+        "count",
+        "deal",
+        "drawn_this_turn",
+        "end_open",
+        "end_pip",
+        "end_val",
+        "events",
+        "hand_actions",
+        "hand_index",
+        "hand_start",
+        "hands",
+        "lacking",
+        "last_drawn",
+        "leader",
+        "max_hands",
+        "n",
+        "passes",
+        "phase",
+        "plays",
+        "records",
+        "results",
+        "rules",
+        "scores",
+        "seed",
+        "sniff_pending",
+        "sniff_tile",
+        "ts",
+        "turn",
+        "winner",
+    )
+
+    rules: Rules
+    hands: list[int]
+    boneyard: tuple[int, ...]
+    end_pip: list[int]
+    end_val: list[int]
+    end_open: list[bool]
+    scores: list[int]
+    lacking: list[int]
+    plays: list[tuple[int, int, int]]
+    events: list[Event]
+    results: list[HandResult]
+    records: list[HandRecord]
+    hand_actions: list[tuple[int, bool]]
+    hand_start: Game | None
+    _legal: list[int] | None
+
+    # -- construction ----------------------------------------------------------------------
+    def __init__(
+        self, rules: Rules, seed: int | None = None, record: bool = True, max_hands: int | None = None
+    ) -> None:
+        if max_hands is not None and (not isinstance(max_hands, int) or max_hands < 1):
+            raise ValueError(f"max_hands must be a positive whole number or None; got {max_hands!r}")
+        self.max_hands = max_hands
+        """After this many hands the game ends even short of the target (highest score wins, a
+        tie is a draw). Not a rule of the game: a limit for harnesses, since some rule sets let
+        weak play drift below zero for ever."""
+        self.rules = rules
+        self.ts = tile_set(rules.max_pip)
+        self.codec: ActionCodec = action_codec(rules.max_pip)
+        self.n = rules.num_players
+        self.seed = secrets.randbits(63) if seed is None else int(seed)
+        self.hand_index = -1
+        self.scores = [0] * rules.num_sides
+        self.phase = Phase.HAND_OVER
+        self.winner: int | None = None
+        self.results = []
+        self.records = []
+        self.events = []
+        self._record = record
+        self._score = scoring_table(rules.scoring)
+        self._div5 = rules.points is Points.COUNT_DIV5
+        self._spinner = rules.sniff is SniffKind.SPINNER
+        self._stubby = rules.sniff is SniffKind.STUBBY
+        self._choice = rules.double_placement is DoublePlacement.CHOICE
+        self._forced_lead = False
+        self._draw_limit = {Draw.UNTIL_PLAYABLE: 1 << 30, Draw.MAX_TWO: 2, Draw.NONE: 0}[rules.draw]
+        self.hand_start = None
+        self._legal = None
+
+    def hand_rng(self, hand_index: int) -> random.Random:
+        """The generator of one hand's lots and deal: a function of the seed and hand number only,
+        so that every game with the same seed sees the same deals whatever is played."""
+        return random.Random(f"sniff:{self.seed}:{hand_index}")
+
+    # -- dealing -----------------------------------------------------------------------------
+    def start_hand(self, deal: Deal | None = None) -> None:
+        """Deal the next hand (by the rules and the seed, or as ``deal`` says) and set it up."""
+        if self.phase is Phase.PLAY:
+            raise GameOverError("a hand is in play; finish it before dealing the next")
+        if self.phase is Phase.GAME_OVER:
+            raise GameOverError("the game is over")
+        self.hand_index += 1
+        if deal is None:
+            deal = self._deal_by_rules()
+        self.deal = deal
+        self._setup_hand(deal)
+
+    def _deal_by_rules(self) -> Deal:
+        rules, ts = self.rules, self.ts
+        rng = self.hand_rng(self.hand_index)
+        first = self.hand_index == 0
+        method: Any = rules.first_hand_lead if first else rules.next_hand_lead
+        lots: tuple[int, ...] = ()
+        leader: int | None = None
+        if method is NextLead.ROTATE:
+            leader = (self.deal.leader + 1) % self.n
+        elif method is NextLead.WINNER:
+            last = self.results[-1]
+            if last.ended_by == "domino" and last.winner is not None:
+                leader = last.winner
+            else:
+                method = FirstLead.LOTS
+        if method is FirstLead.LOTS:
+            leader, lots = draw_lots(ts, self.n, rng)
+        elif method is FirstLead.RANDOM:
+            leader = rng.randrange(self.n)
+        hands, bone = random_deal(rules, rng, leader)
+        if leader is None:  # highest_double
+            leader = highest_double_holder(ts, hands)
+        return Deal(hands, bone, leader, lots)
+
+    def _setup_hand(self, deal: Deal) -> None:
+        rules = self.rules
+        self.hands = [sum(1 << t for t in h) for h in deal.hands]
+        self.boneyard = deal.boneyard
+        self.bone_pos = 0
+        self.leader = self.turn = deal.leader
+        self.plays = []
+        self.end_pip = [0, 0, 0, 0]
+        self.end_val = [0, 0, 0, 0]
+        self.end_open = [False, False, False, False]
+        self.sniff_tile = -1
+        self.sniff_pending = 0
+        self.count = 0
+        self.passes = 0
+        self.drawn_this_turn = 0
+        self.last_drawn = -1
+        self.lacking = [0] * self.n
+        self.hand_actions = []
+        self._forced_lead = _forced_lead_for(rules, self.hand_index)
+        self.phase = Phase.PLAY
+        self._legal = None
+        if self._record:
+            if deal.lots:
+                self.events.append(Event("lots", deal.leader, total=len(deal.lots)))
+            self.events.append(Event("deal", deal.leader, total=self.hand_index))
+        self.hand_start = None
+        self.hand_start = self.copy()
+
+    # -- queries -----------------------------------------------------------------------------
+    @property
+    def drawable(self) -> int:
+        """Tiles that can still be drawn (the boneyard less the reserve)."""
+        return len(self.boneyard) - self.bone_pos - self.rules.boneyard_reserve
+
+    @property
+    def boneyard_size(self) -> int:
+        return len(self.boneyard) - self.bone_pos
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.rules.partnership else seat
+
+    def open_pips(self) -> int:
+        """Bit mask of the pips that can be played on now."""
+        mask = 0
+        for e in _ALL_ENDS:
+            if self.end_open[e]:
+                mask |= 1 << self.end_pip[e]
+        return mask
+
+    def legal_actions(self) -> list[int]:
+        """The legal decisions of the seat :attr:`turn`, ascending (empty unless in play)."""
+        if self._legal is None:
+            self._legal = self._compute_legal() if self.phase is Phase.PLAY else []
+        return self._legal
+
+    def _placements(self, seat: int) -> list[int]:
+        hand = self.hands[seat]
+        ts = self.ts
+        acts: list[int] = []
+        if not self.plays:
+            if self._forced_lead:
+                lead = forced_lead_tile(ts, _bits(hand))
+                hand = 1 << lead
+            inline_ok = self._choice and not (self._spinner or self._stubby)
+            m = hand
+            while m:
+                low = m & -m
+                t = low.bit_length() - 1
+                m ^= low
+                acts.append(t * SLOTS + LEAD)
+                if inline_ok and ts.is_double[t]:
+                    acts.append(self.codec.inline_base + ts.tiles[t][0] * SLOTS + LEAD)
+            return acts
+        last = self.last_drawn
+        if last >= 0 and self.rules.must_play_drawn and self._playable(1 << last):
+            hand = 1 << last
+        pip_mask = ts.pip_mask
+        end_open, end_pip = self.end_open, self.end_pip
+        inline_ok = self._choice and (self.sniff_tile >= 0 or not (self._spinner or self._stubby))
+        for e in _ALL_ENDS:
+            if end_open[e]:
+                m = hand & pip_mask[end_pip[e]]
+                while m:
+                    low = m & -m
+                    t = low.bit_length() - 1
+                    m ^= low
+                    acts.append(t * SLOTS + e)
+                    if inline_ok and ts.is_double[t]:
+                        acts.append(self.codec.inline_base + end_pip[e] * SLOTS + e)
+        return acts
+
+    def _playable(self, hand: int) -> bool:
+        pip_mask = self.ts.pip_mask
+        for e in _ALL_ENDS:
+            if self.end_open[e] and hand & pip_mask[self.end_pip[e]]:
+                return True
+        return False
+
+    def _can_draw(self) -> bool:
+        return self.drawn_this_turn < self._draw_limit and self.drawable > 0
+
+    def _compute_legal(self) -> list[int]:
+        acts = self._placements(self.turn)
+        if self.rules.voluntary_draw and self.plays and acts and self._can_draw():
+            last = self.last_drawn
+            if not (last >= 0 and self.rules.must_play_drawn and self._playable(1 << last)):
+                acts.append(self.codec.draw_action)
+        acts.sort()
+        return acts
+
+    # -- transitions -------------------------------------------------------------------------
+    def step(self, action: int, claim: bool = True) -> None:
+        """Apply the decision ``action`` of the seat :attr:`turn`, then any forced draws and
+        passes that follow. ``claim=False`` (with ``muggins_claims``) leaves the points
+        unclaimed, and the next seat calls muggins and takes them."""
+        if self.phase is not Phase.PLAY:
+            raise GameOverError(
+                "the game is over" if self.phase is Phase.GAME_OVER else "the hand is over; call start_hand()"
+            )
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalMoveError(
+                f"{self._describe(action)} is not legal for seat {self.turn}; legal: "
+                + ", ".join(f"{a} ({self.codec.describe(a)})" for a in legal),
+                action,
+                tuple(legal),
+            )
+        self.hand_actions.append((action, claim))
+        self._legal = None
+        if action == self.codec.draw_action:
+            self._draw(voluntary=True)
+        else:
+            tile, slot, inline = self.codec.decode(action)
+            self._place(tile, slot, inline, claim)
+        if self.phase is Phase.PLAY:
+            self._advance()
+
+    def _describe(self, action: object) -> str:
+        if isinstance(action, int) and not isinstance(action, bool) and 0 <= action < self.codec.num_actions:
+            return f"action {action} ({self.codec.describe(action)})"
+        return f"action {action!r} (actions are 0..{self.codec.num_actions - 1})"
+
+    def _place(self, tile: int, slot: int, inline: bool, claim: bool) -> None:
+        seat = self.turn
+        ts = self.ts
+        self.hands[seat] &= ~(1 << tile)
+        lo, hi = ts.tiles[tile]
+        end_pip, end_val, end_open = self.end_pip, self.end_val, self.end_open
+        if slot == LEAD:
+            if lo == hi and (self._spinner or self._stubby):
+                self.sniff_tile = tile
+                end_pip[:] = [lo, lo, lo, lo]
+                side_val = lo if self._spinner else 0
+                line_val = 0 if self._spinner else lo
+                end_val[:] = [line_val, line_val, side_val, side_val]
+                sides = self.rules.sniff_sides_open is SidesOpen.IMMEDIATELY
+                end_open[:] = [True, True, sides, sides]
+                self.sniff_pending = 0 if sides else (1 << WEST) | (1 << EAST)
+            else:
+                if lo == hi and not inline:
+                    val_w = val_e = 2 * lo
+                else:
+                    val_w, val_e = lo, hi
+                end_pip[WEST], end_pip[EAST] = lo, hi
+                end_val[WEST], end_val[EAST] = val_w, val_e
+                end_open[WEST] = end_open[EAST] = True
+            count = lo + hi
+        else:
+            pip = end_pip[slot]
+            if lo == hi:
+                if self.sniff_tile < 0 and (self._spinner or self._stubby):
+                    self.sniff_tile = tile
+                    end_val[slot] = 0 if self._spinner else pip
+                    end_pip[NORTH] = end_pip[SOUTH] = pip
+                    side_val = pip if self._spinner else 0
+                    end_val[NORTH] = end_val[SOUTH] = side_val
+                    sides = self.rules.sniff_sides_open is SidesOpen.IMMEDIATELY
+                    end_open[NORTH] = end_open[SOUTH] = sides
+                    self.sniff_pending = 0 if sides else 1 << slot
+                else:
+                    end_val[slot] = pip if inline else 2 * pip
+                    if self.sniff_pending >> slot & 1:
+                        self._sniff_side_reached(slot)
+            else:
+                other = hi if lo == pip else lo
+                end_pip[slot] = other
+                end_val[slot] = other
+                if self.sniff_pending >> slot & 1:
+                    self._sniff_side_reached(slot)
+            if self._stubby and slot >= NORTH:
+                end_open[slot] = False
+            count = end_val[0] + end_val[1] + end_val[2] + end_val[3]
+        self.count = count
+        self.plays.append((tile, seat, slot))
+        points = 0
+        if self._score[count]:
+            points = count // 5 if self._div5 else count
+        self.passes = 0
+        taker = seat
+        if points and self.rules.muggins_claims and not claim:
+            taker = (seat + 1) % self.n
+        if self._record:
+            self.events.append(Event("play", seat, tile, slot, count, points if taker == seat else 0))
+            if taker != seat:
+                self.events.append(Event("muggins", taker, tile, slot, count, points))
+        if points:
+            side = taker % 2 if self.rules.partnership else taker
+            self.scores[side] += points
+            if self.rules.win_during_hand and self.scores[side] >= self.rules.target:
+                self._end_hand(None, reached_target=True)
+                return
+        if not self.hands[seat]:
+            self._end_hand(seat)
+            return
+        self.turn = (seat + 1) % self.n
+        self.drawn_this_turn = 0
+        self.last_drawn = -1
+
+    def _sniff_side_reached(self, slot: int) -> None:
+        self.sniff_pending &= ~(1 << slot)
+        if not self.sniff_pending:
+            self.end_open[NORTH] = self.end_open[SOUTH] = True
+
+    def _draw(self, voluntary: bool) -> None:
+        seat = self.turn
+        if voluntary:
+            self.lacking[seat] = 0
+        else:
+            self.lacking[seat] = self.open_pips()
+        tile = self.boneyard[self.bone_pos]
+        self.bone_pos += 1
+        self.hands[seat] |= 1 << tile
+        self.drawn_this_turn += 1
+        self.last_drawn = tile
+        if self._record:
+            self.events.append(Event("draw", seat, tile))
+
+    def _advance(self) -> None:
+        """Apply forced draws and passes until a seat has a decision or the hand ends."""
+        while True:
+            acts = self._compute_legal()
+            if acts:
+                self._legal = acts
+                return
+            if self._can_draw():
+                self._draw(voluntary=False)
+                continue
+            seat = self.turn
+            if self.drawn_this_turn:
+                self.lacking[seat] = self.open_pips()
+            else:
+                self.lacking[seat] |= self.open_pips()
+            if self._record:
+                self.events.append(Event("pass", seat))
+            self.passes += 1
+            if self.passes >= self.n and not (self._draw_limit and self.drawable > 0):
+                self._end_hand(None)
+                return
+            self.turn = (seat + 1) % self.n
+            self.drawn_this_turn = 0
+            self.last_drawn = -1
+
+    def _end_hand(self, domino: int | None, reached_target: bool = False) -> None:
+        ts, rules = self.ts, self.rules
+        pips = tuple(ts.mask_pips(h) for h in self.hands)
+        left = tuple(h.bit_count() for h in self.hands)
+        if reached_target:
+            scorer = self.plays[-1][1]
+            result = HandResult(
+                "target", None, pips, left, tuple(0 for _ in self.scores),
+                (f"seat {scorer} reached the target of {rules.target} during the hand",),
+            )
+        else:
+            result = score_hand_end(rules, pips, left, domino)
+            for side, pts in enumerate(result.side_points):
+                self.scores[side] += pts
+        self.results.append(result)
+        self.records.append(HandRecord(self.deal, tuple(self.hand_actions)))
+        self._legal = None
+        if self._record:
+            self.events.append(Event("hand_end", -1 if result.winner is None else result.winner))
+        best = max(self.scores)
+        leaders = [s for s, v in enumerate(self.scores) if v == best]
+        out_of_hands = self.max_hands is not None and self.hand_index + 1 >= self.max_hands
+        if (best >= rules.target and len(leaders) == 1) or out_of_hands:
+            self.winner = leaders[0] if len(leaders) == 1 else None
+            self.phase = Phase.GAME_OVER
+            if self._record:
+                self.events.append(Event("game_end", -1 if self.winner is None else self.winner))
+        else:
+            self.phase = Phase.HAND_OVER
+
+    # -- history -----------------------------------------------------------------------------
+    def copy(self) -> Game:
+        """An independent copy (the event list and records are copied shallowly)."""
+        g = Game.__new__(Game)
+        for name in Game.__slots__:
+            try:
+                value = getattr(self, name)
+            except AttributeError:
+                continue
+            if type(value) is list:
+                value = list(value)
+            setattr(g, name, value)
+        return g
+
+    def undo(self) -> int:
+        """Take back the last decision of the current hand; returns it. Forced draws and passes
+        that followed it are taken back too."""
+        if self.hand_start is None or not self.hand_actions:
+            raise GameOverError("nothing to undo in this hand")
+        if self.phase is not Phase.PLAY:
+            raise GameOverError("the hand is over; its moves can no longer be taken back")
+        actions = self.hand_actions[:-1]
+        undone = self.hand_actions[-1][0]
+        start = self.hand_start
+        restored = start.copy()
+        for action, claim in actions:
+            restored.step(action, claim)
+        for name in Game.__slots__:
+            if name == "hand_start":
+                continue
+            try:
+                setattr(self, name, getattr(restored, name))
+            except AttributeError:
+                continue
+        return undone
+
+    def public_events(self, seat: int) -> list[Event]:
+        """The events as ``seat`` saw them: other seats' drawn tiles are hidden (``tile=-1``)."""
+        return [
+            e._replace(tile=-1) if e.kind == "draw" and e.player != seat else e for e in self.events
+        ]
+
+
+def _forced_lead_for(rules: Rules, hand_index: int) -> bool:
+    """Whether the leader of this hand must lead the highest double (or heaviest tile)."""
+    method = rules.first_hand_lead if hand_index == 0 else rules.next_hand_lead
+    return rules.lead_tile is LeadTile.HIGHEST_DOUBLE or method == "highest_double"
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def new_game(
+    rules: Rules,
+    seed: int | None = None,
+    deal: dict[str, Any] | Deal | None = None,
+    record: bool = True,
+    max_hands: int | None = None,
+) -> Game:
+    """A game with its first hand dealt: by the seed, or as the scripted ``deal`` says.
+
+    ``deal`` is ``{"hands": [[(a, b), ...], ...], "boneyard": [...], "leader": 0}`` with tiles
+    as pip pairs (``boneyard`` in draw order; it and ``leader`` may be left out) or a
+    :class:`~sniff_env.deal.Deal`. ``record=False`` skips the event log (for fast playouts).
+    """
+    game = Game(rules, seed, record, max_hands)
+    if deal is None:
+        game.start_hand()
+        return game
+    if not isinstance(deal, Deal):
+        deal = deal_from_dict(game, deal)
+    game.start_hand(deal)
+    return game
+
+
+def deal_from_dict(game: Game, spec: dict[str, Any]) -> Deal:
+    """Check a scripted deal given as a mapping and complete it from the game's generator."""
+    from .errors import DealError
+
+    if not isinstance(spec, dict):
+        raise DealError(f"a deal is a mapping with keys hands, boneyard, leader; got {spec!r}")
+    unknown = set(spec) - {"hands", "boneyard", "leader"}
+    if unknown:
+        raise DealError(f"unknown deal key(s) {sorted(unknown)}; allowed: hands, boneyard, leader")
+    if "hands" not in spec:
+        raise DealError("a scripted deal needs 'hands'")
+    rng = game.hand_rng(0)
+    hands, bone, leader = scripted_deal(
+        game.rules, spec["hands"], spec.get("boneyard"), spec.get("leader"), rng
+    )
+    assert bone is not None
+    lots: tuple[int, ...] = ()
+    if leader is None:
+        method = game.rules.first_hand_lead
+        if method is FirstLead.LOTS:
+            leader, lots = draw_lots(game.ts, game.n, rng)
+        elif method is FirstLead.RANDOM:
+            leader = rng.randrange(game.n)
+        else:
+            leader = highest_double_holder(game.ts, hands)
+    return Deal(hands, bone, leader, lots)
+
+
+def replay(rules: Rules, seed: int, records: Sequence[HandRecord]) -> Game:
+    """Re-run a game from its hand records (deals and decisions)."""
+    game = Game(rules, seed)
+    for rec in records:
+        game.start_hand(rec.deal)
+        for action, claim in rec.actions:
+            game.step(action, claim)
+    return game

@@ -1,0 +1,177 @@
+"""What one seat may know, and worlds sampled consistently with it.
+
+:class:`InfoState` is built from a :class:`~sniff_env.game.Game` for one seat and holds no
+hidden tile: not the other hands, not the boneyard order, not the tiles others drew. Players
+and the observation encoder read only this. :func:`determinize` deals the unseen tiles to the
+other seats and the boneyard at random, respecting every hand size and every pip a seat is
+known to lack, and returns a full game to search in.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .deal import Deal
+from .game import Game, Phase
+from .rules import Rules
+from .scoring import HandResult
+from .tiles import mask_tiles
+
+
+@dataclass(frozen=True)
+class InfoState:
+    """The public state of a hand plus one seat's private hand."""
+
+    rules: Rules
+    seat: int
+    hand: int
+    """The seat's own tiles (bit mask)."""
+    turn: int
+    legal: tuple[int, ...]
+    """The seat's legal actions when it is to move, else empty."""
+    phase: Phase
+    plays: tuple[tuple[int, int, int], ...]
+    """``(tile, seat, slot)`` for every placement of this hand, in order."""
+    end_pip: tuple[int, int, int, int]
+    end_val: tuple[int, int, int, int]
+    end_open: tuple[bool, bool, bool, bool]
+    sniff_tile: int
+    sniff_pending: int
+    count: int
+    hand_sizes: tuple[int, ...]
+    lacking: tuple[int, ...]
+    """Per seat, a bit mask of the pips that seat is known not to hold."""
+    boneyard_size: int
+    drawable: int
+    passes: int
+    drawn_this_turn: int
+    last_drawn: int
+    """The tile the seat drew last this turn (only when it is the seat's own turn), or -1."""
+    scores: tuple[int, ...]
+    hand_index: int
+    leader: int
+    results: tuple[HandResult, ...]
+
+    @property
+    def played_mask(self) -> int:
+        m = 0
+        for tile, _, _ in self.plays:
+            m |= 1 << tile
+        return m
+
+    @property
+    def unseen_mask(self) -> int:
+        """Tiles this seat cannot see: in other hands or in the boneyard."""
+        from .tiles import tile_set
+
+        return tile_set(self.rules.max_pip).all_mask & ~self.hand & ~self.played_mask
+
+
+def info_state(game: Game, seat: int) -> InfoState:
+    """What ``seat`` may know of ``game`` now."""
+    own_turn = game.phase is Phase.PLAY and game.turn == seat
+    return InfoState(
+        rules=game.rules,
+        seat=seat,
+        hand=game.hands[seat],
+        turn=game.turn,
+        legal=tuple(game.legal_actions()) if own_turn else (),
+        phase=game.phase,
+        plays=tuple(game.plays),
+        end_pip=(game.end_pip[0], game.end_pip[1], game.end_pip[2], game.end_pip[3]),
+        end_val=(game.end_val[0], game.end_val[1], game.end_val[2], game.end_val[3]),
+        end_open=(game.end_open[0], game.end_open[1], game.end_open[2], game.end_open[3]),
+        sniff_tile=game.sniff_tile,
+        sniff_pending=game.sniff_pending,
+        count=game.count,
+        hand_sizes=tuple(h.bit_count() for h in game.hands),
+        lacking=tuple(game.lacking),
+        boneyard_size=game.boneyard_size,
+        drawable=game.drawable,
+        passes=game.passes,
+        drawn_this_turn=game.drawn_this_turn if own_turn else 0,
+        last_drawn=game.last_drawn if own_turn else -1,
+        scores=tuple(game.scores),
+        hand_index=game.hand_index,
+        leader=game.leader,
+        results=tuple(game.results),
+    )
+
+
+def sample_hidden(info: InfoState, rng: random.Random, tries: int = 50) -> tuple[list[int], list[int]]:
+    """Deal the unseen tiles: ``(hands, boneyard)`` with ``hands[seat] == info.hand``.
+
+    Each other seat gets its known number of tiles, none with a pip it is known to lack;
+    the rest form the boneyard in random order. Seats are filled most constrained first; if a
+    random fill runs into a dead end it is retried, and after ``tries`` failures the lacking
+    constraints are dropped (they are then inconsistent only through voluntary information).
+    """
+    from .tiles import tile_set
+
+    ts = tile_set(info.rules.max_pip)
+    unseen = mask_tiles(info.unseen_mask)
+    others = [s for s in range(info.rules.num_players) if s != info.seat]
+    order = sorted(others, key=lambda s: -info.lacking[s].bit_count())
+    for attempt in range(tries + 1):
+        use_lacking = attempt < tries
+        pool = list(unseen)
+        rng.shuffle(pool)
+        hands = [0] * info.rules.num_players
+        hands[info.seat] = info.hand
+        ok = True
+        for s in order:
+            need = info.hand_sizes[s]
+            bad = 0
+            if use_lacking:
+                lack = info.lacking[s]
+                for p in range(ts.max_pip + 1):
+                    if lack >> p & 1:
+                        bad |= ts.pip_mask[p]
+            chosen = [t for t in pool if not (bad >> t & 1)][:need]
+            if len(chosen) < need:
+                ok = False
+                break
+            taken = set(chosen)
+            pool = [t for t in pool if t not in taken]
+            for t in chosen:
+                hands[s] |= 1 << t
+        if ok:
+            return hands, pool
+    raise AssertionError("unreachable: an unconstrained fill always succeeds")
+
+
+def determinize(info: InfoState, rng: random.Random) -> Game:
+    """A full game consistent with ``info``: the public state copied, the hidden tiles sampled.
+
+    The result has no event log and a seed of its own; continue it with ``step``.
+    """
+    hands, bone = sample_hidden(info, rng)
+    g = Game(info.rules, seed=rng.getrandbits(62), record=False)
+    g.hand_index = info.hand_index
+    g.scores = list(info.scores)
+    g.phase = info.phase
+    g.results = list(info.results)
+    g.hands = hands
+    g.boneyard = tuple(bone)
+    g.bone_pos = 0
+    g.leader = info.leader
+    g.turn = info.turn
+    g.plays = list(info.plays)
+    g.end_pip = list(info.end_pip)
+    g.end_val = list(info.end_val)
+    g.end_open = list(info.end_open)
+    g.sniff_tile = info.sniff_tile
+    g.sniff_pending = info.sniff_pending
+    g.count = info.count
+    g.passes = info.passes
+    g.drawn_this_turn = info.drawn_this_turn
+    g.last_drawn = info.last_drawn
+    g.lacking = list(info.lacking)
+    g.hand_actions = []
+    g.deal = Deal(tuple(tuple(mask_tiles(h)) for h in hands), g.boneyard, info.leader)
+    from .game import _forced_lead_for
+
+    g._forced_lead = _forced_lead_for(info.rules, info.hand_index)
+    g._legal = None
+    return g

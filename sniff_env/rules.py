@@ -1,0 +1,215 @@
+"""The rules record: every parameter of the Sniff family as a field of one frozen dataclass.
+
+Build one with :func:`sniff_env.presets.make_rules` (a preset plus overrides) or directly with
+``Rules(...)``; every field is checked on construction and a bad value raises
+:class:`~sniff_env.errors.RulesError` naming the field and its allowed values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from .errors import RulesError
+from .tiles import SUPPORTED_MAX_PIPS, tile_set
+
+
+class FirstLead(StrEnum):
+    LOTS = "lots"
+    RANDOM = "random"
+    HIGHEST_DOUBLE = "highest_double"
+
+
+class NextLead(StrEnum):
+    ROTATE = "rotate"
+    WINNER = "winner"
+    HIGHEST_DOUBLE = "highest_double"
+
+
+class LeadTile(StrEnum):
+    ANY = "any"
+    HIGHEST_DOUBLE = "highest_double"
+
+
+class SniffKind(StrEnum):
+    SPINNER = "spinner"
+    STUBBY = "stubby"
+    NONE = "none"
+
+
+class SidesOpen(StrEnum):
+    IMMEDIATELY = "immediately"
+    AFTER_BOTH_ENDS = "after_both_ends"
+
+
+class DoublePlacement(StrEnum):
+    CROSSWISE = "crosswise"
+    CHOICE = "choice"
+
+
+class Scoring(StrEnum):
+    FIVES = "fives"
+    THREES = "threes"
+    THREES_AND_FIVES = "threes_and_fives"
+    PRIMES = "primes"
+    FIBONACCI = "fibonacci"
+
+
+class Points(StrEnum):
+    COUNT = "count"
+    COUNT_DIV5 = "count_div5"
+
+
+class Draw(StrEnum):
+    UNTIL_PLAYABLE = "until_playable"
+    MAX_TWO = "max_two"
+    NONE = "none"
+
+
+class HandEnd(StrEnum):
+    BONUS_DIV5 = "bonus_div5"
+    SUBTRACT_OWN = "subtract_own"
+    DOMINO_TAKES_PIPS = "domino_takes_pips"
+    BONUS_DIV5_FEWEST_TILES = "bonus_div5_fewest_tiles"
+
+
+DEFAULT_HAND_SIZES = {2: 7, 3: 6, 4: 5}
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+
+_ENUM_FIELDS: dict[str, type[StrEnum]] = {
+    "first_hand_lead": FirstLead,
+    "next_hand_lead": NextLead,
+    "lead_tile": LeadTile,
+    "sniff": SniffKind,
+    "sniff_sides_open": SidesOpen,
+    "double_placement": DoublePlacement,
+    "scoring": Scoring,
+    "points": Points,
+    "draw": Draw,
+    "hand_end": HandEnd,
+}
+_BOOL_FIELDS = ("partnership", "muggins_claims", "must_play_drawn", "voluntary_draw", "win_during_hand")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One complete rule set. Field defaults are the defaults of the rules text (not a preset)."""
+
+    max_pip: int = 6
+    """Set size: 6, 9 or 12 (double-six, double-nine, double-twelve)."""
+    num_players: int = 2
+    partnership: bool = False
+    """With 4 players: seats 0+2 against 1+3, each side sharing one score."""
+    hand_size: int | None = None
+    """Tiles dealt to each player; ``None`` means 7/6/5 for 2/3/4 players."""
+    boneyard_reserve: int = 0
+    """Tiles at the bottom of the boneyard that may never be drawn."""
+    first_hand_lead: FirstLead = FirstLead.LOTS
+    next_hand_lead: NextLead = NextLead.ROTATE
+    lead_tile: LeadTile = LeadTile.ANY
+    sniff: SniffKind = SniffKind.SPINNER
+    sniff_sides_open: SidesOpen = SidesOpen.IMMEDIATELY
+    double_placement: DoublePlacement = DoublePlacement.CROSSWISE
+    scoring: Scoring = Scoring.FIVES
+    points: Points = Points.COUNT
+    muggins_claims: bool = False
+    """Points must be claimed by the mover; an opponent calls "muggins" on unclaimed ones."""
+    draw: Draw = Draw.UNTIL_PLAYABLE
+    must_play_drawn: bool = False
+    voluntary_draw: bool = False
+    hand_end: HandEnd = HandEnd.BONUS_DIV5
+    target: int = 100
+    win_during_hand: bool = False
+    name: str = field(default="custom", compare=False)
+    """Where the rules came from (a preset name); not part of equality."""
+
+    def __post_init__(self) -> None:
+        for key, enum in _ENUM_FIELDS.items():
+            value = getattr(self, key)
+            try:
+                object.__setattr__(self, key, enum(value))
+            except ValueError:
+                allowed = ", ".join(repr(m.value) for m in enum)
+                raise RulesError(f"{key}={value!r} is not allowed; choose one of {allowed}") from None
+        for key in _BOOL_FIELDS:
+            if not isinstance(getattr(self, key), bool):
+                raise RulesError(f"{key} must be True or False; got {getattr(self, key)!r}")
+        _check_int("max_pip", self.max_pip)
+        if self.max_pip not in SUPPORTED_MAX_PIPS:
+            raise RulesError(f"max_pip={self.max_pip!r} is not allowed; choose one of {SUPPORTED_MAX_PIPS}")
+        _check_int("num_players", self.num_players)
+        if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+            raise RulesError(
+                f"num_players={self.num_players} is not allowed; {MIN_PLAYERS} to {MAX_PLAYERS} players"
+            )
+        if self.partnership and self.num_players != 4:
+            raise RulesError(f"partnership needs exactly 4 players; got num_players={self.num_players}")
+        if self.hand_size is None:
+            if self.num_players not in DEFAULT_HAND_SIZES:
+                raise RulesError(f"with {self.num_players} players give hand_size explicitly")
+            object.__setattr__(self, "hand_size", DEFAULT_HAND_SIZES[self.num_players])
+        _check_int("hand_size", self.hand_size)
+        _check_int("boneyard_reserve", self.boneyard_reserve)
+        _check_int("target", self.target)
+        assert self.hand_size is not None
+        if self.hand_size < 1:
+            raise RulesError(f"hand_size must be at least 1; got {self.hand_size}")
+        if self.boneyard_reserve < 0:
+            raise RulesError(f"boneyard_reserve must be 0 or more; got {self.boneyard_reserve}")
+        if self.target < 1:
+            raise RulesError(f"target must be at least 1; got {self.target}")
+        n_tiles = tile_set(self.max_pip).size
+        needed = self.num_players * self.hand_size + self.boneyard_reserve
+        if needed > n_tiles:
+            raise RulesError(
+                f"{self.num_players} hands of {self.hand_size} plus a reserve of {self.boneyard_reserve} "
+                f"need {needed} tiles, but the double-{self.max_pip} set has {n_tiles}; use fewer "
+                f"players, a smaller hand_size or a larger set (max_pip 9 or 12)"
+            )
+
+    # -- derived facts ---------------------------------------------------------------------
+    @property
+    def num_sides(self) -> int:
+        return 2 if self.partnership else self.num_players
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.partnership else seat
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some fields changed (checked like any construction)."""
+        unknown = set(changes) - set(field_names())
+        if unknown:
+            raise RulesError(f"unknown rules field(s) {sorted(unknown)}; known fields: {field_names()}")
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready values of every field (enums as strings)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = value.value if isinstance(value, StrEnum) else value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        unknown = set(data) - set(field_names())
+        if unknown:
+            raise RulesError(f"unknown rules field(s) {sorted(unknown)}; known fields: {field_names()}")
+        return cls(**data)
+
+
+def field_names() -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(Rules))
+
+
+def field_choices(name: str) -> tuple[str, ...] | None:
+    """Allowed string values of an enum field (``None`` for non-enum fields)."""
+    enum = _ENUM_FIELDS.get(name)
+    return tuple(m.value for m in enum) if enum else None
+
+
+def _check_int(key: str, value: object) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RulesError(f"{key} must be a whole number; got {value!r}")

@@ -1,0 +1,29 @@
+"""Shared helpers for the tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sniff_env.actions import END_NAMES, LEAD
+from sniff_env.game import Game
+
+Tile = tuple[int, int]
+
+
+def action_for(game: Game, tile: Tile, end: str | None, inline: bool = False) -> int:
+    """The action id of placing ``tile`` on ``end`` (``None``: the lead)."""
+    slot = LEAD if end is None else END_NAMES.index(end)
+    return game.codec.encode(game.ts.index(tile), slot, inline)
+
+
+def play_moves(
+    game: Game, moves: Sequence[tuple[Tile, str | None] | tuple[Tile, str | None, bool]]
+) -> list[tuple[int, list[int]]]:
+    """Play ``moves``; returns (count, scores) after each."""
+    out = []
+    for move in moves:
+        tile, end = move[0], move[1]
+        inline = bool(move[2]) if len(move) > 2 else False  # type: ignore[misc]
+        game.step(action_for(game, tile, end, inline))
+        out.append((game.count, list(game.scores)))
+    return out
