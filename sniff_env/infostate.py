@@ -10,18 +10,17 @@ known to lack, and returns a full game to search in.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .deal import Deal
 from .game import Game, Phase
 from .rules import Rules
 from .scoring import HandResult
-from .tiles import mask_tiles
+from .tiles import mask_tiles, tile_set
 
 
-@dataclass(frozen=True)
-class InfoState:
-    """The public state of a hand plus one seat's private hand."""
+class InfoState(NamedTuple):
+    """The public state of a hand plus one seat's private hand (an immutable record)."""
 
     rules: Rules
     seat: int
@@ -63,39 +62,38 @@ class InfoState:
     @property
     def unseen_mask(self) -> int:
         """Tiles this seat cannot see: in other hands or in the boneyard."""
-        from .tiles import tile_set
-
         return tile_set(self.rules.max_pip).all_mask & ~self.hand & ~self.played_mask
 
 
 def info_state(game: Game, seat: int) -> InfoState:
     """What ``seat`` may know of ``game`` now."""
     own_turn = game.phase is Phase.PLAY and game.turn == seat
+    ep, ev, eo = game.end_pip, game.end_val, game.end_open
     return InfoState(
-        rules=game.rules,
-        seat=seat,
-        hand=game.hands[seat],
-        turn=game.turn,
-        legal=tuple(game.legal_actions()) if own_turn else (),
-        phase=game.phase,
-        plays=tuple(game.plays),
-        end_pip=(game.end_pip[0], game.end_pip[1], game.end_pip[2], game.end_pip[3]),
-        end_val=(game.end_val[0], game.end_val[1], game.end_val[2], game.end_val[3]),
-        end_open=(game.end_open[0], game.end_open[1], game.end_open[2], game.end_open[3]),
-        sniff_tile=game.sniff_tile,
-        sniff_pending=game.sniff_pending,
-        count=game.count,
-        hand_sizes=tuple(h.bit_count() for h in game.hands),
-        lacking=tuple(game.lacking),
-        boneyard_size=game.boneyard_size,
-        drawable=game.drawable,
-        passes=game.passes,
-        drawn_this_turn=game.drawn_this_turn if own_turn else 0,
-        last_drawn=game.last_drawn if own_turn else -1,
-        scores=tuple(game.scores),
-        hand_index=game.hand_index,
-        leader=game.leader,
-        results=tuple(game.results),
+        game.rules,
+        seat,
+        game.hands[seat],
+        game.turn,
+        tuple(game.legal_actions()) if own_turn else (),
+        game.phase,
+        tuple(game.plays),
+        (ep[0], ep[1], ep[2], ep[3]),
+        (ev[0], ev[1], ev[2], ev[3]),
+        (eo[0], eo[1], eo[2], eo[3]),
+        game.sniff_tile,
+        game.sniff_pending,
+        game.count,
+        tuple([h.bit_count() for h in game.hands]),
+        tuple(game.lacking),
+        game.boneyard_size,
+        game.drawable,
+        game.passes,
+        game.drawn_this_turn if own_turn else 0,
+        game.last_drawn if own_turn else -1,
+        tuple(game.scores),
+        game.hand_index,
+        game.leader,
+        tuple(game.results),
     )
 
 
@@ -104,31 +102,37 @@ def sample_hidden(info: InfoState, rng: random.Random, tries: int = 50) -> tuple
 
     Each other seat gets its known number of tiles, none with a pip it is known to lack;
     the rest form the boneyard in random order. Seats are filled most constrained first; if a
-    random fill runs into a dead end it is retried, and after ``tries`` failures the lacking
-    constraints are dropped (they are then inconsistent only through voluntary information).
+    random fill runs into a dead end it is retried (from half the tries on, each seat takes
+    first the tiles that later seats may not hold), and after ``tries`` failures the lacking
+    constraints are dropped (they are then inconsistent, as for a mover that has just drawn).
     """
-    from .tiles import tile_set
-
     ts = tile_set(info.rules.max_pip)
     unseen = mask_tiles(info.unseen_mask)
     others = [s for s in range(info.rules.num_players) if s != info.seat]
     order = sorted(others, key=lambda s: -info.lacking[s].bit_count())
+    banned = {s: 0 for s in others}
+    for s in others:
+        for p in range(ts.max_pip + 1):
+            if info.lacking[s] >> p & 1:
+                banned[s] |= ts.pip_mask[p]
     for attempt in range(tries + 1):
         use_lacking = attempt < tries
+        # After half the tries, each seat takes first the tiles that the seats filled after it
+        # may not hold: a purely random fill can miss the few consistent deals.
+        steer = 2 * attempt >= tries
         pool = list(unseen)
         rng.shuffle(pool)
         hands = [0] * info.rules.num_players
         hands[info.seat] = info.hand
         ok = True
-        for s in order:
+        for i, s in enumerate(order):
             need = info.hand_sizes[s]
-            bad = 0
-            if use_lacking:
-                lack = info.lacking[s]
-                for p in range(ts.max_pip + 1):
-                    if lack >> p & 1:
-                        bad |= ts.pip_mask[p]
-            chosen = [t for t in pool if not (bad >> t & 1)][:need]
+            bad = banned[s] if use_lacking else 0
+            allowed = [t for t in pool if not (bad >> t & 1)]
+            if steer and use_lacking:
+                later = order[i + 1 :]
+                allowed.sort(key=lambda t: -sum(banned[o] >> t & 1 for o in later))
+            chosen = allowed[:need]
             if len(chosen) < need:
                 ok = False
                 break
@@ -174,4 +178,6 @@ def determinize(info: InfoState, rng: random.Random) -> Game:
 
     g._forced_lead = _forced_lead_for(info.rules, info.hand_index)
     g._legal = None
+    if g.phase is Phase.PLAY and not g.legal_actions():
+        g._advance()  # sampled for another seat, the mover may have to draw or pass first
     return g

@@ -11,12 +11,14 @@ Layout version history: ``1`` the first layout.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from .actions import action_codec
 from .infostate import InfoState
 from .rules import DoublePlacement, Draw, HandEnd, Points, Rules, Scoring, SniffKind
+from .scoring import scoring_table
 from .tiles import tile_set
 
 LAYOUT_VERSION = 1
@@ -65,6 +67,15 @@ class Observer:
         self.pieces: dict[str, Piece] = {pc.name: pc for pc in pieces}
         self.size = start
         self._rules_vec = self.rules_block(rules)
+        self._offsets = tuple(pc.start for pc in pieces)
+        self._template = np.zeros(self.size, dtype=np.float32)
+        rules_piece = self.pieces["rules"]
+        self._template[rules_piece.start : rules_piece.stop] = self._rules_vec
+        self._scores = scoring_table(rules.scoring)
+        self._end_scale = 1.0 / (2 * rules.max_pip)
+        self._count_scale = 1.0 / (8 * rules.max_pip)
+        self._hand_scale = 1.0 / (rules.hand_size or 1)
+        self._tile_scale = 1.0 / self.ts.size
 
     @property
     def version(self) -> str:
@@ -95,67 +106,74 @@ class Observer:
         return "\n".join(lines)
 
     def encode(self, info: InfoState) -> np.ndarray:
-        rules, ts, pc = self.rules, self.ts, self.pieces
+        """The observation vector of ``info.seat`` (float32, :attr:`size` values)."""
+        rules = self.rules
         n, p, seat = rules.num_players, rules.max_pip + 1, info.seat
-        obs = np.zeros(self.size, dtype=np.float32)
+        o_hand, o_played, o_end_pip, o_end_open, o_end_value, o_sniff, o_count, o_lead, o_sizes, \
+            o_lacking, o_bone, o_scores, o_drawn, o_rules = self._offsets
         ones: list[int] = []
         hand = info.hand
-        base = pc["hand"].start
         while hand:
             low = hand & -hand
-            ones.append(base + low.bit_length() - 1)
+            ones.append(o_hand + low.bit_length() - 1)
             hand ^= low
-        base = pc["played_by"].start
         for tile, who, _ in info.plays:
-            ones.append(base + tile * n + (who - seat) % n)
+            ones.append(o_played + tile * n + (who - seat) % n)
+        idx: list[int] = []
+        val: list[float] = []
+        end_pip, end_open = info.end_pip, info.end_open
         if info.plays:
-            base = pc["end_pip"].start
-            exists = (True, True, info.sniff_tile >= 0, info.sniff_tile >= 0)
+            has_sniff = info.sniff_tile >= 0
+            for e in range(4 if has_sniff else 2):
+                ones.append(o_end_pip + e * p + end_pip[e])
             for e in range(4):
-                if exists[e]:
-                    ones.append(base + e * p + info.end_pip[e])
-            base = pc["end_open"].start
-            for e in range(4):
-                if info.end_open[e]:
-                    ones.append(base + e)
-            base = pc["end_value"].start
-            obs[base : base + 4] = np.asarray(info.end_val, dtype=np.float32) / (2 * rules.max_pip)
+                if end_open[e]:
+                    ones.append(o_end_open + e)
+            scale = self._end_scale
+            ev = info.end_val
+            idx += (o_end_value, o_end_value + 1, o_end_value + 2, o_end_value + 3)
+            val += (ev[0] * scale, ev[1] * scale, ev[2] * scale, ev[3] * scale)
+            if self._scores[info.count]:
+                ones.append(o_count + 1)
+            sniff = 0
+            if has_sniff:
+                sniff = 2 if end_open[2] or end_open[3] or info.sniff_pending == 0 else 1
+            ones.append(o_sniff + sniff)
         else:
-            ones.append(pc["lead"].start)
-        sniff = 0 if info.sniff_tile < 0 else (2 if info.end_open[2] or info.end_open[3] or info.sniff_pending == 0 else 1)
-        ones.append(pc["sniff"].start + sniff)
-        base = pc["count"].start
-        obs[base] = info.count / (8 * rules.max_pip)
-        from .scoring import scoring_table
-
-        if info.plays and scoring_table(rules.scoring)[info.count]:
-            ones.append(base + 1)
-        base = pc["hand_sizes"].start
-        hs = rules.hand_size or 1
+            ones.append(o_lead)
+            ones.append(o_sniff)
+        idx.append(o_count)
+        val.append(info.count * self._count_scale)
+        hs = self._hand_scale
+        sizes, lacking = info.hand_sizes, info.lacking
+        pips_of = self._pips_of
         for s in range(n):
-            obs[base + (s - seat) % n] = info.hand_sizes[s] / hs
-        base = pc["lacking"].start
-        for s in range(n):
-            lack = info.lacking[s]
             rel = (s - seat) % n
-            for pip in range(p):
-                if lack >> pip & 1:
-                    ones.append(base + rel * p + pip)
-        base = pc["boneyard"].start
-        obs[base] = info.boneyard_size / ts.size
-        obs[base + 1] = max(info.drawable, 0) / ts.size
-        base = pc["scores"].start
+            idx.append(o_sizes + rel)
+            val.append(sizes[s] * hs)
+            lack = lacking[s]
+            if lack:
+                base = o_lacking + rel * p
+                ones += [base + pip for pip in pips_of(lack)]
+        idx += (o_bone, o_bone + 1)
+        val += (info.boneyard_size * self._tile_scale, max(info.drawable, 0) * self._tile_scale)
         sides = rules.num_sides
-        own = rules.side_of(seat)
+        own = seat % 2 if rules.partnership else seat
+        target = rules.target
         for side in range(sides):
-            obs[base + (side - own) % sides] = info.scores[side] / rules.target
+            idx.append(o_scores + (side - own) % sides)
+            val.append(info.scores[side] / target)
         if info.last_drawn >= 0:
-            ones.append(pc["drawn"].start + info.last_drawn)
-        base = pc["rules"].start
-        obs[base : base + 21] = self._rules_vec
-        if ones:
-            obs[ones] = 1.0
+            ones.append(o_drawn + info.last_drawn)
+        obs = self._template.copy()
+        obs[ones] = 1.0
+        obs[idx] = val
         return obs
+
+    @staticmethod
+    @lru_cache(maxsize=1 << 14)
+    def _pips_of(mask: int) -> tuple[int, ...]:
+        return tuple(p for p in range(mask.bit_length()) if mask >> p & 1)
 
     def mask(self, info: InfoState) -> np.ndarray:
         """int8 mask over all actions: 1 for each legal action (all zeros off turn)."""

@@ -1,0 +1,86 @@
+"""The self-play PPO script end to end on a tiny budget: train, checkpoint, resume, export, play."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from sniff_env import make_rules, new_game  # noqa: E402
+from sniff_env.game import Phase  # noqa: E402
+from sniff_env.infostate import info_state  # noqa: E402
+from sniff_env.players import load  # noqa: E402
+from training.config import ConfigError  # noqa: E402
+from training.ppo import main  # noqa: E402
+
+TINY = ["--total-steps", "512", "--num-envs", "8", "--num-steps", "32", "--eval-every", "2",
+        "--eval-games", "4", "--snapshot-every", "1", "--checkpoint-every", "1", "--progress", "false"]
+
+
+def test_train_resume_export_and_play(tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    policy = tmp_path / "policy.pt"
+    args = [*TINY, "--out-dir", str(out), "--exp-name", "t", "--export", str(policy)]
+    assert main(args) == 0
+    ckpt = out / "t" / "checkpoint.pt"
+    first = torch.load(ckpt, weights_only=False)
+    assert first["global_step"] > 0 and len(first["pool"]) >= 1
+    assert any((out / "t" / "tb").iterdir()), "TensorBoard events written"
+
+    assert main([*args[:1], "1024", *args[2:], "--resume", str(ckpt)]) == 0
+    second = torch.load(ckpt, weights_only=False)
+    assert second["iteration"] > first["iteration"]
+    assert second["global_step"] > first["global_step"]
+
+    rules = make_rules("sniff", 2)
+    player = load(str(policy), rules=rules)
+    assert player.meta["training_steps"] == second["global_step"]
+    game = new_game(rules, seed=5, max_hands=3)
+    while game.phase is not Phase.GAME_OVER:
+        if game.phase is Phase.HAND_OVER:
+            game.start_hand()
+            continue
+        info = info_state(game, game.turn)
+        action = player.act({}, {"info_state": info})
+        assert action in game.legal_actions()
+        game.step(action)
+
+
+def test_same_seed_same_training(tmp_path: Path) -> None:
+    states = []
+    for run in ("a", "b"):
+        assert main([*TINY, "--eval-every", "0", "--out-dir", str(tmp_path), "--exp-name", run,
+                     "--tensorboard", "false"]) == 0
+        states.append(torch.load(tmp_path / run / "checkpoint.pt", weights_only=False)["model"])
+    for key in states[0]:
+        assert torch.equal(states[0][key], states[1][key]), key
+
+
+def test_resume_refuses_other_rules(tmp_path: Path) -> None:
+    assert main([*TINY, "--eval-every", "0", "--out-dir", str(tmp_path), "--exp-name", "r",
+                 "--tensorboard", "false"]) == 0
+    with pytest.raises(ValueError, match="other rules"):
+        main([*TINY, "--out-dir", str(tmp_path), "--exp-name", "r2", "--tensorboard", "false",
+              "--preset", "muggins", "--resume", str(tmp_path / "r" / "checkpoint.pt")])
+
+
+def test_unknown_config_field_is_refused(tmp_path: Path) -> None:
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text('preset = "sniff"\nlearning_rat = 0.1\n')
+    with pytest.raises(ConfigError, match="learning_rat"):
+        main(["--config", str(cfg)])
+    with pytest.raises(SystemExit):
+        main(["--no-such-flag", "1"])
+
+
+def test_shipped_training_configs_parse() -> None:
+    from training.config import parse_config
+    from training.ppo import Args
+
+    for cfg in sorted(Path("configs/training").glob("*.toml")):
+        if cfg.name.startswith("sb3"):
+            continue
+        args = parse_config(Args, ["--config", str(cfg)], "")
+        make_rules(args.preset, args.num_players)

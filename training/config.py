@@ -1,0 +1,87 @@
+"""Run configurations as data: a dataclass filled from a TOML file, then from the command line.
+
+Every field's ``help`` metadata is its ``--help`` text. Unknown fields, in the file or on the
+command line, are refused with the list of known ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import tomllib
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A configuration file or override that does not fit the run's fields."""
+
+
+def _field_type(cls: type, f: dataclasses.Field[Any]) -> type:
+    hints = typing.get_type_hints(cls)
+    tp = hints[f.name]
+    if isinstance(tp, types.UnionType) or typing.get_origin(tp) is typing.Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return typing.cast(type, args[0])
+    return typing.cast(type, tp)
+
+
+def _parse_bool(text: str) -> bool:
+    low = text.lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false; got {text!r}")
+
+
+def build_parser(cls: type, description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--config", type=Path, help="a TOML file of field values (the command line overrides it)")
+    for f in dataclasses.fields(cls):
+        tp = _field_type(cls, f)
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not dataclasses.MISSING else None
+        kind: Any = _parse_bool if tp is bool else tp
+        parser.add_argument(
+            flag, dest=f.name, type=kind, default=None,
+            help=f"{f.metadata.get('help', '')} (default: {default})",
+        )
+    return parser
+
+
+def from_sources(cls: type[T], file_values: dict[str, Any], cli: dict[str, Any]) -> T:
+    known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = set(file_values) - known
+    if unknown:
+        raise ConfigError(f"unknown field(s) {sorted(unknown)} in the config; known: {sorted(known)}")
+    values = {**file_values, **{k: v for k, v in cli.items() if v is not None}}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name in values:
+            tp = _field_type(cls, f)
+            v = values[f.name]
+            if tp is float and isinstance(v, int) and not isinstance(v, bool):
+                v = float(v)
+            if not isinstance(v, tp) or (tp is int and isinstance(v, bool)):
+                raise ConfigError(f"field {f.name} must be {tp.__name__}; got {v!r}")
+            values[f.name] = v
+    return cls(**values)
+
+
+def parse_config(cls: type[T], argv: list[str] | None, description: str) -> T:
+    """Fill ``cls`` from ``--config FILE`` and the other flags of ``argv``."""
+    parser = build_parser(cls, description)
+    ns = parser.parse_args(argv)
+    cli = vars(ns)
+    path = cli.pop("config")
+    file_values: dict[str, Any] = {}
+    if path is not None:
+        try:
+            file_values = tomllib.loads(Path(path).read_text())
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read config {path}: {exc}") from None
+    return from_sources(cls, file_values, cli)

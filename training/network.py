@@ -1,0 +1,85 @@
+"""The policy-value network and its export to a self-contained TorchScript file."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+META_FILE = "sniff_meta.json"
+
+
+def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
+    layer = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class PolicyNet(nn.Module):
+    """A shared MLP trunk with a policy head (logits over every action) and a value head."""
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: int = 256) -> None:
+        super().__init__()
+        self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, hidden
+        g = 2.0**0.5
+        self.trunk = nn.Sequential(
+            _layer(obs_size, hidden, g), nn.ReLU(), _layer(hidden, hidden, g), nn.ReLU()
+        )
+        self.pi = _layer(hidden, num_actions, 0.01)
+        self.v = _layer(hidden, 1, 1.0)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.trunk(obs)
+        return self.pi(h), self.v(h).squeeze(-1)
+
+
+class _Logits(nn.Module):
+    """What an exported file holds: observations [B, obs_size] -> logits [B, num_actions]."""
+
+    def __init__(self, net: PolicyNet) -> None:
+        super().__init__()
+        self.trunk, self.pi = net.trunk, net.pi
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.pi(self.trunk(obs))
+
+
+def export_policy(net: PolicyNet, path: str | Path, meta: dict[str, Any]) -> Path:
+    """Write a TorchScript file of the policy with ``meta`` as ``sniff_meta.json``, atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():  # TorchScript is deprecated upstream but still the portable format
+        warnings.simplefilter("ignore", DeprecationWarning)
+        module = torch.jit.script(_Logits(net).eval())
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            torch.jit.save(module, tmp, _extra_files={META_FILE: json.dumps(meta, sort_keys=True)})
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def save_atomic(obj: Any, path: str | Path) -> None:
+    """``torch.save`` to a temporary file beside ``path``, then rename it into place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        torch.save(obj, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)

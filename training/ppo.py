@@ -1,0 +1,478 @@
+"""Self-play PPO with action masking for Sniff, in the spirit of CleanRL's single-file scripts.
+
+One policy plays every seat from seat-relative observations. Each game is either pure
+self-play (every seat is the learner) or the learner in one seat against an opponent drawn
+from a pool of its own past snapshots and built-in players, so that it does not chase its own
+tail. Rewards are dense ``points`` (each side's score change minus the opponents' mean) or
+``game`` (+1/-1 at the end). Checkpoints are written atomically and resumable; the final
+policy is exported to a self-contained TorchScript file that ``sniff_env.players.load`` plays.
+
+    python training/ppo.py --config configs/training/sniff-2p.toml --total-steps 200000
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sniff_env.commands.common import parse_overrides  # noqa: E402
+from sniff_env.game import Game, Phase, new_game  # noqa: E402
+from sniff_env.infostate import info_state  # noqa: E402
+from sniff_env.observation import Observer  # noqa: E402
+from sniff_env.presets import make_rules  # noqa: E402
+from sniff_env.rules import Rules  # noqa: E402
+from training.config import parse_config  # noqa: E402
+from training.network import PolicyNet, export_policy, save_atomic  # noqa: E402
+
+
+@dataclass
+class Args:
+    exp_name: str = field(default="sniff-ppo", metadata={"help": "run name (folder under out_dir)"})
+    preset: str = field(default="sniff", metadata={"help": "rules preset"})
+    num_players: int = field(default=2, metadata={"help": "players at the table"})
+    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
+    seed: int = field(default=1, metadata={"help": "seed of everything: games, torch, opponent draws"})
+    torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
+    total_steps: int = field(default=1_000_000, metadata={"help": "learner decisions to train on"})
+    num_envs: int = field(default=64, metadata={"help": "games played at once"})
+    num_steps: int = field(default=64, metadata={"help": "engine decisions per game per rollout"})
+    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
+    anneal_lr: bool = field(default=True, metadata={"help": "anneal the learning rate linearly to 0"})
+    gamma: float = field(default=0.99, metadata={"help": "discount per own decision"})
+    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
+    num_minibatches: int = field(default=4, metadata={"help": "minibatches per epoch"})
+    update_epochs: int = field(default=4, metadata={"help": "epochs per rollout"})
+    clip_coef: float = field(default=0.2, metadata={"help": "PPO clip coefficient"})
+    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
+    vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
+    max_grad_norm: float = field(default=0.5, metadata={"help": "gradient clip norm"})
+    hidden: int = field(default=256, metadata={"help": "hidden units per layer"})
+    reward: str = field(default="points", metadata={"help": "'points' (dense) or 'game' (+1/-1 at the end)"})
+    reward_scale: float = field(default=0.05, metadata={"help": "multiplier of 'points' rewards"})
+    max_hands: int = field(default=40, metadata={"help": "a game ends after this many hands at most"})
+    selfplay_prob: float = field(default=0.5, metadata={"help": "share of games where every seat is the learner"})
+    pool_size: int = field(default=8, metadata={"help": "past snapshots kept as opponents"})
+    snapshot_every: int = field(default=10, metadata={"help": "iterations between snapshots"})
+    builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool"})
+    eval_every: int = field(default=25, metadata={"help": "iterations between evaluations (0: never)"})
+    eval_games: int = field(default=100, metadata={"help": "duplicate games per evaluation opponent"})
+    eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
+    checkpoint_every: int = field(default=25, metadata={"help": "iterations between checkpoints"})
+    out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
+    resume: str = field(default="", metadata={"help": "checkpoint file to resume from"})
+    export: str = field(default="", metadata={"help": "export the final policy to this file"})
+    tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
+    progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+
+
+def build_rules(args: Args) -> Rules:
+    overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
+    return make_rules(args.preset, args.num_players, **overrides)
+
+
+class TablePlayer:
+    """Who sits in a seat: the learner, a frozen snapshot (index into the pool), or a built-in."""
+
+    def __init__(self, kind: str, snapshot: int = -1, builtin: Any = None) -> None:
+        self.kind, self.snapshot, self.builtin = kind, snapshot, builtin
+
+
+class SelfPlay:
+    """The games in flight, who sits where, and the rewards owed to learner seats."""
+
+    def __init__(self, args: Args, rules: Rules, rng: random.Random) -> None:
+        self.args, self.rules, self.rng = args, rules, rng
+        self.n = rules.num_players
+        self.observer = Observer(rules)
+        self.games: list[Game] = []
+        self.seats: list[list[TablePlayer]] = []
+        self.builtins = [s for s in args.builtin_opponents.split(",") if s.strip()]
+        self.pool: list[dict[str, torch.Tensor]] = []
+        self._frozen: dict[int, PolicyNet] = {}
+        for _ in range(args.num_envs):
+            self.games.append(self._new_game())
+            self.seats.append(self._draw_table())
+        self.episode_returns: list[float] = []
+        self.episode_wins: list[float] = []
+
+    def _new_game(self) -> Game:
+        return new_game(self.rules, seed=self.rng.getrandbits(62), record=False, max_hands=self.args.max_hands)
+
+    def _draw_table(self) -> list[TablePlayer]:
+        from sniff_env.players import load
+
+        if self.rng.random() < self.args.selfplay_prob or not (self.pool or self.builtins):
+            return [TablePlayer("learner") for _ in range(self.n)]
+        learner_seat = self.rng.randrange(self.n)
+        options = len(self.pool) + len(self.builtins)
+        pick = self.rng.randrange(options)
+        seats = []
+        for s in range(self.n):
+            if self.rules.side_of(s) == self.rules.side_of(learner_seat):
+                seats.append(TablePlayer("learner"))
+            elif pick < len(self.pool):
+                seats.append(TablePlayer("snapshot", snapshot=pick))
+            else:
+                name = self.builtins[pick - len(self.pool)]
+                seats.append(TablePlayer("builtin", builtin=load(name, seed=self.rng.getrandbits(31))))
+        return seats
+
+    def frozen(self, index: int, like: PolicyNet) -> PolicyNet:
+        """The pool's snapshot ``index`` as a network (built once per snapshot)."""
+        key = id(self.pool[index])
+        net = self._frozen.get(key)
+        if net is None:
+            net = copy.deepcopy(like)
+            net.load_state_dict(self.pool[index])
+            net.eval()
+            self._frozen = {id(sd): self._frozen[id(sd)] for sd in self.pool if id(sd) in self._frozen}
+            self._frozen[key] = net
+        return net
+
+    def reset_game(self, i: int) -> None:
+        self.games[i] = self._new_game()
+        self.seats[i] = self._draw_table()
+
+
+def side_rewards(rules: Rules, before: list[int], after: list[int], game: Game, mode: str) -> list[float]:
+    """Reward of each side for one engine step."""
+    sides = rules.num_sides
+    if mode == "points":
+        delta = [a - b for a, b in zip(after, before, strict=True)]
+        total = sum(delta)
+        return [d - (total - d) / (sides - 1) for d in delta]
+    if game.phase is not Phase.GAME_OVER:
+        return [0.0] * sides
+    if game.winner is None:
+        return [0.0] * sides
+    return [1.0 if s == game.winner else -1.0 / (sides - 1) for s in range(sides)]
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return logits.masked_fill(~mask, -1e9)
+
+
+def evaluate(net: PolicyNet, rules: Rules, opponent: str, games: int, seed: int, max_hands: int) -> float:
+    """Win rate of the greedy policy of ``net`` against ``opponent`` over duplicate pairs of games
+    (each seed played twice, the learner taking seat 0 then seat 1; draws count half)."""
+    from sniff_env.players import load
+
+    observer = Observer(rules)
+    opp = load(opponent, seed=seed)
+    score = 0.0
+    played = 0
+    for g in range(games // 2):
+        for learner in (0, 1):
+            game = new_game(rules, seed=seed * 100_003 + g, record=False, max_hands=max_hands)
+            while game.phase is not Phase.GAME_OVER:
+                if game.phase is Phase.HAND_OVER:
+                    game.start_hand()
+                    continue
+                seat = game.turn
+                info = info_state(game, seat)
+                if rules.side_of(seat) == rules.side_of(learner):
+                    obs = torch.from_numpy(observer.encode(info)).unsqueeze(0)
+                    mask = torch.from_numpy(observer.mask(info).astype(bool)).unsqueeze(0)
+                    with torch.no_grad():
+                        logits, _ = net(obs)
+                    action = int(masked_logits(logits, mask).argmax(1).item())
+                else:
+                    action = opp.act({"action_mask": observer.mask(info)}, {"info_state": info})
+                game.step(action)
+            played += 1
+            if game.winner is None:
+                score += 0.5
+            elif game.winner == rules.side_of(learner):
+                score += 1.0
+    return score / max(played, 1)
+
+
+def train(args: Args) -> Path:
+    rules = build_rules(args)
+    run_dir = Path(args.out_dir) / args.exp_name
+    # -- seeding: one block, every generator explicit -------------------------------------
+    random_gen = random.Random(args.seed)
+    torch.manual_seed(args.seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(args.torch_threads)
+    sampler = torch.Generator().manual_seed(args.seed + 1)
+
+    play = SelfPlay(args, rules, random_gen)
+    obs_size, num_actions = play.observer.size, play.observer.codec.num_actions
+    net = PolicyNet(obs_size, num_actions, args.hidden)
+    optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+    global_step, iteration, start_time = 0, 0, time.time()
+    steps_per_iter = args.num_envs * args.num_steps
+    num_iterations = max(1, args.total_steps // steps_per_iter)
+
+    if args.resume:
+        ckpt = torch.load(args.resume, weights_only=False)
+        if ckpt.get("rules") != rules.to_dict() or ckpt.get("observation_version") != play.observer.version:
+            raise ValueError(
+                f"checkpoint {args.resume} was trained for other rules or another observation layout"
+            )
+        net.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        global_step, iteration = ckpt["global_step"], ckpt["iteration"]
+        play.pool = ckpt["pool"]
+        random_gen.setstate(ckpt["random_state"])
+        sampler.set_state(ckpt["sampler_state"])
+        torch.set_rng_state(ckpt["torch_state"])
+        for i in range(args.num_envs):
+            play.reset_game(i)
+
+    writer = None
+    if args.tensorboard:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(run_dir / "tb"))
+        writer.add_text("args", str(asdict(args)))
+
+    def save_checkpoint() -> Path:
+        path = run_dir / "checkpoint.pt"
+        save_atomic(
+            {
+                "model": net.state_dict(), "optimizer": optimizer.state_dict(), "args": asdict(args),
+                "rules": rules.to_dict(), "observation_version": play.observer.version,
+                "global_step": global_step, "iteration": iteration, "pool": play.pool,
+                "random_state": random_gen.getstate(), "sampler_state": sampler.get_state(),
+                "torch_state": torch.get_rng_state(),
+            },
+            path,
+        )
+        return path
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,}"),
+        TextColumn("{task.fields[status]}"), TimeRemainingColumn(), disable=not args.progress,
+    )
+    task = progress.add_task(args.exp_name, total=num_iterations * steps_per_iter, completed=global_step, status="")
+    n = rules.num_players
+    with progress:
+        while iteration < num_iterations:
+            iteration += 1
+            if args.anneal_lr:
+                frac = 1.0 - (iteration - 1.0) / num_iterations
+                optimizer.param_groups[0]["lr"] = frac * args.learning_rate
+            batch, sps = collect(args, play, net, sampler, n)
+            global_step += len(batch["actions"])
+            stats = update(args, net, optimizer, batch, sampler)
+            if iteration % args.snapshot_every == 0:
+                play.pool.append({k: v.clone() for k, v in net.state_dict().items()})
+                del play.pool[: -args.pool_size]
+            status = f"SPS {sps:,.0f}"
+            if writer is not None:
+                for key, value in stats.items():
+                    writer.add_scalar(key, value, global_step)
+                writer.add_scalar("charts/SPS", sps, global_step)
+                writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
+                if play.episode_returns:
+                    writer.add_scalar("charts/episodic_return", float(np.mean(play.episode_returns)), global_step)
+                    play.episode_returns.clear()
+            if args.eval_every and iteration % args.eval_every == 0:
+                for opp in filter(None, args.eval_opponents.split(",")):
+                    rate = evaluate(net, rules, opp, args.eval_games, args.seed + iteration, args.max_hands)
+                    status += f" vs {opp} {rate:.2f}"
+                    if writer is not None:
+                        writer.add_scalar(f"eval/winrate_vs_{opp}", rate, global_step)
+            if args.checkpoint_every and iteration % args.checkpoint_every == 0:
+                save_checkpoint()
+            progress.update(task, completed=global_step, status=status)
+    ckpt_path = save_checkpoint()
+    if writer is not None:
+        writer.close()
+    if args.export:
+        meta = {
+            "rules": rules.to_dict(), "num_players": n, "observation_version": play.observer.version,
+            "obs_size": obs_size, "num_actions": num_actions, "training_steps": global_step,
+            "trainer": "ppo", "args": asdict(args), "train_seconds": round(time.time() - start_time, 1),
+        }
+        export_policy(net, args.export, meta)
+    print(f"trained {global_step:,} learner decisions in {time.time() - start_time:.0f} s; checkpoint {ckpt_path}")
+    return ckpt_path
+
+
+def collect(
+    args: Args, play: SelfPlay, net: PolicyNet, sampler: torch.Generator, n: int
+) -> tuple[dict[str, torch.Tensor], float]:
+    """Play ``num_steps`` engine decisions in every game; returns the learner's transitions with
+    advantages and returns, and the decisions per second of the collection."""
+    rules, observer = play.rules, play.observer
+    t0 = time.time()
+    # per (game, seat) chains of learner decisions
+    records: dict[int, list[list[Any]]] = {}
+    decisions = 0
+    for _ in range(args.num_steps):
+        learner_idx, learner_obs, learner_mask, infos = [], [], [], []
+        snap_groups: dict[int, list[tuple[int, Any]]] = {}
+        actions = [0] * len(play.games)
+        for i, game in enumerate(play.games):
+            seat = game.turn
+            info = info_state(game, seat)
+            who = play.seats[i][seat]
+            if who.kind == "learner":
+                learner_idx.append(i)
+                learner_obs.append(observer.encode(info))
+                learner_mask.append(observer.mask(info))
+                infos.append(info)
+            elif who.kind == "snapshot":
+                snap_groups.setdefault(who.snapshot, []).append((i, info))
+            else:
+                actions[i] = who.builtin.act({"action_mask": observer.mask(info)}, {"info_state": info})
+        if learner_idx:
+            obs_t = torch.from_numpy(np.stack(learner_obs))
+            mask_t = torch.from_numpy(np.stack(learner_mask).astype(bool))
+            with torch.no_grad():
+                logits, values = net(obs_t)
+            logits = masked_logits(logits, mask_t)
+            probs = torch.softmax(logits, -1)
+            acts = torch.multinomial(probs, 1, generator=sampler).squeeze(1)
+            logps = torch.log_softmax(logits, -1).gather(1, acts[:, None]).squeeze(1)
+            for j, i in enumerate(learner_idx):
+                actions[i] = int(acts[j])
+                if len(infos[j].legal) == 1:
+                    continue  # a forced move teaches nothing; its rewards go to the last real decision
+                slot = i * n + play.games[i].turn
+                records.setdefault(slot, []).append(
+                    [obs_t[j], mask_t[j], acts[j], logps[j], values[j], 0.0, False]
+                )
+        for snap, items in snap_groups.items():
+            frozen = play.frozen(snap, net)
+            obs_t = torch.from_numpy(np.stack([observer.encode(inf) for _, inf in items]))
+            mask_t = torch.from_numpy(np.stack([observer.mask(inf) for _, inf in items]).astype(bool))
+            with torch.no_grad():
+                logits, _ = frozen(obs_t)
+            acts = torch.multinomial(torch.softmax(masked_logits(logits, mask_t), -1), 1, generator=sampler)
+            for (i, _), a in zip(items, acts.squeeze(1).tolist(), strict=True):
+                actions[i] = a
+        for i, game in enumerate(play.games):
+            before = list(game.scores)
+            game.step(actions[i])
+            decisions += 1
+            rewards = side_rewards(rules, before, game.scores, game, args.reward)
+            scale = args.reward_scale if args.reward == "points" else 1.0
+            finished = game.phase is Phase.GAME_OVER
+            for seat in range(n):
+                if play.seats[i][seat].kind != "learner":
+                    continue
+                chain = records.get(i * n + seat)
+                if chain and not chain[-1][6]:
+                    chain[-1][5] += rewards[rules.side_of(seat)] * scale
+                    if finished:
+                        chain[-1][6] = True
+            if finished:
+                learner_sides = {rules.side_of(s) for s in range(n) if play.seats[i][s].kind == "learner"}
+                if len(learner_sides) == 1:
+                    side = learner_sides.pop()
+                    play.episode_returns.append(1.0 if game.winner == side else 0.0)
+                play.reset_game(i)
+            elif game.phase is Phase.HAND_OVER:
+                game.start_hand()
+    # bootstrap values of unfinished chains, then GAE per chain
+    slots = [s for s, c in records.items() if c and not c[-1][6]]
+    boot: dict[int, float] = {}
+    if slots:
+        obs_b = []
+        for slot in slots:
+            i, seat = divmod(slot, n)
+            obs_b.append(observer.encode(info_state(play.games[i], seat)))
+        with torch.no_grad():
+            _, v = net(torch.from_numpy(np.stack(obs_b)))
+        boot = {slot: float(x) for slot, x in zip(slots, v.tolist(), strict=True)}
+    obs, masks, acts, logps, advs, rets, vals = [], [], [], [], [], [], []
+    for slot, chain in records.items():
+        next_value = boot.get(slot, 0.0)
+        gae = 0.0
+        chain_adv = [0.0] * len(chain)
+        for k in range(len(chain) - 1, -1, -1):
+            _, _, _, _, value, reward, done = chain[k]
+            nonterminal = 0.0 if done else 1.0
+            delta = reward + args.gamma * next_value * nonterminal - float(value)
+            gae = delta + args.gamma * args.gae_lambda * nonterminal * gae
+            chain_adv[k] = gae
+            next_value = float(value)
+        for k, rec in enumerate(chain):
+            obs.append(rec[0])
+            masks.append(rec[1])
+            acts.append(rec[2])
+            logps.append(rec[3])
+            vals.append(float(rec[4]))
+            advs.append(chain_adv[k])
+            rets.append(chain_adv[k] + float(rec[4]))
+    batch = {
+        "obs": torch.stack(obs), "masks": torch.stack(masks), "actions": torch.stack(acts),
+        "logprobs": torch.stack(logps), "advantages": torch.tensor(advs), "returns": torch.tensor(rets),
+        "values": torch.tensor(vals),
+    }
+    return batch, decisions / max(time.time() - t0, 1e-9)
+
+
+def update(
+    args: Args, net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict[str, torch.Tensor],
+    sampler: torch.Generator,
+) -> dict[str, float]:
+    """PPO's clipped update over the batch; returns the standard metrics."""
+    size = len(batch["actions"])
+    mb = max(1, size // args.num_minibatches)
+    clipfracs: list[float] = []
+    sums: dict[str, list[float]] = {}
+    for _ in range(args.update_epochs):
+        order = torch.randperm(size, generator=sampler)
+        for start in range(0, size, mb):
+            idx = order[start : start + mb]
+            logits, value = net(batch["obs"][idx])
+            logits = masked_logits(logits, batch["masks"][idx])
+            logp_all = torch.log_softmax(logits, -1)
+            newlogp = logp_all.gather(1, batch["actions"][idx][:, None]).squeeze(1)
+            probs = logp_all.exp()
+            entropy = -(probs * logp_all.clamp(min=-1e8)).sum(-1)
+            ratio = (newlogp - batch["logprobs"][idx]).exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - (newlogp - batch["logprobs"][idx])).mean()
+                clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
+            adv = batch["advantages"][idx]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
+            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+            v_loss = 0.5 * ((value - batch["returns"][idx]) ** 2).mean()
+            loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+            optimizer.step()
+            for key, value in (
+                ("losses/policy_loss", pg_loss), ("losses/value_loss", v_loss),
+                ("losses/entropy", entropy.mean()), ("losses/approx_kl", approx_kl),
+            ):
+                sums.setdefault(key, []).append(value.item())
+    stats = {key: float(np.mean(values)) for key, values in sums.items()}
+    y_pred, y_true = batch["values"].numpy(), batch["returns"].numpy()
+    var_y = np.var(y_true)
+    stats["losses/explained_variance"] = float("nan") if var_y == 0 else float(1 - np.var(y_true - y_pred) / var_y)
+    stats["losses/clipfrac"] = float(np.mean(clipfracs)) if clipfracs else 0.0
+    return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
+    if args.reward not in ("points", "game"):
+        raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
+    train(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
