@@ -52,18 +52,24 @@ class _Logits(nn.Module):
 
 
 def export_policy(net: PolicyNet, path: str | Path, meta: dict[str, Any]) -> Path:
-    """Write a TorchScript file of the policy with ``meta`` as ``sniff_meta.json``, atomically."""
+    """Write the policy head of ``net`` as a TorchScript file with ``meta``; see :func:`export_module`."""
+    return export_module(_Logits(net), path, meta)
+
+
+def export_module(module: nn.Module, path: str | Path, meta: dict[str, Any]) -> Path:
+    """Write ``module`` (observations [B, obs_size] -> logits [B, num_actions]) as a TorchScript
+    file with ``meta`` stored as ``sniff_meta.json`` beside it in the archive, atomically."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():  # TorchScript is deprecated upstream but still the portable format
         warnings.simplefilter("ignore", DeprecationWarning)
-        module = torch.jit.script(_Logits(net).eval())
+        scripted = torch.jit.script(module.eval())
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     os.close(fd)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            torch.jit.save(module, tmp, _extra_files={META_FILE: json.dumps(meta, sort_keys=True)})
+            torch.jit.save(scripted, tmp, _extra_files={META_FILE: json.dumps(meta, sort_keys=True)})
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -27,14 +27,15 @@ from torch import nn
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sniff_env.commands.common import parse_overrides  # noqa: E402
-from sniff_env.game import Game, Phase, new_game  # noqa: E402
-from sniff_env.infostate import info_state  # noqa: E402
-from sniff_env.observation import Observer  # noqa: E402
-from sniff_env.presets import make_rules  # noqa: E402
-from sniff_env.rules import Rules  # noqa: E402
-from training.config import parse_config  # noqa: E402
-from training.network import PolicyNet, export_policy, save_atomic  # noqa: E402
+from sniff_env.commands.common import parse_overrides
+from sniff_env.game import Game, Phase, new_game
+from sniff_env.infostate import info_state
+from sniff_env.observation import Observer
+from sniff_env.presets import make_rules
+from sniff_env.rules import Rules
+from training.config import parse_config
+from training.evaluate import masked_logits, win_rate
+from training.network import PolicyNet, export_policy, save_atomic
 
 
 @dataclass
@@ -160,45 +161,6 @@ def side_rewards(rules: Rules, before: list[int], after: list[int], game: Game, 
     return [1.0 if s == game.winner else -1.0 / (sides - 1) for s in range(sides)]
 
 
-def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    return logits.masked_fill(~mask, -1e9)
-
-
-def evaluate(net: PolicyNet, rules: Rules, opponent: str, games: int, seed: int, max_hands: int) -> float:
-    """Win rate of the greedy policy of ``net`` against ``opponent`` over duplicate pairs of games
-    (each seed played twice, the learner taking seat 0 then seat 1; draws count half)."""
-    from sniff_env.players import load
-
-    observer = Observer(rules)
-    opp = load(opponent, seed=seed)
-    score = 0.0
-    played = 0
-    for g in range(games // 2):
-        for learner in (0, 1):
-            game = new_game(rules, seed=seed * 100_003 + g, record=False, max_hands=max_hands)
-            while game.phase is not Phase.GAME_OVER:
-                if game.phase is Phase.HAND_OVER:
-                    game.start_hand()
-                    continue
-                seat = game.turn
-                info = info_state(game, seat)
-                if rules.side_of(seat) == rules.side_of(learner):
-                    obs = torch.from_numpy(observer.encode(info)).unsqueeze(0)
-                    mask = torch.from_numpy(observer.mask(info).astype(bool)).unsqueeze(0)
-                    with torch.no_grad():
-                        logits, _ = net(obs)
-                    action = int(masked_logits(logits, mask).argmax(1).item())
-                else:
-                    action = opp.act({"action_mask": observer.mask(info)}, {"info_state": info})
-                game.step(action)
-            played += 1
-            if game.winner is None:
-                score += 0.5
-            elif game.winner == rules.side_of(learner):
-                score += 1.0
-    return score / max(played, 1)
-
-
 def train(args: Args) -> Path:
     rules = build_rules(args)
     run_dir = Path(args.out_dir) / args.exp_name
@@ -285,7 +247,9 @@ def train(args: Args) -> Path:
                     play.episode_returns.clear()
             if args.eval_every and iteration % args.eval_every == 0:
                 for opp in filter(None, args.eval_opponents.split(",")):
-                    rate = evaluate(net, rules, opp, args.eval_games, args.seed + iteration, args.max_hands)
+                    rate = win_rate(
+                        lambda x: net(x)[0], rules, opp, args.eval_games, args.seed + iteration, args.max_hands
+                    )
                     status += f" vs {opp} {rate:.2f}"
                     if writer is not None:
                         writer.add_scalar(f"eval/winrate_vs_{opp}", rate, global_step)

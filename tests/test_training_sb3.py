@@ -1,0 +1,38 @@
+"""The MaskablePPO script end to end on a tiny budget: train, save, resume, export, play."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from sniff_env import make_rules, new_game  # noqa: E402
+from sniff_env.game import Phase  # noqa: E402
+from sniff_env.infostate import info_state  # noqa: E402
+from sniff_env.players import load  # noqa: E402
+from training.sb3_maskable import main  # noqa: E402
+
+
+def test_sb3_train_resume_export_and_play(tmp_path: Path) -> None:
+    policy = tmp_path / "sb3.pt"
+    common = ["--n-envs", "2", "--n-steps", "64", "--batch-size", "64", "--eval-every", "128",
+              "--eval-games", "2", "--out-dir", str(tmp_path), "--exp-name", "s", "--progress", "false",
+              "--opponents", "random,greedy"]
+    assert main([*common, "--total-timesteps", "256"]) == 0
+    model = tmp_path / "s" / "model.zip"
+    assert model.is_file()
+    assert main([*common, "--total-timesteps", "128", "--resume", str(model), "--export", str(policy)]) == 0
+    rules = make_rules("sniff", 2)
+    player = load(str(policy), rules=rules)
+    assert player.meta["training_steps"] >= 384
+    game = new_game(rules, seed=3, max_hands=2)
+    while game.phase is not Phase.GAME_OVER:
+        if game.phase is Phase.HAND_OVER:
+            game.start_hand()
+            continue
+        info = info_state(game, game.turn)
+        action = player.act({}, {"info_state": info})
+        assert action in game.legal_actions()
+        game.step(action)

@@ -1,0 +1,183 @@
+"""The same job with sb3-contrib's MaskablePPO, for users who live in stable-baselines3.
+
+The learner takes a random seat of :class:`sniff_env.wrappers.SniffSingleAgentEnv` at every
+reset; the other seats are played by built-in players (``--opponents``). The final policy is
+exported to the same TorchScript format as ``training/ppo.py``, so ``sniff eval`` and
+``sniff play`` load it the same way.
+
+    python training/sb3_maskable.py --config configs/training/sb3-sniff-2p.toml
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sniff_env.commands.common import parse_overrides
+from sniff_env.observation import Observer
+from sniff_env.presets import make_rules
+from sniff_env.rules import Rules
+from training.config import parse_config
+from training.evaluate import win_rate
+from training.network import export_module
+
+
+@dataclass
+class Args:
+    exp_name: str = field(default="sniff-sb3", metadata={"help": "run name (folder under out_dir)"})
+    preset: str = field(default="sniff", metadata={"help": "rules preset"})
+    num_players: int = field(default=2, metadata={"help": "players at the table"})
+    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true'"})
+    seed: int = field(default=1, metadata={"help": "seed of the environments, the players and torch"})
+    total_timesteps: int = field(default=100_000, metadata={"help": "learner decisions to train on"})
+    n_envs: int = field(default=8, metadata={"help": "environments stepped together"})
+    n_steps: int = field(default=256, metadata={"help": "steps per environment per rollout"})
+    batch_size: int = field(default=256, metadata={"help": "minibatch size"})
+    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
+    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
+    gamma: float = field(default=0.99, metadata={"help": "discount"})
+    hidden: int = field(default=256, metadata={"help": "hidden units per layer"})
+    reward: str = field(default="points", metadata={"help": "'points' (dense) or 'game'"})
+    opponents: str = field(default="random,greedy,heuristic", metadata={"help": "built-in players drawn as opponents"})
+    max_cycles: int = field(default=4000, metadata={"help": "truncate an episode after this many steps"})
+    eval_every: int = field(default=20_000, metadata={"help": "timesteps between evaluations (0: never)"})
+    eval_games: int = field(default=50, metadata={"help": "duplicate games per evaluation opponent"})
+    eval_opponents: str = field(default="greedy", metadata={"help": "evaluation opponents"})
+    out_dir: str = field(default="runs", metadata={"help": "where runs write models and logs"})
+    resume: str = field(default="", metadata={"help": "a saved model (.zip) to continue"})
+    export: str = field(default="", metadata={"help": "export the final policy to this file"})
+    tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
+    progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+
+
+def build_rules(args: Args) -> Rules:
+    overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
+    return make_rules(args.preset, args.num_players, **overrides)
+
+
+class _PolicyLogits(nn.Module):
+    """The logits path of an SB3 ``MaskableActorCriticPolicy`` on flat observations."""
+
+    def __init__(self, policy: Any) -> None:
+        super().__init__()
+        self.policy_net = policy.mlp_extractor.policy_net
+        self.action_net = policy.action_net
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.action_net(self.policy_net(obs.float()))
+
+
+def make_env_fn(args: Args, rank: int) -> Any:
+    def make() -> Any:
+        from sniff_env.players import load
+        from sniff_env.wrappers import SniffSingleAgentEnv
+
+        rng = random.Random(args.seed * 1000 + rank)
+        names = [s for s in args.opponents.split(",") if s.strip()]
+        others = [load(rng.choice(names), seed=rng.getrandbits(31)) for _ in range(args.num_players - 1)]
+        overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
+        env = SniffSingleAgentEnv(
+            args.preset, args.num_players, learner="random", opponents=others, reward=args.reward,
+            max_cycles=args.max_cycles, **overrides,
+        )
+        env.reset(seed=args.seed * 1000 + rank)
+        return env
+
+    return make
+
+
+def save_model_atomic(model: Any, path: Path) -> None:
+    """``model.save`` to a temporary file beside ``path``, then rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".zip")
+    os.close(fd)
+    try:
+        model.save(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def train(args: Args) -> Path:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    rules = build_rules(args)
+    observer = Observer(rules)
+    run_dir = Path(args.out_dir) / args.exp_name
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+    venv = DummyVecEnv([make_env_fn(args, i) for i in range(args.n_envs)])
+    venv.seed(args.seed)
+    start = time.time()
+    if args.resume:
+        model = MaskablePPO.load(args.resume, env=venv, seed=args.seed)
+        if model.observation_space.shape != (observer.size,):
+            raise ValueError(f"{args.resume} was trained on another observation layout")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", venv, n_steps=args.n_steps, batch_size=args.batch_size,
+            learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma,
+            policy_kwargs={"net_arch": [args.hidden, args.hidden]}, seed=args.seed, verbose=0,
+            tensorboard_log=str(run_dir / "tb") if args.tensorboard else None,
+        )
+
+    class Evaluate(BaseCallback):
+        """Log win rates against built-in players to TensorBoard every ``eval_every`` steps."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_eval = args.eval_every
+
+        def _on_step(self) -> bool:
+            if args.eval_every and self.num_timesteps >= self.next_eval:
+                self.next_eval += args.eval_every
+                logits = _PolicyLogits(self.model.policy)
+                for opp in filter(None, args.eval_opponents.split(",")):
+                    rate = win_rate(logits, rules, opp, args.eval_games, args.seed, 40)
+                    self.logger.record(f"eval/winrate_vs_{opp}", rate)
+            return True
+
+    model.learn(
+        total_timesteps=args.total_timesteps, callback=Evaluate(), progress_bar=args.progress,
+        reset_num_timesteps=not args.resume, tb_log_name="sb3",
+    )
+    path = run_dir / "model.zip"
+    save_model_atomic(model, path)
+    if args.export:
+        meta = {
+            "rules": rules.to_dict(), "num_players": rules.num_players,
+            "observation_version": observer.version, "obs_size": observer.size,
+            "num_actions": observer.codec.num_actions, "training_steps": int(model.num_timesteps),
+            "trainer": "sb3-maskable-ppo", "args": asdict(args),
+            "train_seconds": round(time.time() - start, 1),
+        }
+        export_module(_PolicyLogits(model.policy), args.export, meta)
+    print(f"trained {model.num_timesteps:,} steps in {time.time() - start:.0f} s; model {path}")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
+    if args.reward not in ("points", "game"):
+        raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
+    train(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
