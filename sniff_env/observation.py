@@ -16,7 +16,8 @@ from functools import lru_cache
 import numpy as np
 
 from .actions import action_codec
-from .infostate import InfoState
+from .game import Game
+from .infostate import InfoState, info_state
 from .rules import DoublePlacement, Draw, HandEnd, Points, Rules, Scoring, SniffKind
 from .scoring import scoring_table
 from .tiles import tile_set
@@ -169,6 +170,10 @@ class Observer:
         obs[ones] = 1.0
         obs[idx] = val
         return obs
+
+    def encode_game(self, game: Game, seat: int) -> np.ndarray:
+        """The observation of ``seat`` in ``game``: :meth:`encode` of its :func:`info_state`."""
+        return self.encode(info_state(game, seat))
 
     @staticmethod
     @lru_cache(maxsize=1 << 14)

@@ -1,0 +1,447 @@
+# noqa: D212, D415
+"""
+# Sniff
+
+This environment follows the conventions of the PettingZoo classic environments.
+
+| Import             | `from sniff_env import env` (or `raw_env`)                 |
+|--------------------|------------------------------------------------------------|
+| Actions            | Discrete                                                   |
+| Parallel API       | No                                                         |
+| Manual Control     | No                                                         |
+| Agents             | `agents= ['player_0', 'player_1', ...]` (seat order)       |
+| Agents             | 2, 3 or 4                                                  |
+| Action Shape       | (1,)                                                       |
+| Action Values      | Discrete(176) for double-six (215 / 545 ... larger sets)   |
+| Observation Shape  | (observer.size,), e.g. (195,) for double-six, 2 players    |
+| Observation Values | [0, 1], scores unbounded                                   |
+
+Sniff is a Fives domino game: players take turns placing tiles on the ends of a layout whose
+first double (the *sniff*) may be played on from four sides; whenever the open ends add up to
+a multiple of five the mover scores that count. Hands are played until a side reaches the
+target. One environment serves every rule set of the family: ``ruleset`` names a preset
+(``sniff``, ``sniff-cribbage``, ``sniff-us``, ``sniff-english``, ``sniff-digital``,
+``muggins-digital``, ``muggins``, ``muggins-sleepers``, ``muggins-sniff``) and any rules field
+can be overridden by keyword (``scoring="primes"``, ``max_pip=12``, ``partnership=True``).
+
+Play goes to the left: after ``player_i`` comes ``player_{i+1}``. An agent is asked to act only
+when it has a legal action; forced draws and forced passes are applied by the engine and
+reported in ``infos``.
+
+### Arguments
+
+``env(ruleset="sniff", num_players=2, render_mode=None, **options)``: ``options`` are rules
+fields (see ``sniff rules``) and these environment options:
+
+* ``reward``: ``"game"`` (default) or ``"points"``, see Rewards.
+* ``episode``: ``"game"`` (default; hand after hand to the target) or ``"hand"`` (one hand).
+* ``max_cycles``: truncate after this many rounds (``num_players`` decisions each); ``None``.
+* ``max_hands``: end the game after this many hands even short of the target; ``None``.
+
+``reset(seed=None, options={"deal": {"hands": [[(5, 5), (3, 5), ...], ...], "boneyard":
+[...], "leader": 0}})`` plays a scripted first hand. The same seed gives the same game.
+
+### Observation Space
+
+The observation is a dictionary with an ``'observation'`` element, a flat float32 vector seen
+from the agent's seat (seats relative: 0 is the agent, 1 the next to play), and an
+``'action_mask'``, an int8 vector over all actions that is all zeros for every agent whose
+turn it is not. The vector never shows a hidden tile. Its layout for double-six and two
+players (``Observer(rules).describe()``)::
+
+{layout}
+
+#### Infos
+
+``infos[agent]["events"]``: the public events (``Event`` records: plays with their count and
+points, draws, with other seats' drawn tiles hidden, passes, hand and game ends) from the
+agent's previous decision to now. For the agent to act, ``infos[agent]["info_state"]`` is its
+``InfoState`` (everything that seat may know and nothing else); it is built on first access
+and describes the decision at hand, so read it before stepping.
+
+### Action Space
+
+``tile * 5 + slot`` places a tile: slot 0..3 are the west, east, north and south ends, 4 the
+lead. Where doubles may be laid in line (``double_placement="choice"``) ``5 * T + pip * 5 + slot``
+lays double ``pip`` in line; the last action draws a tile (voluntary drawing). The raw env
+offers ``action_id(tile, end, inline=False)``, ``draw_action`` and ``decode_action(a)``.
+Through ``env()`` an illegal action ends the game with -1 for its mover (the classic
+convention); ``raw_env`` raises ``IllegalMoveError`` and leaves the state unchanged.
+
+### Rewards
+
+* ``reward="game"``: at the end of the episode the winning side gets +1 and every other side
+  -1 / (number of sides - 1), so the rewards sum to zero; partners share their side's reward;
+  a drawn game (or a truncated one) gives 0. With ``episode="hand"`` the winner is the side
+  that gained most in the hand.
+* ``reward="points"``: after every step each side gets its score change minus the mean score
+  change of the other sides (dense and zero-sum), in points.
+
+### State
+
+``state()`` is the full information (every hand, the boneyard in draw order, whose turn it
+is, and the public observation) for centralised critics; ``state_space`` describes it.
+
+### Version History
+
+* v0: Initial release.
+
+"""
+
+from __future__ import annotations
+
+import secrets
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import END_NAMES, LEAD, Move
+from .errors import IllegalMoveError
+from .game import Event, Game, Phase, new_game
+from .infostate import InfoState, info_state
+from .observation import Observer
+from .presets import make_rules
+from .rules import Rules, field_names
+from .render import render_table
+
+AgentID = str
+ObsDict = dict[str, np.ndarray]
+
+REWARD_MODES = ("game", "points")
+EPISODE_MODES = ("game", "hand")
+ENV_OPTIONS = ("reward", "episode", "max_cycles", "max_hands")
+RESET_OPTIONS = ("deal",)
+
+
+def env(ruleset: str = "sniff", num_players: int = 2, render_mode: str | None = None, **options: Any) -> AECEnv:
+    """The Sniff AEC environment wrapped as PettingZoo classic environments are."""
+    e: AECEnv = raw_env(ruleset, num_players, render_mode, **options)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class _DecisionInfo(dict[str, Any]):
+    """The info of the agent to act: ``info_state`` is built when first read, for this decision only."""
+
+    __slots__ = ("_env", "_seat", "_version")
+
+    def __init__(self, env: raw_env, seat: int, events: list[Event]) -> None:
+        super().__init__(events=events)
+        self._env, self._seat, self._version = env, seat, env._version
+
+    def __missing__(self, key: str) -> Any:
+        if key != "info_state":
+            raise KeyError(key)
+        if self._env._version != self._version:
+            raise RuntimeError("this info belongs to an earlier decision; read info_state before stepping")
+        value = info_state(self._env.game, self._seat)
+        self["info_state"] = value
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return key == "info_state" or dict.__contains__(self, key)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (dict(self),))
+
+
+class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
+    """Sniff and its Fives-family relatives as a PettingZoo AEC environment (see the module docs)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "sniff_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self, ruleset: str = "sniff", num_players: int = 2, render_mode: str | None = None, **options: Any
+    ) -> None:
+        EzPickle.__init__(self, ruleset, num_players, render_mode, **options)
+        super().__init__()
+        unknown = set(options) - set(ENV_OPTIONS) - set(field_names())
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {sorted(unknown)}; environment options: {', '.join(ENV_OPTIONS)}; "
+                f"rules fields: {', '.join(f for f in field_names() if f not in ('num_players', 'name'))}"
+            )
+        reward = options.pop("reward", "game")
+        episode = options.pop("episode", "game")
+        max_cycles = options.pop("max_cycles", None)
+        max_hands = options.pop("max_hands", None)
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward={reward!r} is not allowed; choose one of {REWARD_MODES}")
+        if episode not in EPISODE_MODES:
+            raise ValueError(f"episode={episode!r} is not allowed; choose one of {EPISODE_MODES}")
+        for key, value in (("max_cycles", max_cycles), ("max_hands", max_hands)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise ValueError(f"{key} must be a positive whole number or None; got {value!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed; choose one of None, 'ansi', 'human'")
+        self.rules: Rules = make_rules(ruleset, num_players, **options)
+        self.render_mode = render_mode
+        self.reward_mode: str = reward
+        self.episode: str = episode
+        self.max_cycles: int | None = max_cycles
+        self.max_hands: int | None = max_hands
+        self.observer = Observer(self.rules)
+        n, size = self.rules.num_players, self.observer.size
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        self._side = [self.rules.side_of(s) for s in range(n)]
+        low, high = self._obs_bounds()
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(low, high, (size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        t = self.observer.ts.size
+        state_high = np.concatenate([np.ones(n * t + t + n, np.float32), high])
+        self.state_space = spaces.Box(
+            np.concatenate([np.zeros(n * t + t + n, np.float32), low]), state_high, dtype=np.float32
+        )
+        self.np_random, _ = seeding.np_random(None)
+        self._version = 0
+        self._decisions = 0
+
+    # -- spaces and helpers --------------------------------------------------------------------
+    def _obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        size = self.observer.size
+        low, high = np.zeros(size, np.float32), np.ones(size, np.float32)
+        sizes = self.observer.pieces["hand_sizes"]
+        high[sizes.start : sizes.stop] = self.observer.ts.size / (self.rules.hand_size or 1)  # after draws
+        scores = self.observer.pieces["scores"]
+        low[scores.start : scores.stop] = -np.inf  # scores may fall or rise without bound
+        high[scores.start : scores.stop] = np.inf
+        return low, high
+
+    @property
+    def num_actions(self) -> int:
+        return self.observer.codec.num_actions
+
+    def observation_space(self, agent: AgentID) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: AgentID) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    @property
+    def draw_action(self) -> int:
+        """The action that draws a tile (legal only where voluntary drawing is allowed)."""
+        return self.observer.codec.draw_action
+
+    def action_id(self, tile: tuple[int, int], end: str | None = None, *, inline: bool = False) -> int:
+        """The action placing ``tile`` (pips, either order) on ``end`` (``None``: the lead)."""
+        if end is None:
+            slot = LEAD
+        elif end in END_NAMES:
+            slot = END_NAMES.index(end)
+        else:
+            raise ValueError(f"end={end!r} is not an end; choose one of {END_NAMES} or None for the lead")
+        codec = self.observer.codec
+        return codec.encode(codec.tiles.index(tile), slot, inline)
+
+    def decode_action(self, action: int) -> Move:
+        """The readable move of an action id (``ValueError`` when out of range)."""
+        return self.observer.codec.move(int(action))
+
+    @property
+    def scores(self) -> dict[AgentID, int]:
+        """Each agent's current game score (partners show their side's score)."""
+        sc = self.game.scores
+        return {a: sc[self._side[i]] for i, a in enumerate(self.possible_agents)}
+
+    @property
+    def count(self) -> int:
+        """The count of the layout (the sum of its open ends)."""
+        return self.game.count
+
+    # -- the AEC interface -----------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game (``options={"deal": {...}}`` scripts its first hand)."""
+        deal = None
+        if options is not None:
+            if not isinstance(options, Mapping):
+                raise TypeError(f"reset options must be a mapping like {{'deal': {{...}}}}; got {options!r}")
+            unknown = set(options) - set(RESET_OPTIONS)
+            if unknown:
+                # PettingZoo's own checks pass options of their own; they are ignored, loudly.
+                warnings.warn(
+                    f"ignoring unknown reset option(s) {sorted(unknown)}; allowed: {', '.join(RESET_OPTIONS)}",
+                    stacklevel=2,
+                )
+            deal = options.get("deal")
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        game_seed = int(self.np_random.integers(2**62)) if seed is not None or self._version else secrets.randbits(62)
+        # Built before any state changes, so a bad deal leaves the env as it was.
+        game = new_game(self.rules, seed=game_seed, deal=deal, record=True, max_hands=self.max_hands)
+        self.game: Game = game
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._cursor = [0] * self.rules.num_players
+        self._episode_start = list(game.scores)
+        self._decisions = 0
+        self._version += 1
+        self._obs_cache: dict[int, tuple[int, ObsDict]] = {}
+        self.infos = {a: {"events": self._events_for(i)} for i, a in enumerate(self.agents)}
+        self.agent_selection = self.agents[game.turn]
+        self.infos[self.agent_selection] = _DecisionInfo(self, game.turn, self.infos[self.agent_selection]["events"])
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: int) -> None:
+        """Apply the decision of :attr:`agent_selection`, then forced draws and passes."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)  # type: ignore[arg-type]
+            return
+        game = self.game
+        seat = self._seat_of[agent]
+        if isinstance(action, np.integer):
+            action = int(action)
+        before = game.scores[:]
+        start = len(game.events)
+        game.step(action)  # IllegalMoveError leaves everything untouched
+        self._cursor[seat] = start
+        self._cumulative_rewards[agent] = 0.0
+        self._decisions += 1
+        self._version += 1
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0.0
+        over = False
+        if game.phase is not Phase.PLAY:
+            if game.phase is Phase.GAME_OVER or self.episode == "hand":
+                over = True
+            else:
+                game.start_hand()
+        if self.reward_mode == "points":
+            self._points_rewards(before, game.scores)
+        truncated = (
+            not over and self.max_cycles is not None and self._decisions >= self.max_cycles * game.n
+        )
+        if over or truncated:
+            if over and self.reward_mode == "game":
+                self._game_rewards()
+            flags = self.terminations if over else self.truncations
+            for i, a in enumerate(self.agents):
+                flags[a] = True
+                self.infos[a] = {"events": self._events_for(i)}
+            self.agent_selection = self.agents[(seat + 1) % game.n]
+        else:
+            nxt = game.turn
+            self.agent_selection = self.agents[nxt]
+            self.infos[self.agent_selection] = _DecisionInfo(self, nxt, self._events_for(nxt))
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _events_for(self, seat: int) -> list[Event]:
+        """Public events seen by ``seat`` from its previous decision on (others' draws hidden)."""
+        events = self.game.events
+        return [
+            e._replace(tile=-1) if e.kind == "draw" and e.player != seat else e
+            for e in events[self._cursor[seat] :]
+        ]
+
+    def _points_rewards(self, before: list[int], after: list[int]) -> None:
+        if before == after:
+            return
+        k = len(after)
+        delta = [b - a for a, b in zip(before, after, strict=True)]
+        total = sum(delta)
+        side_reward = [d - (total - d) / (k - 1) for d in delta]
+        for i, a in enumerate(self.agents):
+            self.rewards[a] = float(side_reward[self._side[i]])
+
+    def _game_rewards(self) -> None:
+        scores = self.game.scores
+        gain = [s - s0 for s, s0 in zip(scores, self._episode_start, strict=True)]
+        best = max(gain)
+        leaders = [s for s, g in enumerate(gain) if g == best]
+        if len(leaders) != 1:
+            return
+        win, k = leaders[0], len(gain)
+        for i, a in enumerate(self.agents):
+            self.rewards[a] = 1.0 if self._side[i] == win else -1.0 / (k - 1)
+
+    def observe(self, agent: AgentID) -> ObsDict:
+        """The agent's observation and action mask (all zeros unless it is to act)."""
+        seat = self._seat_of[agent]
+        cached = self._obs_cache.get(seat)
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
+        obs = self.observer.encode_game(self.game, seat)
+        mask = np.zeros(self.num_actions, np.int8)
+        if (
+            agent == self.agent_selection
+            and self.game.phase is Phase.PLAY
+            and not (self.terminations.get(agent) or self.truncations.get(agent))
+        ):
+            for a in self.game.legal_actions():
+                mask[a] = 1
+        out = {"observation": obs, "action_mask": mask}
+        self._obs_cache[seat] = (self._version, out)
+        return out
+
+    def info_state(self, agent: AgentID) -> InfoState:
+        """What ``agent`` may know now."""
+        return info_state(self.game, self._seat_of[agent])
+
+    def state(self) -> np.ndarray:
+        """Full information: every hand (absolute seats), the boneyard in draw order, the seat to
+        act, then the public observation from seat 0's side."""
+        game, n, t = self.game, self.rules.num_players, self.observer.ts.size
+        out = np.zeros(self.state_space.shape, np.float32)  # type: ignore[arg-type]
+        for seat, hand in enumerate(game.hands):
+            m, base = hand, seat * t
+            while m:
+                low = m & -m
+                out[base + low.bit_length() - 1] = 1.0
+                m ^= low
+        left = game.boneyard[game.bone_pos :]
+        for pos, tile in enumerate(left):
+            out[n * t + tile] = 1.0 - pos / t  # the next tile to draw is the highest
+        out[n * t + t + game.turn] = 1.0
+        out[n * t + t + n :] = self.observer.encode_game(game, 0)
+        return out
+
+    def render(self) -> str | None:
+        """``ansi``: the table as a string; ``human``: printed."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = render_table(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
+
+
+__doc__ = (__doc__ or "").replace(
+    "{layout}", "\n".join("    " + line for line in Observer(make_rules("sniff", 2)).describe().splitlines())
+)
