@@ -10,6 +10,7 @@ Layout version history: ``1`` the first layout.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -72,6 +73,7 @@ class Observer:
         self._template = np.zeros(self.size, dtype=np.float32)
         rules_piece = self.pieces["rules"]
         self._template[rules_piece.start : rules_piece.stop] = self._rules_vec
+        self._template_bytes = self._template.tobytes()
         self._scores = scoring_table(rules.scoring)
         self._end_scale = 1.0 / (2 * rules.max_pip)
         self._count_scale = 1.0 / (8 * rules.max_pip)
@@ -166,10 +168,12 @@ class Observer:
             val.append(info.scores[side] / target)
         if info.last_drawn >= 0:
             ones.append(o_drawn + info.last_drawn)
-        obs = self._template.copy()
-        obs[ones] = 1.0
-        obs[idx] = val
-        return obs
+        buf = array("f", self._template_bytes)
+        for i in ones:
+            buf[i] = 1.0
+        for i, v in zip(idx, val):
+            buf[i] = v
+        return np.frombuffer(buf, dtype=np.float32)
 
     def encode_game(self, game: Game, seat: int) -> np.ndarray:
         """The observation of ``seat`` in ``game``: :meth:`encode` of its :func:`info_state`."""
