@@ -14,6 +14,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("sniff_env.commands.demo", "play one seeded game between built-in players and print it"),
     "bench": ("sniff_env.commands.bench", "benchmarks: engine, env, batched engine"),
     "eval": ("sniff_env.evaluation.cli", "tournament with duplicate deals, ratings and charts"),
+    "play": ("sniff_env.play.commands", "play against the agents in the terminal, with hints, undo and saved games"),
+    "replay": ("sniff_env.play.replay_cmd", "step through a saved game log, or print it with --all"),
 }
 
 

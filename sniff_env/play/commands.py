@@ -1,0 +1,69 @@
+"""``sniff play``: a game against the agents in the terminal, with hints, undo, logs and resume."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from ..commands.common import add_rules_arguments, rules_from_args
+from ..errors import SniffError
+from ..gamelog import load_game_log
+from .session import Session
+from .terminal import Terminal
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_rules_arguments(parser)
+    parser.add_argument(
+        "--opponent", action="append", default=[], metavar="SPEC",
+        help="an opponent: random, greedy, heuristic, search[:budget_s=0.5] or a policy file; repeat "
+             "for each seat in turn (the last repeats). Default: checkpoints/sniff-2p.pt when it exists "
+             "and fits the rules, else heuristic",
+    )
+    parser.add_argument("--partner", metavar="SPEC", help="your partner with --rule partnership=true")
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 leads the list (default: 0)")
+    parser.add_argument("--seed", type=int, help="game seed (default: random)")
+    parser.add_argument("--save", type=Path, metavar="PATH",
+                        help="the game log file (default: $SNIFF_HOME/games/..., ~/.sniff by default)")
+    parser.add_argument("--resume", type=Path, metavar="PATH", help="continue a saved game")
+    parser.add_argument("--rated", action="store_true", help="a rated game: undo is off")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.resume is not None:
+        log = load_game_log(args.resume)
+        session = Session.resume(log, args.save or args.resume)
+        if args.rated:
+            session.rated = True
+    else:
+        rules = rules_from_args(args)
+        session = Session.start(
+            rules, list(args.opponent), human=args.seat, partner=args.partner, seed=args.seed,
+            rated=args.rated, save_path=args.save,
+        )
+    return Terminal(session).run()
+
+
+def main_for(
+    prog: str, add: Callable[[argparse.ArgumentParser], None], run_fn: Callable[[argparse.Namespace], int],
+    argv: list[str] | None = None,
+) -> int:
+    """Run one subcommand as a program of its own, reporting bad input as the ``sniff`` command does."""
+    parser = argparse.ArgumentParser(prog=prog, description=sys.modules[run_fn.__module__].__doc__)
+    add(parser)
+    args = parser.parse_args(argv)
+    try:
+        return int(run_fn(args) or 0)
+    except SniffError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    return main_for("sniff play", add_arguments, run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

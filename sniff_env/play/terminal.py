@@ -1,0 +1,124 @@
+"""The command loop: draw the table, read a move or a command, and keep the log on disk.
+
+The log is written after every move of the human, so nothing is lost to a closed terminal;
+end of input (Ctrl-D) and Ctrl-C save and leave with a note saying how to resume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from ..errors import SniffError
+from ..game import Phase
+from . import screen
+from .moves import MoveInputError, parse_move
+from .session import Session
+
+QUIT_WORDS = {"quit", "exit", "q"}
+
+
+class Terminal:
+    """Plays one session on a console, reading lines with ``read`` (``input`` by default)."""
+
+    def __init__(self, session: Session, console: Console | None = None,
+                 read: Callable[[str], str] | None = None) -> None:
+        self.session = session
+        self.console = console or Console(highlight=False)
+        self.read = read or self.console.input
+
+    def say(self, lines: list[str] | str) -> None:
+        for line in [lines] if isinstance(lines, str) else lines:
+            self.console.print(line, soft_wrap=True)
+
+    def run(self) -> int:
+        """Play until the game ends or the player leaves; returns the exit status."""
+        try:
+            return self._loop()
+        except EOFError:
+            self.say("")
+            self._leave("end of input")
+            return 0
+        except KeyboardInterrupt:
+            self.say("")
+            self._leave("interrupted")
+            return 130
+
+    def _leave(self, why: str) -> None:
+        path = self.session.save()
+        if self.session.game.phase is Phase.GAME_OVER:
+            self.say(f"{why}: the game log is in {escape(str(path))}")
+        else:
+            self.say(f"{why}: the game is saved in {escape(str(path))}\n"
+                     f"resume with: sniff play --resume {escape(str(path))}")
+
+    def _loop(self) -> int:
+        session = self.session
+        for note in session.notes:
+            self.say(f"[yellow]note:[/] {escape(note)}")
+        session.advance()
+        while True:
+            game = session.game
+            if game.phase is not Phase.PLAY:
+                self.say(screen.hand_over_lines(session))
+                path = session.save()
+                if game.phase is Phase.GAME_OVER:
+                    self.say(f"game log: {escape(str(path))}\nwatch it again: sniff replay {escape(str(path))}")
+                    return 0
+                answer = self.read("press Enter for the next hand (or quit) ").strip().lower()
+                if answer in QUIT_WORDS:
+                    self._leave("bye")
+                    return 0
+                session.next_hand()
+                continue
+            if not self._turn():
+                return 0
+
+    def _turn(self) -> bool:
+        """Show the table and read until the human moves (True) or quits (False)."""
+        session = self.session
+        options = session.options()
+        self.say(screen.table_lines(session))
+        self.say(screen.options_lines(session, options))
+        while True:
+            text = self.read("> ").strip()
+            word, _, rest = text.partition(" ")
+            word = word.lower()
+            if not text:
+                continue
+            if word in QUIT_WORDS:
+                self._leave("bye")
+                return False
+            if word in ("help", "?", "h"):
+                self.say(screen.COMMANDS_HELP)
+            elif word == "hint":
+                self.say("thinking…")
+                self.say(screen.hint_lines(session.hint(), options))
+            elif word == "undo":
+                try:
+                    session.undo()
+                except SniffError as exc:
+                    self.say(f"[red]{escape(str(exc))}[/]")
+                    continue
+                self.say("[yellow]your last move is taken back[/]")
+                session.save()
+                return True
+            elif word == "save":
+                try:
+                    path = session.save(Path(rest.strip()) if rest.strip() else None)
+                except OSError as exc:
+                    self.say(f"[red]cannot save: {escape(str(exc))}[/]")
+                    continue
+                self.say(f"saved in {escape(str(path))}; resume with: sniff play --resume {escape(str(path))}")
+            else:
+                try:
+                    move = parse_move(session.game, text, [o.action for o in options])
+                except MoveInputError as exc:
+                    self.say(f"[red]{escape(str(exc))}[/]")
+                    continue
+                session.play(move.action, move.claim)
+                session.save()
+                return True
