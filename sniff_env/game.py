@@ -9,6 +9,7 @@ at least one legal action while the hand is in play.
 
 from __future__ import annotations
 
+import operator
 import random
 import secrets
 from collections.abc import Sequence
@@ -70,14 +71,23 @@ class Game:
 
     __slots__ = (
         "_choice",
+        "_claims",
         "_div5",
+        "_draw_action",
         "_draw_limit",
         "_forced_lead",
+        "_inline_base",
         "_legal",
+        "_must_play",
+        "_partner",
+        "_pip_mask",
         "_record",
         "_score",
+        "_sides_now",
         "_spinner",
         "_stubby",
+        "_voluntary",
+        "_win_in_hand",
         "bone_pos",
         "boneyard",
         "codec",
@@ -158,6 +168,16 @@ class Game:
         self._choice = rules.double_placement is DoublePlacement.CHOICE
         self._forced_lead = False
         self._draw_limit = {Draw.UNTIL_PLAYABLE: 1 << 30, Draw.MAX_TWO: 2, Draw.NONE: 0}[rules.draw]
+        # Rule flags and tables read on every move, kept as plain attributes for speed.
+        self._claims = rules.muggins_claims
+        self._must_play = rules.must_play_drawn
+        self._voluntary = rules.voluntary_draw
+        self._partner = rules.partnership
+        self._win_in_hand = rules.win_during_hand
+        self._sides_now = rules.sniff_sides_open is SidesOpen.IMMEDIATELY
+        self._pip_mask = self.ts.pip_mask
+        self._inline_base = self.codec.inline_base
+        self._draw_action = self.codec.draw_action
         self.hand_start = None
         self._legal = None
 
@@ -277,11 +297,20 @@ class Game:
                     acts.append(self.codec.inline_base + ts.tiles[t][0] * SLOTS + LEAD)
             return acts
         last = self.last_drawn
-        if last >= 0 and self.rules.must_play_drawn and self._playable(1 << last):
+        if last >= 0 and self._must_play and self._playable(1 << last):
             hand = 1 << last
-        pip_mask = ts.pip_mask
+        pip_mask = self._pip_mask
         end_open, end_pip = self.end_open, self.end_pip
         inline_ok = self._choice and (self.sniff_tile >= 0 or not (self._spinner or self._stubby))
+        if not inline_ok:  # the common case, without in-line doubles to offer
+            for e in _ALL_ENDS:
+                if end_open[e]:
+                    m = hand & pip_mask[end_pip[e]]
+                    while m:
+                        low = m & -m
+                        acts.append((low.bit_length() - 1) * SLOTS + e)
+                        m ^= low
+            return acts
         for e in _ALL_ENDS:
             if end_open[e]:
                 m = hand & pip_mask[end_pip[e]]
@@ -295,7 +324,7 @@ class Game:
         return acts
 
     def _playable(self, hand: int) -> bool:
-        pip_mask = self.ts.pip_mask
+        pip_mask = self._pip_mask
         for e in _ALL_ENDS:
             if self.end_open[e] and hand & pip_mask[self.end_pip[e]]:
                 return True
@@ -306,11 +335,12 @@ class Game:
 
     def _compute_legal(self) -> list[int]:
         acts = self._placements(self.turn)
-        if self.rules.voluntary_draw and self.plays and acts and self._can_draw():
+        if self._voluntary and acts and self.plays and self._can_draw():
             last = self.last_drawn
-            if not (last >= 0 and self.rules.must_play_drawn and self._playable(1 << last)):
-                acts.append(self.codec.draw_action)
-        acts.sort()
+            if not (last >= 0 and self._must_play and self._playable(1 << last)):
+                acts.append(self._draw_action)
+        if len(acts) > 1:
+            acts.sort()
         return acts
 
     # -- transitions -------------------------------------------------------------------------
@@ -322,7 +352,17 @@ class Game:
             raise GameOverError(
                 "the game is over" if self.phase is Phase.GAME_OVER else "the hand is over; call start_hand()"
             )
-        legal = self.legal_actions()
+        if type(action) is not int:
+            try:
+                action = operator.index(action)  # numpy integers become plain ints (masks need them)
+            except TypeError:
+                raise IllegalMoveError(
+                    f"an action is a whole number 0..{self.codec.num_actions - 1}; got {action!r}",
+                    action, tuple(self.legal_actions()),
+                ) from None
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
         if action not in legal:
             raise IllegalMoveError(
                 f"{self._describe(action)} is not legal for seat {self.turn}; legal: "
@@ -332,11 +372,14 @@ class Game:
             )
         self.hand_actions.append((action, claim))
         self._legal = None
-        if action == self.codec.draw_action:
+        if action == self._draw_action:
             self._draw(voluntary=True)
+        elif action >= self._inline_base:
+            pip, slot = divmod(action - self._inline_base, SLOTS)
+            self._place(self.ts.double_of[pip], slot, True, claim)
         else:
-            tile, slot, inline = self.codec.decode(action)
-            self._place(tile, slot, inline, claim)
+            tile, slot = divmod(action, SLOTS)
+            self._place(tile, slot, False, claim)
         if self.phase is Phase.PLAY:
             self._advance()
 
@@ -347,9 +390,8 @@ class Game:
 
     def _place(self, tile: int, slot: int, inline: bool, claim: bool) -> None:
         seat = self.turn
-        ts = self.ts
         self.hands[seat] &= ~(1 << tile)
-        lo, hi = ts.tiles[tile]
+        lo, hi = self.ts.tiles[tile]
         end_pip, end_val, end_open = self.end_pip, self.end_val, self.end_open
         if slot == LEAD:
             if lo == hi and (self._spinner or self._stubby):
@@ -358,7 +400,7 @@ class Game:
                 side_val = lo if self._spinner else 0
                 line_val = 0 if self._spinner else lo
                 end_val[:] = [line_val, line_val, side_val, side_val]
-                sides = self.rules.sniff_sides_open is SidesOpen.IMMEDIATELY
+                sides = self._sides_now
                 end_open[:] = [True, True, sides, sides]
                 self.sniff_pending = 0 if sides else (1 << WEST) | (1 << EAST)
             else:
@@ -379,7 +421,7 @@ class Game:
                     end_pip[NORTH] = end_pip[SOUTH] = pip
                     side_val = pip if self._spinner else 0
                     end_val[NORTH] = end_val[SOUTH] = side_val
-                    sides = self.rules.sniff_sides_open is SidesOpen.IMMEDIATELY
+                    sides = self._sides_now
                     end_open[NORTH] = end_open[SOUTH] = sides
                     self.sniff_pending = 0 if sides else 1 << slot
                 else:
@@ -397,21 +439,24 @@ class Game:
             count = end_val[0] + end_val[1] + end_val[2] + end_val[3]
         self.count = count
         self.plays.append((tile, seat, slot))
-        points = 0
-        if self._score[count]:
-            points = count // 5 if self._div5 else count
         self.passes = 0
         taker = seat
-        if points and self.rules.muggins_claims and not claim:
-            taker = (seat + 1) % self.n
-        if self._record:
-            self.events.append(Event("play", seat, tile, slot, count, points if taker == seat else 0))
-            if taker != seat:
-                self.events.append(Event("muggins", taker, tile, slot, count, points))
+        if self._score[count]:
+            points = count // 5 if self._div5 else count
+            if points and self._claims and not claim:
+                taker = (seat + 1) % self.n
+            if self._record:
+                self.events.append(_event(Event, ("play", seat, tile, slot, count, points if taker == seat else 0)))
+                if taker != seat:
+                    self.events.append(Event("muggins", taker, tile, slot, count, points))
+        else:
+            points = 0
+            if self._record:
+                self.events.append(_event(Event, ("play", seat, tile, slot, count, 0)))
         if points:
-            side = taker % 2 if self.rules.partnership else taker
+            side = taker % 2 if self._partner else taker
             self.scores[side] += points
-            if self.rules.win_during_hand and self.scores[side] >= self.rules.target:
+            if self._win_in_hand and self.scores[side] >= self.rules.target:
                 self._end_hand(None, reached_target=True)
                 return
         if not self.hands[seat]:
@@ -438,7 +483,7 @@ class Game:
         self.drawn_this_turn += 1
         self.last_drawn = tile
         if self._record:
-            self.events.append(Event("draw", seat, tile))
+            self.events.append(_event(Event, ("draw", seat, tile, -1, -1, 0)))
 
     def _advance(self) -> None:
         """Apply forced draws and passes until a seat has a decision or the hand ends."""
@@ -456,7 +501,7 @@ class Game:
             else:
                 self.lacking[seat] |= self.open_pips()
             if self._record:
-                self.events.append(Event("pass", seat))
+                self.events.append(_event(Event, ("pass", seat, -1, -1, -1, 0)))
             self.passes += 1
             if self.passes >= self.n and not (self._draw_limit and self.drawable > 0):
                 self._end_hand(None)
@@ -499,13 +544,15 @@ class Game:
     def copy(self) -> Game:
         """An independent copy (the event list and records are copied shallowly)."""
         g = Game.__new__(Game)
-        for name in Game.__slots__:
-            try:
-                value = getattr(self, name)
-            except AttributeError:
-                continue
+        try:
+            values = _ALL_SLOTS(self)
+        except AttributeError:  # no hand dealt yet: some slots are unset
+            values = tuple(getattr(self, name, _UNSET) for name in Game.__slots__)
+        for name, value in zip(Game.__slots__, values):
             if type(value) is list:
                 value = list(value)
+            elif value is _UNSET:
+                continue
             setattr(g, name, value)
         return g
 
@@ -536,6 +583,12 @@ class Game:
         return [
             e._replace(tile=-1) if e.kind == "draw" and e.player != seat else e for e in self.events
         ]
+
+
+_ALL_SLOTS = operator.attrgetter(*Game.__slots__)
+_event = tuple.__new__
+"""Builds an :class:`Event` from all six fields, skipping the slower generated constructor."""
+_UNSET = object()
 
 
 def _forced_lead_for(rules: Rules, hand_index: int) -> bool:

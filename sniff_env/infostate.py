@@ -37,7 +37,7 @@ class InfoState(NamedTuple):
     end_open: tuple[bool, bool, bool, bool]
     sniff_tile: int
     sniff_pending: int
-    count: int
+    count: int  # type: ignore[assignment]  # the layout count; shadows tuple.count on purpose
     hand_sizes: tuple[int, ...]
     lacking: tuple[int, ...]
     """Per seat, a bit mask of the pips that seat is known not to hold."""
