@@ -356,9 +356,11 @@ class Game:
             try:
                 action = operator.index(action)  # numpy integers become plain ints (masks need them)
             except TypeError:
+                legal = self.legal_actions()
                 raise IllegalMoveError(
-                    f"an action is a whole number 0..{self.codec.num_actions - 1}; got {action!r}",
-                    action, tuple(self.legal_actions()),
+                    f"{self._describe(action)} is not legal: an action is a whole number; legal: "
+                    + ", ".join(f"{a} ({self.codec.describe(a)})" for a in legal),
+                    action, tuple(legal),
                 ) from None
         legal = self._legal
         if legal is None:
