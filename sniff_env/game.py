@@ -358,7 +358,7 @@ class Game:
             except TypeError:
                 legal = self.legal_actions()
                 raise IllegalMoveError(
-                    f"{self._describe(action)} is not legal: an action is a whole number; legal: "
+                    f"{self._describe(action)} is not legal for seat {self.turn}: an action is a whole number; legal: "
                     + ", ".join(f"{a} ({self.codec.describe(a)})" for a in legal),
                     action, tuple(legal),
                 ) from None
