@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("sniff_env.evaluation.cli", "tournament with duplicate deals, ratings and charts"),
     "play": ("sniff_env.play.commands", "play against the agents in the terminal, with hints, undo and saved games"),
     "replay": ("sniff_env.play.replay_cmd", "step through a saved game log, or print it with --all"),
+    "serve": ("sniff_env.web.commands", "play in the browser: a local web table with hints, undo, saved games and replays"),
 }
 
 

@@ -1,0 +1,1 @@
+"""Play in the browser: ``sniff serve`` runs a local web table (needs the ``web`` extra)."""

@@ -1,0 +1,211 @@
+"""The JSON the page draws: one seat's view of the table, and the frames of a replayed log.
+
+:func:`seat_view` is built from :func:`~sniff_env.infostate.info_state` and
+:meth:`~sniff_env.game.Game.public_events` only, so it never holds a tile the seat may not see:
+not the other hands, not the boneyard, not what others drew. Once a hand is over every hand is
+public, and the view reveals them with the end-of-hand scoring. :func:`replay_frames` shows a
+logged game from outside the table, every hand face up, one frame per decision.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from ..actions import EAST, END_NAMES, LEAD, NORTH, SOUTH, WEST
+from ..game import Event, Game, Phase
+from ..gamelog import GameLog
+from ..infostate import InfoState, info_state
+from ..play.screen import describe
+from ..play.session import HUMAN, SeatPlayer, Session
+from ..tiles import TileSet, mask_tiles
+
+PHASES = {Phase.PLAY: "play", Phase.HAND_OVER: "hand_over", Phase.GAME_OVER: "game_over"}
+
+
+def _pair(ts: TileSet, tile: int) -> list[int]:
+    return list(ts.tiles[tile])
+
+
+def _inline_flags(game: Game) -> list[bool]:
+    """Per placement of this hand, whether it was a double laid in line (placements are public)."""
+    codec = game.codec
+    return [a >= codec.inline_base for a, _ in game.hand_actions if a != codec.draw_action]
+
+
+def layout_json(ts: TileSet, info: InfoState, inline: list[bool]) -> dict[str, Any]:
+    """The lead tile and each arm (west, east, north, south) from the centre outwards.
+
+    Every tile carries its pips, the pip it touches (``inner``) and the one it shows outwards
+    (``outer``), whether it is a double, laid in line, or the sniff, and its play order.
+    """
+    arms: dict[str, list[dict[str, Any]]] = {name: [] for name in END_NAMES}
+    centre: dict[str, Any] | None = None
+    pips = [0, 0, 0, 0]
+    for order, (tile, seat, slot) in enumerate(info.plays):
+        lo, hi = ts.tiles[tile]
+        item: dict[str, Any] = {
+            "pips": [lo, hi], "seat": seat, "order": order, "double": lo == hi,
+            "inline": inline[order] if order < len(inline) else False, "sniff": tile == info.sniff_tile,
+        }
+        if slot == LEAD:
+            item.update(inner=None, outer=None)
+            centre = item
+            pips = [lo, hi, lo, lo]
+            continue
+        inner = pips[slot]
+        outer = hi if inner == lo else lo
+        item.update(inner=inner, outer=outer)
+        arms[END_NAMES[slot]].append(item)
+        if lo == hi and tile == info.sniff_tile:
+            pips[NORTH] = pips[SOUTH] = lo
+        else:
+            pips[slot] = outer
+    ends = [
+        {"end": END_NAMES[e], "pip": info.end_pip[e], "open": info.end_open[e], "value": info.end_val[e]}
+        for e in (WEST, EAST, NORTH, SOUTH)
+        if info.plays and (e < NORTH or info.sniff_tile >= 0)
+    ]
+    return {"centre": centre, "arms": arms, "ends": ends, "count": info.count}
+
+
+def _plain(markup: str) -> str:
+    return Text.from_markup(markup).plain
+
+
+def _hand_events(events: list[Event]) -> tuple[int, list[Event]]:
+    """The events of the current hand (from its lots or deal on) and the index they start at."""
+    start = 0
+    for i in range(len(events) - 1, -1, -1):
+        if events[i].kind == "deal":
+            start = i - 1 if i > 0 and events[i - 1].kind == "lots" else i
+            break
+    return start, events[start:]
+
+
+def event_json(session: Session, ts: TileSet, e: Event, recent: bool) -> dict[str, Any]:
+    """One event for the log panel: its fields (tiles as pip pairs, hidden ones ``null``) and text."""
+    out: dict[str, Any] = {"kind": e.kind, "seat": e.player, "text": _plain(describe(session, e)), "recent": recent}
+    if e.kind in ("play", "muggins", "draw"):
+        out["tile"] = _pair(ts, e.tile) if e.tile >= 0 else None
+    if e.kind in ("play", "muggins"):
+        out.update(end="lead" if e.end == LEAD else END_NAMES[e.end], count=e.total, points=e.points)
+    return out
+
+
+def _sides(session: Session, scores: tuple[int, ...]) -> list[dict[str, Any]]:
+    rules = session.rules
+    return [
+        {"side": side, "score": score,
+         "names": [p.name for s, p in enumerate(session.seats) if rules.side_of(s) == side],
+         "yours": 0 <= session.human and rules.side_of(session.human) == side}
+        for side, score in enumerate(scores)
+    ]
+
+
+def _result_json(session: Session, game: Game) -> dict[str, Any] | None:
+    """The last hand's end, with every hand revealed (public once the hand is over)."""
+    if game.phase is Phase.PLAY or len(game.results) != game.hand_index + 1:
+        return None
+    ts, result = game.ts, game.results[-1]
+    out: dict[str, Any] = {
+        "ended_by": result.ended_by, "winner": result.winner, "side_points": list(result.side_points),
+        "lines": list(result.lines),
+        "hands": [{"seat": s, "name": p.name, "tiles": [_pair(ts, t) for t in mask_tiles(game.hands[s])],
+                   "pips": result.pips[s]} for s, p in enumerate(session.seats)],
+    }
+    if game.phase is Phase.GAME_OVER:
+        names = [p.name for s, p in enumerate(session.seats)
+                 if game.winner is not None and session.rules.side_of(s) == game.winner]
+        out["game_winner"] = names or None
+    return out
+
+
+def _rules_json(session: Session) -> dict[str, Any]:
+    rules = session.rules
+    return {"name": rules.name, "players": rules.num_players, "target": rules.target,
+            "scoring": str(getattr(rules.scoring, "value", rules.scoring)),
+            "sniff": str(getattr(rules.sniff, "value", rules.sniff)),
+            "muggins_claims": rules.muggins_claims, "partnership": rules.partnership}
+
+
+def _base(session: Session, info: InfoState, events: list[Event], seat: int) -> dict[str, Any]:
+    game, ts = session.game, session.game.ts
+    start, current = _hand_events(events)
+    mark = max(session.mark - start, 0)
+    return {
+        "rules": _rules_json(session),
+        "phase": PHASES[info.phase],
+        "hand_number": info.hand_index + 1,
+        "turn": info.turn,
+        "leader": info.leader,
+        "sides": _sides(session, info.scores),
+        "seats": [{"seat": s, "name": p.name, "human": p.spec == HUMAN, "side": session.rules.side_of(s),
+                   "tiles": info.hand_sizes[s], "you": s == seat} for s, p in enumerate(session.seats)],
+        "boneyard": {"size": info.boneyard_size, "drawable": max(info.drawable, 0)},
+        "layout": layout_json(ts, info, _inline_flags(game)),
+        "events": [event_json(session, ts, e, i >= mark) for i, e in enumerate(current)],
+        "result": _result_json(session, game),
+    }
+
+
+def seat_view(session: Session) -> dict[str, Any]:
+    """What the human's seat may know now, as JSON-ready data (plus its moves and their points)."""
+    game, seat = session.game, session.human
+    ts, codec = game.ts, game.codec
+    info = info_state(game, seat)
+    view = _base(session, info, game.public_events(seat), seat)
+    options = []
+    if session.human_to_move:
+        for o in session.options():
+            tile, slot, inline = codec.decode(o.action)
+            options.append({
+                "action": o.action, "text": o.text, "points": o.points, "domino": o.domino,
+                "tile": _pair(ts, tile) if tile >= 0 else None, "draw": tile < 0, "inline": inline,
+                "end": None if tile < 0 else "lead" if slot == LEAD else END_NAMES[slot],
+            })
+    view.update(
+        seat=seat,
+        hand=[_pair(ts, t) for t in mask_tiles(info.hand)],
+        your_turn=session.human_to_move,
+        options=options,
+        can_undo=session.can_undo,
+        rated=session.rated,
+        notes=list(session.notes),
+    )
+    return view
+
+
+def _viewer(log: GameLog, game: Game) -> Session:
+    """A drawing-only session over ``game``: names from the log, no agents, no human seat."""
+    names = log.meta.get("names")
+    if not (isinstance(names, list) and len(names) == len(log.players)):
+        names = log.players
+    seats = [SeatPlayer(str(n), spec) for n, spec in zip(names, log.players)]
+    return Session(game, seats, human=-1, seed=log.seed)
+
+
+def _frame(view: Session, title: str) -> dict[str, Any]:
+    game = view.game
+    frame = _base(view, info_state(game, 0), game.events, -1)
+    frame["title"] = title
+    frame["hands"] = [[_pair(game.ts, t) for t in mask_tiles(h)] for h in game.hands]
+    return frame
+
+
+def replay_frames(log: GameLog) -> list[dict[str, Any]]:
+    """Every position of a logged game, every hand face up: each deal, then each decision."""
+    game = Game(log.rules, log.seed, max_hands=log.max_hands)
+    view = _viewer(log, game)
+    frames = []
+    for rec in log.records:
+        game.start_hand(rec.deal)
+        view.mark = len(game.events)
+        frames.append(_frame(view, f"hand {game.hand_index + 1}: the deal"))
+        for action, claim in rec.actions:
+            who = view.seats[game.turn].name
+            view.mark = len(game.events)
+            game.step(action, claim)
+            frames.append(_frame(view, f"hand {game.hand_index + 1}: {who} {game.codec.describe(action)}"))
+    return frames

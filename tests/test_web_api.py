@@ -1,0 +1,253 @@
+"""The web table's JSON API: every bad request is a clear 4xx that changes nothing, and the view
+of the human's seat never holds a tile that seat may not see."""
+
+from __future__ import annotations
+
+import json
+import random
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the web extra (fastapi) is not installed")
+pytest.importorskip("httpx", reason="the FastAPI test client needs httpx")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from sniff_env.game import new_game
+from sniff_env.gamelog import parse_game_log
+from sniff_env.play.session import Session
+from sniff_env.presets import make_rules
+from sniff_env.tiles import mask_tiles
+from sniff_env.web.app import create_app
+from sniff_env.web.sessions import TableOptions
+
+
+def make_client(tmp_path: Path, **overrides: Any) -> TestClient:
+    rated = bool(overrides.pop("rated", False))
+    rules = make_rules("sniff", 2, **{"target": 60, **overrides})
+    options = TableOptions(rules, ("random",), seed=5, rated=rated, games_dir=tmp_path, hint_budget_s=0.05)
+    return TestClient(create_app(options))
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    return make_client(tmp_path)
+
+
+def new(client: TestClient) -> dict[str, Any]:
+    r = client.post("/api/games")
+    assert r.status_code == 200
+    return dict(r.json())
+
+
+def session_of(client: TestClient, game_id: str) -> Session:
+    return client.app.state.store.get(game_id).session  # type: ignore[attr-defined,no-any-return]
+
+
+def refused(client: TestClient, game_id: str, method: str, path: str, status: int, **kw: Any) -> dict[str, Any]:
+    """Send a request that must be refused with ``status``, and check that the game is unchanged."""
+    before = client.get(f"/api/games/{game_id}").json()
+    r = client.request(method, path, **kw)
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert isinstance(body.get("error"), str) and body["error"]
+    assert client.get(f"/api/games/{game_id}").json() == before
+    return dict(body)
+
+
+def test_a_move_changes_the_game_and_the_version(client: TestClient, tmp_path: Path) -> None:
+    view = new(client)
+    option = max(view["options"], key=lambda o: o["points"])
+    r = client.post(f"/api/games/{view['id']}/move", json={"version": 0, "action": option["action"]})
+    assert r.status_code == 200
+    after = r.json()
+    assert after["version"] == 1 and any(e["kind"] == "play" and e["seat"] == 0 for e in after["events"])
+    assert list(tmp_path.glob("*.json")), "the game log is written after a move"
+
+
+def test_an_illegal_move_is_refused(client: TestClient) -> None:
+    view = new(client)
+    legal = {o["action"] for o in view["options"]}
+    illegal = next(a for a in range(176) if a not in legal)
+    body = refused(client, view["id"], "POST", f"/api/games/{view['id']}/move", 400,
+                   json={"version": 0, "action": illegal})
+    assert "not legal" in body["error"] and sorted(body["legal"]) == sorted(legal)
+    refused(client, view["id"], "POST", f"/api/games/{view['id']}/move", 400, json={"version": 0, "action": -3})
+
+
+def test_an_unknown_game_is_404(client: TestClient) -> None:
+    view = new(client)
+    for method, path, kw in [
+        ("GET", "/api/games/nope", {}),
+        ("POST", "/api/games/nope/move", {"json": {"version": 0, "action": 1}}),
+        ("POST", "/api/games/nope/undo", {"json": {"version": 0}}),
+        ("POST", "/api/games/nope/next", {"json": {"version": 0}}),
+        ("GET", "/api/games/nope/hint", {}),
+        ("GET", "/api/games/nope/log", {}),
+    ]:
+        body = refused(client, view["id"], method, path, 404, **kw)
+        assert "no game 'nope'" in body["error"]
+
+
+@pytest.mark.parametrize("body", [
+    "not json", "[]", '{"action": 1}', '{"version": 0}', '{"version": "0", "action": 1}',
+    '{"version": 0, "action": "1"}', '{"version": 0, "action": 1.5}', '{"version": 0, "action": 1, "extra": 1}',
+    '{"version": 0, "action": 1, "claim": "yes"}',
+])
+def test_a_malformed_body_is_422(client: TestClient, body: str) -> None:
+    view = new(client)
+    refused(client, view["id"], "POST", f"/api/games/{view['id']}/move", 422, content=body,
+            headers={"Content-Type": "application/json"})
+
+
+def test_a_stale_version_is_409(client: TestClient) -> None:
+    view = new(client)
+    action = view["options"][0]["action"]
+    for version in (1, -1, 99):
+        body = refused(client, view["id"], "POST", f"/api/games/{view['id']}/move", 409,
+                       json={"version": version, "action": action})
+        assert body["version"] == 0
+    client.post(f"/api/games/{view['id']}/move", json={"version": 0, "action": action})
+    refused(client, view["id"], "POST", f"/api/games/{view['id']}/undo", 409, json={"version": 0})
+    refused(client, view["id"], "POST", f"/api/games/{view['id']}/move", 409, json={"version": 0, "action": action})
+
+
+def test_next_hand_and_moves_out_of_turn_are_refused(client: TestClient) -> None:
+    view = new(client)
+    refused(client, view["id"], "POST", f"/api/games/{view['id']}/next", 409, json={"version": 0})
+    session = session_of(client, view["id"])
+    while session.game.phase.name == "PLAY":
+        session.play(session.game.legal_actions()[0])
+    version = client.get(f"/api/games/{view['id']}").json()["version"]
+    refused(client, view["id"], "POST", f"/api/games/{view['id']}/move", 409, json={"version": version, "action": 0})
+    refused(client, view["id"], "GET", f"/api/games/{view['id']}/hint", 409)
+    over = client.get(f"/api/games/{view['id']}").json()
+    assert over["result"]["lines"] and len(over["result"]["hands"]) == 2
+    r = client.post(f"/api/games/{view['id']}/next", json={"version": version})
+    assert r.status_code == 200 and r.json()["hand_number"] == 2
+
+
+def test_undo_and_its_refusal_in_a_rated_game(tmp_path: Path) -> None:
+    client = make_client(tmp_path)
+    view = new(client)
+    r = client.post(f"/api/games/{view['id']}/move", json={"version": 0, "action": view["options"][0]["action"]})
+    assert r.json()["can_undo"]
+    r = client.post(f"/api/games/{view['id']}/undo", json={"version": 1})
+    assert r.status_code == 200 and r.json()["hand"] == view["hand"] and r.json()["version"] == 2
+    rated = make_client(tmp_path, rated=True)
+    view = new(rated)
+    r = rated.post(f"/api/games/{view['id']}/move", json={"version": 0, "action": view["options"][0]["action"]})
+    assert not r.json()["can_undo"] and r.json()["rated"]
+    body = refused(rated, view["id"], "POST", f"/api/games/{view['id']}/undo", 409, json={"version": 1})
+    assert "rated" in body["error"]
+
+
+def test_hint_values_every_legal_move(client: TestClient) -> None:
+    view = new(client)
+    r = client.get(f"/api/games/{view['id']}/hint")
+    assert r.status_code == 200
+    assert {h["action"] for h in r.json()["hints"]} == {o["action"] for o in view["options"]}
+
+
+def test_unclaimed_points_are_taken_by_muggins(tmp_path: Path) -> None:
+    client = make_client(tmp_path, muggins_claims=True)
+    game_id = new(client)["id"]
+    session = session_of(client, game_id)
+    hands = [[(5, 5), (5, 0), (3, 2), (6, 6), (1, 4), (0, 0), (2, 4)],
+             [(5, 3), (5, 1), (6, 1), (6, 2), (6, 3), (6, 4), (6, 5)]]
+    session.game = new_game(session.rules, seed=1, deal={"hands": hands, "leader": 0})
+    view = client.get(f"/api/games/{game_id}").json()
+    assert view["rules"]["muggins_claims"]
+    scoring = next(o for o in view["options"] if o["text"] == "5-5 lead")
+    r = client.post(f"/api/games/{view['id']}/move", json={"version": 0, "action": scoring["action"], "claim": False})
+    after = r.json()
+    assert any(e["kind"] == "muggins" for e in after["events"])
+    assert after["sides"][0]["score"] == 0
+
+
+def test_log_and_replay(client: TestClient) -> None:
+    view = new(client)
+    client.post(f"/api/games/{view['id']}/move", json={"version": 0, "action": view["options"][0]["action"]})
+    log = client.get(f"/api/games/{view['id']}/log").json()
+    assert parse_game_log(log).game.hand_index == 0
+    r = client.post("/api/replay", json=log)
+    assert r.status_code == 200
+    frames = r.json()["frames"]
+    assert len(frames) == 1 + len(log["hands"][0]["decisions"])
+    assert all(len(f["hands"]) == 2 for f in frames)
+    assert client.post("/api/replay", content="{").status_code == 422
+    bad = client.post("/api/replay", json={**log, "scores": [99, 0]})
+    assert bad.status_code == 422 and "scores" in bad.json()["error"]
+
+
+# -- the seat sees only what it may know --------------------------------------------------------------
+def _permute_hidden(session: Session, rng: random.Random) -> None:
+    """Deal the tiles the human cannot see (other hands, the rest of the boneyard) anew, sizes kept."""
+    game = session.game
+    others = [s for s in range(game.n) if s != session.human]
+    pool = [t for s in others for t in mask_tiles(game.hands[s])] + list(game.boneyard[game.bone_pos:])
+    rng.shuffle(pool)
+    for s in others:
+        size = game.hands[s].bit_count()
+        game.hands[s] = sum(1 << t for t in pool[:size])
+        pool = pool[size:]
+    game.boneyard = game.boneyard[: game.bone_pos] + tuple(pool)
+    game._legal = None
+
+
+def _hidden_tiles(session: Session) -> list[tuple[int, int]]:
+    game = session.game
+    hidden = [t for s in range(game.n) if s != session.human for t in mask_tiles(game.hands[s])]
+    hidden += list(game.boneyard[game.bone_pos:])
+    return [game.ts.tiles[t] for t in hidden]
+
+
+def _pairs_and_strings(data: Any, pairs: set[tuple[int, int]], strings: list[str]) -> None:
+    if isinstance(data, list):
+        if len(data) == 2 and all(isinstance(x, int) for x in data):
+            pairs.add((min(data), max(data)))
+        for x in data:
+            _pairs_and_strings(x, pairs, strings)
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            strings.append(str(k))
+            _pairs_and_strings(v, pairs, strings)
+    elif isinstance(data, str):
+        strings.append(data)
+
+
+def test_the_view_holds_no_hidden_tile(client: TestClient) -> None:
+    view = new(client)
+    session = session_of(client, view["id"])
+    rng = random.Random(3)
+    checked = 0
+    while session.game.phase.name == "PLAY":
+        if session.human_to_move:
+            base = client.get(f"/api/games/{view['id']}").json()
+            pairs: set[tuple[int, int]] = set()
+            strings: list[str] = []
+            _pairs_and_strings(base, pairs, strings)
+            text = " ".join(strings)
+            for lo, hi in _hidden_tiles(session):
+                assert (lo, hi) not in pairs
+                assert f"{lo}-{hi}" not in text and f"{hi}-{lo}" not in text
+            saved = session.game
+            for _ in range(4):
+                session.game = saved.copy()
+                _permute_hidden(session, rng)
+                assert client.get(f"/api/games/{view['id']}").json() == base
+            session.game = saved
+            checked += 1
+            options = session.options()
+            session.play(options[rng.randrange(len(options))].action)
+        else:
+            session.advance()
+    assert checked >= 3
+    over = client.get(f"/api/games/{view['id']}").json()
+    assert json.dumps(over)  # once the hand is over, every hand is revealed
+    assert [h["seat"] for h in over["result"]["hands"]] == [0, 1]

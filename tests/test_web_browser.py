@@ -1,0 +1,162 @@
+"""The web table end to end: the real server, headless Chromium, a hand played by clicking.
+
+Needs Debian's ``chromium`` at /usr/bin/chromium and the ``playwright`` Python package (its own
+browser downloads are not used). Leaves a screenshot of a fixed-seed game at
+``checkpoints/results/web-table.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOT = Path(__file__).resolve().parents[1] / "checkpoints" / "results" / "web-table.png"
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+if not CHROMIUM.is_file():
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    games = tmp_path_factory.mktemp("games")
+    cmd = [sys.executable, "-m", "sniff_env.web", "--port", "0", "--seed", "3", "--opponent", "random",
+           "--rule", "target=30", "--games-dir", str(games), "--hint-budget", "0.1"]
+    env = {**os.environ, "SNIFF_HOME": str(games)}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+    if not match:
+        proc.kill()
+        pytest.fail(f"the server did not start: {line}{proc.stdout.read()}")
+    yield match.group(0)
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page(server: str) -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        pg = browser.new_page(viewport={"width": 1280, "height": 860})
+        pg.set_default_timeout(10_000)
+        pg.goto(server)
+        pg.wait_for_function("window.sniff && window.sniff.state")
+        yield pg
+        browser.close()
+
+
+def state(page: Any) -> dict[str, Any]:
+    return dict(page.evaluate("JSON.parse(JSON.stringify(window.sniff.state))"))
+
+
+def wait_past(page: Any, version: int) -> dict[str, Any]:
+    page.wait_for_function(f"window.sniff.state.version > {version} && !window.sniff.busy")
+    return state(page)
+
+
+def click_move(page: Any, option: dict[str, Any]) -> None:
+    """Play ``option`` as a person does: the tile in the hand, then its end on the table."""
+    if option["draw"]:
+        page.click("#draw")
+        return
+    tile = f"{option['tile'][0]}-{option['tile'][1]}"
+    page.click(f"#hand [data-tile='{tile}']")
+    page.click(f"#layout .target[data-action='{option['action']}']")
+
+
+def worth_a_picture(s: dict[str, Any]) -> bool:
+    """A position that shows the sniff with arms on all sides and a scoring move to pick."""
+    arms = s["layout"]["arms"]
+    best = max(s["options"], key=lambda o: o["points"])
+    return (len(arms["north"]) + len(arms["south"]) >= 1 and len(arms["west"]) + len(arms["east"]) >= 3
+            and bool(best["tile"]) and best["points"] > 0)
+
+
+def test_a_hand_in_the_browser(page: Any) -> None:
+    s = state(page)
+    assert s["phase"] == "play" and s["your_turn"]
+    assert page.locator("#hand .hand-tile").count() == len(s["hand"])
+    assert "game=" in page.url
+
+    # a tile with no legal placement is refused by the page, visibly; the API refuses a bad move
+    playable = {f"{o['tile'][0]}-{o['tile'][1]}" for o in s["options"] if o["tile"]}
+    first = s["options"][0]
+    click_move(page, first)
+    s = wait_past(page, s["version"])
+    stuck = [t for t in s["hand"] if f"{t[0]}-{t[1]}" not in {f"{o['tile'][0]}-{o['tile'][1]}"
+                                                               for o in s["options"] if o["tile"]}]
+    if stuck:
+        page.click(f"#hand [data-tile='{stuck[0][0]}-{stuck[0][1]}']")
+        assert "cannot be played now" in page.inner_text("#notice")
+    version = s["version"]
+    page.evaluate("window.sniff.play(9999)")
+    page.wait_for_selector("#notice.error")
+    assert "not legal" in page.inner_text("#notice")
+    assert state(page)["version"] == version
+    del playable
+
+    # the hint shows the search player's value next to the moves
+    if s["your_turn"]:
+        page.click("#hint")
+        page.wait_for_selector("#moves .move i")
+
+    # a reload keeps the game
+    before = state(page)
+    page.reload()
+    page.wait_for_function("window.sniff && window.sniff.state")
+    after = state(page)
+    assert (after["id"], after["version"], after["hand"]) == (before["id"], before["version"], before["hand"])
+
+    # play the hand out by clicking; the screenshot is taken a few moves in
+    shot = False
+    while s["phase"] == "play":
+        if not shot and worth_a_picture(s):
+            option = max(s["options"], key=lambda o: o["points"])
+            if option["tile"]:
+                page.click(f"#hand [data-tile='{option['tile'][0]}-{option['tile'][1]}']")
+                SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SCREENSHOT), full_page=True)
+                shot = True
+                page.click(f"#layout .target[data-action='{option['action']}']")
+                s = wait_past(page, s["version"])
+                continue
+        click_move(page, max(s["options"], key=lambda o: o["points"]))
+        s = wait_past(page, s["version"])
+    page.wait_for_selector("#result h2")
+    assert "is over" in page.inner_text("#result h2") or "Game over" in page.inner_text("#result h2")
+    assert len(s["result"]["hands"]) == 2 and s["result"]["lines"]
+    if s["phase"] == "hand_over":
+        page.click("#result-next")
+        s = wait_past(page, s["version"])
+        assert s["hand_number"] == 2
+    if not shot:
+        page.screenshot(path=str(SCREENSHOT), full_page=True)
+
+
+def test_replay_a_saved_log(page: Any, server: str) -> None:
+    log = page.evaluate(f"fetch('{server}api/games/' + window.sniff.state.id + '/log').then(r => r.text())")
+    assert json.loads(log)["format"] == "sniff-game-log"
+    page.evaluate("(text) => window.sniff.openReplayText(text, 'game.json')", log)
+    page.wait_for_selector("#replay-bar:not([hidden])")
+    total = page.evaluate("window.sniff.replay.frames.length")
+    assert total > 3
+    page.click("#rp-last")
+    assert page.evaluate("window.sniff.replay.index") == total - 1
+    page.click("#rp-back")
+    assert page.evaluate("window.sniff.replay.index") == total - 2
+    assert page.locator("#layout .tile").count() >= 1
+    page.click("#rp-close")
+    assert page.locator("#replay-bar").is_hidden()
