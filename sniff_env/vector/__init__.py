@@ -1,0 +1,12 @@
+"""Batched simulation: many Sniff games stepped at once by compiled kernels (needs numba).
+
+:class:`SniffVectorEnv` is the interface for training; :class:`VectorEngine` the bare batched
+state and transitions it is built on.
+"""
+
+from __future__ import annotations
+
+from .engine import VectorEngine
+from .env import SniffVectorEnv
+
+__all__ = ["SniffVectorEnv", "VectorEngine"]

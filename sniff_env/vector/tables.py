@@ -1,0 +1,110 @@
+"""The arrays the kernels read, built from the reference tables of one :class:`Rules`.
+
+Nothing here re-derives a rule: tiles come from :func:`sniff_env.tiles.tile_set`, scoring
+counts from :func:`sniff_env.scoring.scoring_table`, action numbers from
+:func:`sniff_env.actions.action_codec` and the observation layout from
+:class:`sniff_env.observation.Observer`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..actions import action_codec
+from ..errors import RulesError
+from ..observation import Observer
+from ..rules import Draw, FirstLead, HandEnd, LeadTile, NextLead, Points, Rules, SidesOpen, SniffKind
+from ..scoring import scoring_table
+from ..tiles import tile_set
+from . import kernels as K
+
+PIECES = ("hand", "played_by", "end_pip", "end_open", "end_value", "sniff", "count", "lead",
+          "hand_sizes", "lacking", "boneyard", "scores", "drawn", "rules")
+"""Observation pieces in the order of the kernels' ``O_*`` offsets."""
+
+_METHOD = {
+    FirstLead.LOTS: K.LOTS, FirstLead.RANDOM: K.RANDOM, FirstLead.HIGHEST_DOUBLE: K.HIGHEST_DOUBLE,
+    NextLead.ROTATE: K.ROTATE, NextLead.WINNER: K.WINNER_LEADS, NextLead.HIGHEST_DOUBLE: K.HIGHEST_DOUBLE,
+}
+_SNIFF = {SniffKind.SPINNER: K.SPINNER, SniffKind.STUBBY: K.STUBBY, SniffKind.NONE: K.NO_SNIFF}
+_HAND_END = {
+    HandEnd.BONUS_DIV5: K.BONUS_DIV5, HandEnd.SUBTRACT_OWN: K.SUBTRACT_OWN,
+    HandEnd.DOMINO_TAKES_PIPS: K.DOMINO_TAKES_PIPS, HandEnd.BONUS_DIV5_FEWEST_TILES: K.BONUS_DIV5_FEWEST,
+}
+# same limits as Game._draw_limit: "until playable" is bounded only by the boneyard
+_DRAW_LIMIT = {Draw.UNTIL_PLAYABLE: 1 << 30, Draw.MAX_TWO: 2, Draw.NONE: 0}
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Everything rule-dependent the kernels need, as contiguous arrays."""
+
+    rules: Rules
+    observer: Observer
+    params: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    pip_tiles: np.ndarray
+    """``pip_tiles[p, q]``: the tile with halves ``p`` and ``q``."""
+    score_tab: np.ndarray
+    rules_vec: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def num_actions(self) -> int:
+        return int(self.params[K.P_DRAW_ACTION]) + 1
+
+    @property
+    def num_tiles(self) -> int:
+        return int(self.params[K.P_T])
+
+    def kernel_args(self) -> tuple[np.ndarray, ...]:
+        return (self.params, self.lo, self.hi, self.pip_tiles, self.score_tab, self.rules_vec, self.offsets)
+
+
+def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
+    """The kernel arrays for ``rules``; ``max_hands`` as in :class:`sniff_env.game.Game`."""
+    if rules.num_players > K.MAX_SEATS:
+        raise RulesError(f"the batched engine seats at most {K.MAX_SEATS} players; got {rules.num_players}")
+    ts = tile_set(rules.max_pip)
+    codec = action_codec(rules.max_pip)
+    observer = Observer(rules)
+    assert rules.hand_size is not None
+    p = np.zeros(K.NP, np.int64)
+    p[K.P_MAX_PIP] = rules.max_pip
+    p[K.P_N] = rules.num_players
+    p[K.P_PARTNER] = rules.partnership
+    p[K.P_HAND_SIZE] = rules.hand_size
+    p[K.P_RESERVE] = rules.boneyard_reserve
+    p[K.P_FIRST] = _METHOD[rules.first_hand_lead]
+    p[K.P_NEXT] = _METHOD[rules.next_hand_lead]
+    p[K.P_LEAD_HD] = rules.lead_tile is LeadTile.HIGHEST_DOUBLE
+    p[K.P_SNIFF] = _SNIFF[rules.sniff]
+    p[K.P_SIDES_NOW] = rules.sniff_sides_open is SidesOpen.IMMEDIATELY
+    p[K.P_CHOICE] = rules.double_placement == "choice"
+    p[K.P_DIV5] = rules.points is Points.COUNT_DIV5
+    p[K.P_DRAW_LIMIT] = _DRAW_LIMIT[rules.draw]
+    p[K.P_MUST_PLAY_DRAWN] = rules.must_play_drawn
+    p[K.P_VOLUNTARY] = rules.voluntary_draw
+    p[K.P_HAND_END] = _HAND_END[rules.hand_end]
+    p[K.P_TARGET] = rules.target
+    p[K.P_WIN_DURING] = rules.win_during_hand
+    p[K.P_MAX_HANDS] = max_hands or 0
+    p[K.P_T] = ts.size
+    p[K.P_INLINE_BASE] = codec.inline_base
+    p[K.P_DRAW_ACTION] = codec.draw_action
+    p[K.P_SIDES] = rules.num_sides
+    pip_tiles = np.array([[ts.index((a, c)) for c in range(rules.max_pip + 1)] for a in range(rules.max_pip + 1)])
+    return Tables(
+        rules=rules,
+        observer=observer,
+        params=p,
+        lo=np.array([t[0] for t in ts.tiles], np.int64),
+        hi=np.array([t[1] for t in ts.tiles], np.int64),
+        pip_tiles=pip_tiles.astype(np.int64),
+        score_tab=np.array(scoring_table(rules.scoring), np.bool_),
+        rules_vec=observer.rules_block(rules),
+        offsets=np.array([observer.pieces[name].start for name in PIECES], np.int64),
+    )
