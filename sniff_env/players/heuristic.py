@@ -1,0 +1,139 @@
+"""The heuristic player: what the strategy guides teach, as a one-ply evaluation.
+
+Each placement is valued as: the points it scores now; minus what the next seat can expect to
+score back (from the tiles it may hold: unseen, without a pip it is known to lack, each held
+with probability hand size / candidate tiles; the expected best of them); plus a share of what
+the seat itself could score next on the new layout (repeaters); plus shedding heavy tiles
+(more as the hand nears its end), playing doubles while they still fit, and keeping variety
+(distinct pips and tiles that stay playable). A voluntary draw, where the rules allow one, is
+taken only when every placement looks clearly bad and tiles remain to draw.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from ..actions import SLOTS, action_codec
+from ..game import Game
+from ..infostate import InfoState, determinize
+from ..rules import DoublePlacement
+from ..tiles import mask_tiles, tile_set
+from ._base import info_of
+from .evaluate_move import points_after
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The weights of the evaluation, in points."""
+
+    reply: float = 1.0
+    follow_up: float = 0.3
+    pip: float = 0.15
+    pip_late: float = 0.6
+    double: float = 1.5
+    variety: float = 0.6
+    playable: float = 0.4
+    draw_threshold: float = -8.0
+
+
+def public_layout(state: InfoState) -> Game:
+    """A game holding the public layout and the seat's own hand only (other hands empty, no
+    boneyard): placements can be stepped on it to see the layout they leave."""
+    g = determinize(state, random.Random(0))
+    g.hands = [state.hand if s == state.seat else 0 for s in range(state.rules.num_players)]
+    g.boneyard = ()
+    g.bone_pos = 0
+    g._legal = None
+    return g
+
+
+def best_points(layout: Game, tiles: list[int], allow_inline: bool) -> list[int]:
+    """For each tile, the most it could score placed on ``layout`` now (0 if unplayable)."""
+    ts = tile_set(layout.rules.max_pip)
+    codec = action_codec(layout.rules.max_pip)
+    out = []
+    ends = [(e, layout.end_pip[e]) for e in range(4) if layout.end_open[e]]
+    for t in tiles:
+        lo, hi = ts.tiles[t]
+        best = 0
+        for e, pip in ends:
+            if pip == lo or pip == hi:
+                best = max(best, points_after(layout, t * SLOTS + e))
+                if allow_inline and lo == hi:
+                    best = max(best, points_after(layout, codec.inline_base + pip * SLOTS + e))
+        out.append(best)
+    return out
+
+
+def expected_best(points: list[int], p: float) -> float:
+    """Expected maximum when each of ``points`` is available independently with probability p."""
+    total, miss = 0.0, 1.0
+    for v in sorted(points, reverse=True):
+        if v <= 0:
+            break
+        total += v * p * miss
+        miss *= 1.0 - p
+    return total
+
+
+class HeuristicPlayer:
+    """A one-ply expert evaluation (deterministic; ``seed`` is accepted and unused)."""
+
+    def __init__(self, seed: int | None = None, name: str = "heuristic", weights: Weights | None = None) -> None:
+        self.name = name
+        self.weights = weights or Weights()
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        state = info_of(info)
+        values = self.evaluate(state)
+        return max(values, key=lambda a: (values[a], -a))
+
+    def evaluate(self, state: InfoState) -> dict[int, float]:
+        """The value of every legal action."""
+        rules, w = state.rules, self.weights
+        ts = tile_set(rules.max_pip)
+        codec = action_codec(rules.max_pip)
+        n = rules.num_players
+        inline_ok = rules.double_placement is DoublePlacement.CHOICE
+        nxt = (state.seat + 1) % n  # always an opponent, partnership or not
+        unseen = state.unseen_mask
+        lack = state.lacking[nxt]
+        cand = [t for t in mask_tiles(unseen) if not any(lack >> p & 1 for p in ts.tiles[t])]
+        p_hold = min(1.0, state.hand_sizes[nxt] / len(cand)) if cand else 0.0
+        opp_min = min(state.hand_sizes[s] for s in range(n) if rules.side_of(s) != rules.side_of(state.seat))
+        late = 1.0 if opp_min <= 2 or state.hand_sizes[state.seat] <= 2 else 0.0
+        base = public_layout(state)
+        values: dict[int, float] = {}
+        for a in state.legal:
+            if a == codec.draw_action:
+                continue
+            tile = codec.decode(a)[0]
+            v = float(points_after(state, a))
+            g = base.copy()
+            g.step(a)
+            rest = mask_tiles(state.hand & ~(1 << tile))
+            if rest:
+                threat = expected_best(best_points(g, cand, inline_ok), p_hold)
+                v -= w.reply * threat
+                mine = best_points(g, rest, inline_ok)
+                v += w.follow_up * max(mine)
+                v += w.playable * sum(1 for t in rest if _fits(g, ts.tiles[t]))
+                v += w.variety * len({p for t in rest for p in ts.tiles[t]})
+            v += (w.pip + w.pip_late * late) * ts.pips[tile]
+            if ts.is_double[tile] and state.plays:
+                v += w.double
+            values[a] = v
+        if codec.draw_action in state.legal:
+            best = max(values.values())
+            worth_it = best < w.draw_threshold and state.drawable > 2
+            values[codec.draw_action] = best + 1.0 if worth_it else best - 1e9
+        return values
+
+
+def _fits(layout: Game, tile: tuple[int, int]) -> bool:
+    return any(layout.end_open[e] and layout.end_pip[e] in tile for e in range(4))
