@@ -5,7 +5,9 @@ hidden tile. Seats are relative: index 0 is the observing seat, 1 the next to pl
 and so on; scores are per side, the observer's side first. The layout depends on the set
 size and the number of players; :meth:`Observer.describe` prints it.
 
-Layout version history: ``1`` the first layout.
+Layout version history: ``1`` the first layout; ``2`` adds ``move_points`` and ``move_count``
+(for every legal placement, the points it scores now and the count it leaves), which spare a
+network the modular arithmetic of the scoring rule.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ import numpy as np
 from .actions import action_codec
 from .game import Game
 from .infostate import InfoState, info_state
+from .layout import count_after
 from .rules import DoublePlacement, Draw, HandEnd, Points, Rules, Scoring, SniffKind
 from .scoring import scoring_table
 from .tiles import tile_set
 
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class Observer:
         self.ts = tile_set(rules.max_pip)
         self.codec = action_codec(rules.max_pip)
         n, t, p = rules.num_players, self.ts.size, rules.max_pip + 1
+        a = self.codec.num_actions
         specs = [
             ("hand", t, "1 for each tile in the seat's hand"),
             ("played_by", t * n, "tile x relative seat: 1 where that seat played that tile this hand"),
@@ -61,6 +65,8 @@ class Observer:
             ("scores", rules.num_sides, "each side's score / target, the seat's side first"),
             ("drawn", t, "the tile the seat drew last this turn (must-play-drawn rules)"),
             ("rules", 21, "the rules fields that change play (see Observer.rules_block)"),
+            ("move_points", a, "per action: the points that legal placement scores now, / (8 * max_pip)"),
+            ("move_count", a, "per action: the count that legal placement leaves, / (8 * max_pip)"),
         ]
         pieces, start = [], 0
         for name, size, doc in specs:
@@ -79,6 +85,8 @@ class Observer:
         self._count_scale = 1.0 / (8 * rules.max_pip)
         self._hand_scale = 1.0 / (rules.hand_size or 1)
         self._tile_scale = 1.0 / self.ts.size
+        self._draw_action = self.codec.draw_action
+        self._div5 = rules.points is Points.COUNT_DIV5
 
     @property
     def version(self) -> str:
@@ -113,7 +121,7 @@ class Observer:
         rules = self.rules
         n, p, seat = rules.num_players, rules.max_pip + 1, info.seat
         o_hand, o_played, o_end_pip, o_end_open, o_end_value, o_sniff, o_count, o_lead, o_sizes, \
-            o_lacking, o_bone, o_scores, o_drawn, o_rules = self._offsets
+            o_lacking, o_bone, o_scores, o_drawn, o_rules, o_move_points, o_move_count = self._offsets
         ones: list[int] = []
         hand = info.hand
         while hand:
@@ -168,6 +176,15 @@ class Observer:
             val.append(info.scores[side] / target)
         if info.last_drawn >= 0:
             ones.append(o_drawn + info.last_drawn)
+        draw_action, scale, table, div5 = self._draw_action, self._count_scale, self._scores, self._div5
+        for action in info.legal:
+            if action != draw_action:
+                after = count_after(info, action)
+                idx.append(o_move_count + action)
+                val.append(after * scale)
+                if table[after]:
+                    idx.append(o_move_points + action)
+                    val.append((after // 5 if div5 else after) * scale)
         buf = array("f", self._template_bytes)
         for i in ones:
             buf[i] = 1.0

@@ -84,3 +84,16 @@ def test_shipped_training_configs_parse() -> None:
             continue
         args = parse_config(Args, ["--config", str(cfg)], "")
         make_rules(args.preset, args.num_players)
+
+
+def test_vector_engine_training_exports_a_playable_policy(tmp_path: Path) -> None:
+    policy = tmp_path / "v.pt"
+    assert main(["--engine", "vector", "--total-steps", "2048", "--num-envs", "32", "--num-steps", "32",
+                 "--eval-every", "0", "--snapshot-every", "1", "--selfplay-prob", "0.5", "--progress", "false",
+                 "--tensorboard", "false", "--out-dir", str(tmp_path), "--export", str(policy)]) == 0
+    player = load(str(policy), rules=make_rules("sniff", 2))
+    game = new_game(make_rules("sniff", 2), seed=9, max_hands=2)
+    while game.phase is Phase.PLAY:
+        action = player.act({}, {"info_state": info_state(game, game.turn)})
+        assert action in game.legal_actions()
+        game.step(action)

@@ -23,9 +23,18 @@ def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
 
 
 class PolicyNet(nn.Module):
-    """A shared MLP trunk with a policy head (logits over every action) and a value head."""
+    """A shared MLP trunk with a policy head (logits over every action) and a value head.
 
-    def __init__(self, obs_size: int, num_actions: int, hidden: int = 256) -> None:
+    Each action's logit also gets a learned weight times that action's own features in the
+    observation (``move_points``: the points the placement scores now; ``move_count``: the count
+    it leaves), a skip connection from per-action inputs to per-action outputs that the trunk
+    would otherwise have to learn through its hidden layer. ``points_prior`` initialises the
+    weight of ``move_points`` (0 starts the policy uniform)."""
+
+    def __init__(
+        self, obs_size: int, num_actions: int, hidden: int = 256,
+        move_points: int = -1, move_count: int = -1, points_prior: float = 0.0,
+    ) -> None:
         super().__init__()
         self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, hidden
         g = 2.0**0.5
@@ -34,10 +43,20 @@ class PolicyNet(nn.Module):
         )
         self.pi = _layer(hidden, num_actions, 0.01)
         self.v = _layer(hidden, 1, 1.0)
+        self.move_points, self.move_count = move_points, move_count
+        self.skip = nn.Parameter(torch.tensor([points_prior, 0.0]))
+
+    def logits(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        out = self.pi(h)
+        if self.move_points >= 0:
+            a = self.num_actions
+            out = out + self.skip[0] * obs[:, self.move_points : self.move_points + a]
+            out = out + self.skip[1] * obs[:, self.move_count : self.move_count + a]
+        return out
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.trunk(obs)
-        return self.pi(h), self.v(h).squeeze(-1)
+        return self.logits(obs, h), self.v(h).squeeze(-1)
 
 
 class _Logits(nn.Module):
@@ -45,10 +64,10 @@ class _Logits(nn.Module):
 
     def __init__(self, net: PolicyNet) -> None:
         super().__init__()
-        self.trunk, self.pi = net.trunk, net.pi
+        self.net = net
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.pi(self.trunk(obs))
+        return self.net.logits(obs, self.net.trunk(obs))
 
 
 def export_policy(net: PolicyNet, path: str | Path, meta: dict[str, Any]) -> Path:

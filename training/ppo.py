@@ -60,6 +60,9 @@ class Args:
     vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
     max_grad_norm: float = field(default=0.5, metadata={"help": "gradient clip norm"})
     hidden: int = field(default=256, metadata={"help": "hidden units per layer"})
+    points_prior: float = field(
+        default=5.0, metadata={"help": "initial weight of each move's own points in its logit (0: uniform start)"}
+    )
     reward: str = field(default="points", metadata={"help": "'points' (dense) or 'game' (+1/-1 at the end)"})
     reward_scale: float = field(default=0.05, metadata={"help": "multiplier of 'points' rewards"})
     max_hands: int = field(default=40, metadata={"help": "a game ends after this many hands at most"})
@@ -76,6 +79,10 @@ class Args:
     export: str = field(default="", metadata={"help": "export the final policy to this file"})
     tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+    engine: str = field(
+        default="python",
+        metadata={"help": "'python' (reference engine; built-in opponents) or 'vector' (batched engine; snapshots only)"},
+    )
 
 
 def build_rules(args: Args) -> Rules:
@@ -93,7 +100,7 @@ class TablePlayer:
 class SelfPlay:
     """The games in flight, who sits where, and the rewards owed to learner seats."""
 
-    def __init__(self, args: Args, rules: Rules, rng: random.Random) -> None:
+    def __init__(self, args: Args, rules: Rules, rng: random.Random, games: bool = True) -> None:
         self.args, self.rules, self.rng = args, rules, rng
         self.n = rules.num_players
         self.observer = Observer(rules)
@@ -102,7 +109,7 @@ class SelfPlay:
         self.builtins = [s for s in args.builtin_opponents.split(",") if s.strip()]
         self.pool: list[dict[str, torch.Tensor]] = []
         self._frozen: dict[int, PolicyNet] = {}
-        for _ in range(args.num_envs):
+        for _ in range(args.num_envs if games else 0):
             self.games.append(self._new_game())
             self.seats.append(self._draw_table())
         self.episode_returns: list[float] = []
@@ -171,9 +178,21 @@ def train(args: Args) -> Path:
     torch.set_num_threads(args.torch_threads)
     sampler = torch.Generator().manual_seed(args.seed + 1)
 
-    play = SelfPlay(args, rules, random_gen)
+    play = SelfPlay(args, rules, random_gen, games=args.engine == "python")
+    vplay = None
+    if args.engine == "vector":
+        from training.vector_rollout import VectorSelfPlay
+
+        vplay = VectorSelfPlay(
+            rules, args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
+            args.selfplay_prob, random_gen,
+        )
     obs_size, num_actions = play.observer.size, play.observer.codec.num_actions
-    net = PolicyNet(obs_size, num_actions, args.hidden)
+    pieces = play.observer.pieces
+    net = PolicyNet(
+        obs_size, num_actions, args.hidden, pieces["move_points"].start, pieces["move_count"].start,
+        args.points_prior,
+    )
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     global_step, iteration, start_time = 0, 0, time.time()
     steps_per_iter = args.num_envs * args.num_steps
@@ -192,7 +211,7 @@ def train(args: Args) -> Path:
         random_gen.setstate(ckpt["random_state"])
         sampler.set_state(ckpt["sampler_state"])
         torch.set_rng_state(ckpt["torch_state"])
-        for i in range(args.num_envs):
+        for i in range(len(play.games)):
             play.reset_game(i)
 
     writer = None
@@ -230,7 +249,15 @@ def train(args: Args) -> Path:
             if args.anneal_lr:
                 frac = 1.0 - (iteration - 1.0) / num_iterations
                 optimizer.param_groups[0]["lr"] = frac * args.learning_rate
-            batch, sps = collect(args, play, net, sampler, n)
+            if vplay is not None:
+                from training.vector_rollout import collect_vector
+
+                vplay.pool_size = len(play.pool)
+                batch, sps = collect_vector(args, vplay, net, lambda i: play.frozen(i, net), sampler)
+                play.episode_returns += vplay.episode_wins
+                vplay.episode_wins.clear()
+            else:
+                batch, sps = collect(args, play, net, sampler, n)
             global_step += len(batch["actions"])
             stats = update(args, net, optimizer, batch, sampler)
             if iteration % args.snapshot_every == 0:
@@ -434,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
     if args.reward not in ("points", "game"):
         raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
+    if args.engine not in ("python", "vector"):
+        raise SystemExit(f"--engine must be 'python' or 'vector'; got {args.engine!r}")
     train(args)
     return 0
 

@@ -7,7 +7,7 @@ from typing import Any
 from ..actions import action_codec
 from ..tiles import tile_set
 from ._base import info_of
-from .evaluate_move import Layout, points_after
+from ..layout import Layout, points_after
 
 
 def greedy_action(layout: Layout, legal: list[int] | tuple[int, ...]) -> int:

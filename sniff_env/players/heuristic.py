@@ -21,7 +21,7 @@ from ..infostate import InfoState, determinize
 from ..rules import DoublePlacement
 from ..tiles import mask_tiles, tile_set
 from ._base import info_of
-from .evaluate_move import points_after
+from ..layout import points_after
 
 
 @dataclass(frozen=True)

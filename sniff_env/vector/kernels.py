@@ -46,7 +46,7 @@ BONUS_DIV5, SUBTRACT_OWN, DOMINO_TAKES_PIPS, BONUS_DIV5_FEWEST = range(4)
 WEST, EAST, NORTH, SOUTH, LEAD = range(5)
 # observation piece offsets, in the order of ``tables.PIECES``
 (O_HAND, O_PLAYED, O_END_PIP, O_END_OPEN, O_END_VALUE, O_SNIFF, O_COUNT, O_LEAD, O_HAND_SIZES,
- O_LACKING, O_BONEYARD, O_SCORES, O_DRAWN, O_RULES) = range(14)
+ O_LACKING, O_BONEYARD, O_SCORES, O_DRAWN, O_RULES, O_MOVE_POINTS, O_MOVE_COUNT) = range(16)
 
 _jit = nb.njit(cache=True, nogil=True)
 _inline = _jit
@@ -153,7 +153,45 @@ def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarr
 
 
 @_jit
+def _count_after(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, action: int) -> int:
+    """The count a placement leaves (``sniff_env.layout.count_after``)."""
+    if action >= P[P_INLINE_BASE]:
+        pip, slot = (action - P[P_INLINE_BASE]) // 5, (action - P[P_INLINE_BASE]) % 5
+        if slot == LEAD:  # a lone lead counts both halves
+            return 2 * pip
+        return S[b, END_VAL] + S[b, END_VAL + 1] + S[b, END_VAL + 2] + S[b, END_VAL + 3] \
+            - S[b, END_VAL + slot] + pip
+    tile, slot = action // 5, action % 5
+    a, c = lo[tile], hi[tile]
+    if slot == LEAD:
+        return a + c
+    v0, v1, v2, v3 = S[b, END_VAL], S[b, END_VAL + 1], S[b, END_VAL + 2], S[b, END_VAL + 3]
+    pip = S[b, END_PIP + slot]
+    if a == c:
+        if S[b, SNIFF_TILE] < 0 and P[P_SNIFF] != NO_SNIFF:
+            spinner = P[P_SNIFF] == SPINNER
+            new = 0 if spinner else pip
+            side = pip if spinner else 0
+            v2 = side
+            v3 = side
+        else:
+            new = 2 * pip
+    else:
+        new = c if a == pip else a
+    if slot == 0:
+        v0 = new
+    elif slot == 1:
+        v1 = new
+    elif slot == 2:
+        v2 = new
+    else:
+        v3 = new
+    return v0 + v1 + v2 + v3
+
+
+@_jit
 def _encode(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray,
+            lo: np.ndarray, hi: np.ndarray,
             score_tab: np.ndarray, rules_vec: np.ndarray, off: np.ndarray, legal: np.ndarray,
             obs: np.ndarray, mask: np.ndarray) -> None:
     """``Observer.encode`` and ``Observer.mask`` for the seat to act in game ``b``."""
@@ -208,6 +246,15 @@ def _encode(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: 
         o[off[O_DRAWN] + S[b, LAST_DRAWN]] = 1.0
     for i in range(rules_vec.shape[0]):
         o[off[O_RULES] + i] = rules_vec[i]
+    scale = 1.0 / (8 * N)  # float64, as the reference computes it, then rounded to float32
+    for i in range(S[b, NLEGAL]):
+        a = legal[b, i]
+        if a != P[P_DRAW_ACTION]:
+            after = _count_after(S, b, P, lo, hi, a)
+            o[off[O_MOVE_COUNT] + a] = np.float32(after * scale)
+            if score_tab[after]:
+                pts = after // 5 if P[P_DIV5] else after
+                o[off[O_MOVE_POINTS] + a] = np.float32(pts * scale)
 
 
 @_inline
@@ -429,7 +476,7 @@ def step(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarr
         if S[b, PHASE] == PLAY:
             _advance(S, hands, bone, b, P, lo, hi, pip_tiles, legal)
         if S[b, PHASE] == PLAY:
-            _encode(S, hands, played_by, b, P, score_tab, rules_vec, off, legal, obs, mask)
+            _encode(S, hands, played_by, b, P, lo, hi, score_tab, rules_vec, off, legal, obs, mask)
         else:
             S[b, NLEGAL] = 0
 
@@ -472,7 +519,7 @@ def deal(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarr
         for i in range(g0, g1):
             _deal_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, todo[i], request[todo[i]],
                       mt[i - g0], order, leaders, legal)
-            _encode(S, hands, played_by, todo[i], P, score_tab, rules_vec, off, legal, obs, mask)
+            _encode(S, hands, played_by, todo[i], P, lo, hi, score_tab, rules_vec, off, legal, obs, mask)
 
 
 @_jit

@@ -21,7 +21,7 @@ from ..tiles import tile_set
 from . import kernels as K
 
 PIECES = ("hand", "played_by", "end_pip", "end_open", "end_value", "sniff", "count", "lead",
-          "hand_sizes", "lacking", "boneyard", "scores", "drawn", "rules")
+          "hand_sizes", "lacking", "boneyard", "scores", "drawn", "rules", "move_points", "move_count")
 """Observation pieces in the order of the kernels' ``O_*`` offsets."""
 
 _METHOD = {

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..actions import LEAD, NORTH, SOUTH, action_codec
-from ..rules import Points, Rules, SniffKind
-from ..scoring import scoring_table
-from ..tiles import tile_set
+from .actions import LEAD, NORTH, SOUTH, action_codec
+from .rules import Points, Rules, SniffKind
+from .scoring import scoring_table
+from .tiles import tile_set
 
 
 class Layout(Protocol):
