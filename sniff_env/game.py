@@ -32,7 +32,7 @@ from .rules import (
     SniffKind,
 )
 from .scoring import HandResult, score_hand_end, scoring_table
-from .tiles import tile_set
+from .tiles import mask_tiles, tile_set
 
 
 class Phase(IntEnum):
@@ -284,7 +284,7 @@ class Game:
         acts: list[int] = []
         if not self.plays:
             if self._forced_lead:
-                lead = forced_lead_tile(ts, _bits(hand))
+                lead = forced_lead_tile(ts, mask_tiles(hand))
                 hand = 1 << lead
             inline_ok = self._choice and not (self._spinner or self._stubby)
             m = hand
@@ -597,15 +597,6 @@ def _forced_lead_for(rules: Rules, hand_index: int) -> bool:
     """Whether the leader of this hand must lead the highest double (or heaviest tile)."""
     method = rules.first_hand_lead if hand_index == 0 else rules.next_hand_lead
     return rules.lead_tile is LeadTile.HIGHEST_DOUBLE or method == "highest_double"
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def new_game(

@@ -27,3 +27,22 @@ def play_moves(
         game.step(action_for(game, tile, end, inline))
         out.append((game.count, list(game.scores)))
     return out
+
+
+def play_out_legally(player: object, rules: object, seed: int, max_hands: int = 2) -> int:
+    """Let ``player`` take every seat of a game (bounded by ``max_hands``) from its seat's
+    information alone; assert each choice is legal. Returns the number of decisions."""
+    from sniff_env.game import Phase, new_game
+    from sniff_env.infostate import info_state
+
+    game = new_game(rules, seed=seed, max_hands=max_hands)  # type: ignore[arg-type]
+    decisions = 0
+    while game.phase is not Phase.GAME_OVER:
+        if game.phase is Phase.HAND_OVER:
+            game.start_hand()
+            continue
+        action = player.act({}, {"info_state": info_state(game, game.turn)})  # type: ignore[attr-defined]
+        assert action in game.legal_actions()
+        game.step(action)
+        decisions += 1
+    return decisions

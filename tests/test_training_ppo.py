@@ -8,12 +8,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from sniff_env import make_rules, new_game  # noqa: E402
-from sniff_env.game import Phase  # noqa: E402
-from sniff_env.infostate import info_state  # noqa: E402
-from sniff_env.players import load  # noqa: E402
-from training.config import ConfigError  # noqa: E402
-from training.ppo import main  # noqa: E402
+from conftest import play_out_legally
+
+from sniff_env import make_rules
+from sniff_env.players import load
+from training.config import ConfigError
+from training.ppo import main
 
 TINY = ["--total-steps", "512", "--num-envs", "8", "--num-steps", "32", "--eval-every", "2",
         "--eval-games", "4", "--snapshot-every", "1", "--checkpoint-every", "1", "--progress", "false"]
@@ -37,15 +37,7 @@ def test_train_resume_export_and_play(tmp_path: Path) -> None:
     rules = make_rules("sniff", 2)
     player = load(str(policy), rules=rules)
     assert player.meta["training_steps"] == second["global_step"]
-    game = new_game(rules, seed=5, max_hands=3)
-    while game.phase is not Phase.GAME_OVER:
-        if game.phase is Phase.HAND_OVER:
-            game.start_hand()
-            continue
-        info = info_state(game, game.turn)
-        action = player.act({}, {"info_state": info})
-        assert action in game.legal_actions()
-        game.step(action)
+    assert play_out_legally(player, rules, seed=5, max_hands=3) > 0
 
 
 def test_same_seed_same_training(tmp_path: Path) -> None:
@@ -92,8 +84,4 @@ def test_vector_engine_training_exports_a_playable_policy(tmp_path: Path) -> Non
                  "--eval-every", "0", "--snapshot-every", "1", "--selfplay-prob", "0.5", "--progress", "false",
                  "--tensorboard", "false", "--out-dir", str(tmp_path), "--export", str(policy)]) == 0
     player = load(str(policy), rules=make_rules("sniff", 2))
-    game = new_game(make_rules("sniff", 2), seed=9, max_hands=2)
-    while game.phase is Phase.PLAY:
-        action = player.act({}, {"info_state": info_state(game, game.turn)})
-        assert action in game.legal_actions()
-        game.step(action)
+    assert play_out_legally(player, make_rules("sniff", 2), seed=9, max_hands=1) > 0

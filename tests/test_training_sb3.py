@@ -8,11 +8,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from sniff_env import make_rules, new_game  # noqa: E402
-from sniff_env.game import Phase  # noqa: E402
-from sniff_env.infostate import info_state  # noqa: E402
-from sniff_env.players import load  # noqa: E402
-from training.sb3_maskable import main  # noqa: E402
+from conftest import play_out_legally
+
+from sniff_env import make_rules
+from sniff_env.players import load
+from training.sb3_maskable import main
 
 
 def test_sb3_train_resume_export_and_play(tmp_path: Path) -> None:
@@ -27,12 +27,4 @@ def test_sb3_train_resume_export_and_play(tmp_path: Path) -> None:
     rules = make_rules("sniff", 2)
     player = load(str(policy), rules=rules)
     assert player.meta["training_steps"] >= 384
-    game = new_game(rules, seed=3, max_hands=2)
-    while game.phase is not Phase.GAME_OVER:
-        if game.phase is Phase.HAND_OVER:
-            game.start_hand()
-            continue
-        info = info_state(game, game.turn)
-        action = player.act({}, {"info_state": info})
-        assert action in game.legal_actions()
-        game.step(action)
+    assert play_out_legally(player, rules, seed=3, max_hands=2) > 0

@@ -17,6 +17,14 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+def rules_for(preset: str, num_players: int, overrides: str) -> Any:
+    """The :class:`~sniff_env.rules.Rules` of a run: a preset plus ``"field=value,..."`` overrides."""
+    from sniff_env.commands.common import parse_overrides
+    from sniff_env.presets import make_rules
+
+    return make_rules(preset, num_players, **parse_overrides([s for s in overrides.split(",") if s.strip()]))
+
+
 class ConfigError(ValueError):
     """A configuration file or override that does not fit the run's fields."""
 

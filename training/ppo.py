@@ -27,13 +27,11 @@ from torch import nn
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sniff_env.commands.common import parse_overrides
 from sniff_env.game import Game, Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
-from sniff_env.presets import make_rules
 from sniff_env.rules import Rules
-from training.config import parse_config
+from training.config import parse_config, rules_for
 from training.evaluate import masked_logits, win_rate
 from training.network import PolicyNet, export_policy, save_atomic
 
@@ -86,8 +84,8 @@ class Args:
 
 
 def build_rules(args: Args) -> Rules:
-    overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
-    return make_rules(args.preset, args.num_players, **overrides)
+    rules: Rules = rules_for(args.preset, args.num_players, args.rules)
+    return rules
 
 
 class TablePlayer:

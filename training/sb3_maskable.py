@@ -27,9 +27,8 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from sniff_env.commands.common import parse_overrides
 from sniff_env.observation import Observer
-from sniff_env.presets import make_rules
 from sniff_env.rules import Rules
-from training.config import parse_config
+from training.config import parse_config, rules_for
 from training.evaluate import win_rate
 from training.network import export_module
 
@@ -63,8 +62,8 @@ class Args:
 
 
 def build_rules(args: Args) -> Rules:
-    overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
-    return make_rules(args.preset, args.num_players, **overrides)
+    rules: Rules = rules_for(args.preset, args.num_players, args.rules)
+    return rules
 
 
 class _PolicyLogits(nn.Module):
