@@ -1,4 +1,3 @@
-# noqa: D212, D415
 """
 # Sniff
 
@@ -103,13 +102,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import END_NAMES, LEAD, Move
-from .errors import IllegalMoveError
 from .game import Event, Game, Phase, new_game
 from .infostate import InfoState, info_state
 from .observation import Observer
 from .presets import make_rules
-from .rules import Rules, field_names
 from .render import render_table
+from .rules import Rules, field_names
 
 AgentID = str
 ObsDict = dict[str, np.ndarray]

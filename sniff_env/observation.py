@@ -121,7 +121,7 @@ class Observer:
         rules = self.rules
         n, p, seat = rules.num_players, rules.max_pip + 1, info.seat
         o_hand, o_played, o_end_pip, o_end_open, o_end_value, o_sniff, o_count, o_lead, o_sizes, \
-            o_lacking, o_bone, o_scores, o_drawn, o_rules, o_move_points, o_move_count = self._offsets
+            o_lacking, o_bone, o_scores, o_drawn, _o_rules, o_move_points, o_move_count = self._offsets
         ones: list[int] = []
         hand = info.hand
         while hand:

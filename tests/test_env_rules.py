@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import sniff_env
-from sniff_env import PRESET_NAMES, make_rules, new_game
+from sniff_env import PRESET_NAMES
 from sniff_env.game import Phase
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer

@@ -8,7 +8,6 @@ from pathlib import Path
 from sniff_env import make_rules
 from sniff_env.evaluation import run_tournament, seatings
 from sniff_env.evaluation.cli import add_arguments, run
-from sniff_env.evaluation.report import to_json, write_chart, write_json
 
 
 def test_seatings_balance_the_seats() -> None:
@@ -40,7 +39,7 @@ def test_results_do_not_depend_on_workers() -> None:
     rules = make_rules("muggins", 3)
     one = run_tournament(["random", "greedy"], rules, 6, seed=1, workers=1, max_hands=3)
     two = run_tournament(["random", "greedy"], rules, 6, seed=1, workers=2, max_hands=3)
-    strip = lambda r: [(o.seating, o.winner, o.scores, o.hands) for o in r.outcomes]  # noqa: E731
+    strip = lambda r: [(o.seating, o.winner, o.scores, o.hands) for o in r.outcomes]
     assert strip(one) == strip(two)
     assert len(one.outcomes) == 6
 

@@ -9,8 +9,8 @@ import pytest
 from sniff_env import PRESET_NAMES, make_rules, new_game
 from sniff_env.game import Game, Phase
 from sniff_env.infostate import determinize, info_state
-from sniff_env.players import Player, PlayerSpecError, load, parse_spec
 from sniff_env.layout import count_after
+from sniff_env.players import Player, PlayerSpecError, load, parse_spec
 
 FAST_SPECS = ["random", "greedy", "heuristic", "search:simulations=8"]
 

@@ -10,13 +10,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from sniff_env import make_rules, new_game  # noqa: E402
-from sniff_env.actions import action_codec  # noqa: E402
-from sniff_env.game import Phase  # noqa: E402
-from sniff_env.infostate import info_state  # noqa: E402
-from sniff_env.observation import Observer  # noqa: E402
-from sniff_env.players import load  # noqa: E402
-from sniff_env.players.policy import PolicyError  # noqa: E402
+from sniff_env import make_rules, new_game
+from sniff_env.actions import action_codec
+from sniff_env.game import Phase
+from sniff_env.infostate import info_state
+from sniff_env.observation import Observer
+from sniff_env.players import load
+from sniff_env.players.policy import PolicyError
 
 
 class Prefer(torch.nn.Module):  # type: ignore[misc]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import play_moves
+
 from sniff_env import make_rules, new_game
 from sniff_env.scoring import round5, score_hand_end
 

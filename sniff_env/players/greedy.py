@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..actions import action_codec
+from ..layout import Layout, points_after
 from ..tiles import tile_set
 from ._base import info_of
-from ..layout import Layout, points_after
 
 
 def greedy_action(layout: Layout, legal: list[int] | tuple[int, ...]) -> int:

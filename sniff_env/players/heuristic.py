@@ -18,10 +18,10 @@ from typing import Any
 from ..actions import SLOTS, action_codec
 from ..game import Game
 from ..infostate import InfoState, determinize
+from ..layout import points_after
 from ..rules import DoublePlacement
 from ..tiles import mask_tiles, tile_set
 from ._base import info_of
-from ..layout import points_after
 
 
 @dataclass(frozen=True)
