@@ -12,7 +12,7 @@ This environment follows the conventions of the PettingZoo classic environments.
 | Agents             | 2, 3 or 4                                                  |
 | Action Shape       | (1,)                                                       |
 | Action Values      | Discrete(176) for double-six (326 / 521 for -nine / -twelve)|
-| Observation Shape  | (observer.size,), e.g. (195,) for double-six, 2 players    |
+| Observation Shape  | (observer.size,), e.g. (547,) for double-six, 2 players    |
 | Observation Values | [0, 1], scores unbounded                                   |
 
 Sniff is a Fives domino game: players take turns placing tiles on the ends of a layout whose

@@ -58,3 +58,15 @@ def test_reports_and_cli(tmp_path: Path) -> None:
     assert set(data["ratings"]) == {"random", "greedy"}
     assert (tmp_path / "res.png").stat().st_size > 0
     assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]
+
+
+def test_saved_tournament_games_replay_to_their_results(tmp_path: Path) -> None:
+    from sniff_env.gamelog import load_game_log
+
+    rules = make_rules("sniff", 2)
+    result = run_tournament(["random", "greedy"], rules, 4, seed=3, save_games=tmp_path)
+    logs = sorted(tmp_path.glob("*.json"))
+    assert len(logs) == len(result.outcomes) == 4
+    finals = sorted(tuple(o.scores) for o in result.outcomes)
+    replayed = sorted(tuple(load_game_log(p).game.scores) for p in logs)
+    assert replayed == finals

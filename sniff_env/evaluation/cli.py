@@ -22,6 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-hands", type=int, default=None, help="safety bound on hands per game (default: 200)")
     parser.add_argument("--out", default=None, help="write OUT.json and OUT.png (e.g. checkpoints/results/sniff-2p-baselines)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--save-games", metavar="DIR", default=None,
+        help="save every game as a JSON game log in DIR (replay one with: sniff replay FILE)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     result = run_tournament(
         args.specs, rules, args.games, seed=args.seed, workers=args.workers,
-        max_hands=args.max_hands or MAX_HANDS, progress=not args.no_progress,
+        max_hands=args.max_hands or MAX_HANDS, progress=not args.no_progress, save_games=args.save_games,
     )
     print_table(result)
     if args.out:

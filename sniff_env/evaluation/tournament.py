@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import time
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -174,6 +175,7 @@ class _Task:
     seed: int
     max_hands: int
     keep_deals: bool
+    save_games: str | None = None
 
 
 _PLAYERS: dict[str, Any] = {}
@@ -199,7 +201,8 @@ def play_deal(task: _Task) -> list[GameOutcome]:
         players = [_player(spec, rules) for spec in specs]
         for seat, p in enumerate(players):
             p.reset(derive_seed(task.seed, task.pair, task.deal_index, k, seat))
-        game = new_game(rules, seed=game_seed, record=False, max_hands=task.max_hands)
+        saving = task.save_games is not None
+        game = new_game(rules, seed=game_seed, record=saving, max_hands=task.max_hands)
         decisions, think = [0, 0], [0.0, 0.0]
         while game.phase is not Phase.GAME_OVER:
             if game.phase is Phase.HAND_OVER:
@@ -212,6 +215,12 @@ def play_deal(task: _Task) -> list[GameOutcome]:
             think[seating[seat]] += time.perf_counter() - t0
             decisions[seating[seat]] += 1
             game.step(action)
+        if task.save_games is not None:
+            from ..gamelog import save_game_log
+
+            name = f"pair{task.pair[0]}-{task.pair[1]}-deal{task.deal_index:05d}-seating{k}.json"
+            save_game_log(game, Path(task.save_games) / name, players=specs,
+                          meta={"tournament_seed": task.seed, "deal": task.deal_index, "seating": list(seating)})
         # side s is seat s, or seats s and s + 2 in a partnership: the same player either way
         winner = None if game.winner is None else seating[game.winner]
         points = []
@@ -272,12 +281,15 @@ def run_tournament(
     max_hands: int = MAX_HANDS,
     keep_deals: bool = False,
     progress: bool | Callable[[int, int], None] = False,
+    save_games: str | Path | None = None,
 ) -> TournamentResult:
     """Play every pair of ``players`` (specs for :func:`sniff_env.players.load`) on duplicate
     deals: ``games_per_pair`` is rounded up to whole deals (a multiple of ``len(seatings)``).
 
     ``workers`` processes share the deals; results are the same for any number.
     ``progress=True`` shows a progress bar; a callable gets ``(done, total)`` deals.
+    ``save_games`` is a folder where every game is saved as a JSON game log (the format of
+    :mod:`sniff_env.gamelog`, which ``sniff replay`` reads).
     """
     if len(players) < 2:
         raise ValueError(f"a tournament needs at least two players; got {list(players)}")
@@ -288,7 +300,8 @@ def run_tournament(
     per_deal = len(seatings(rules.num_players))
     deals = -(-games_per_pair // per_deal)
     tasks = [
-        _Task(tuple(players), rules, pair, d, seed, max_hands, keep_deals)
+        _Task(tuple(players), rules, pair, d, seed, max_hands, keep_deals,
+              None if save_games is None else str(save_games))
         for pair in _pairs(len(players)) for d in range(deals)
     ]
     result = TournamentResult(list(players), rules, deals * per_deal, seed, max_hands)
