@@ -19,9 +19,9 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import time
-from pathlib import Path
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..deal import Deal
