@@ -85,3 +85,17 @@ def test_vector_engine_training_exports_a_playable_policy(tmp_path: Path) -> Non
                  "--tensorboard", "false", "--out-dir", str(tmp_path), "--export", str(policy)]) == 0
     player = load(str(policy), rules=make_rules("sniff", 2))
     assert play_out_legally(player, make_rules("sniff", 2), seed=9, max_hands=1) > 0
+
+
+def test_export_from_checkpoint(tmp_path: Path) -> None:
+    from training.export import export_checkpoint
+
+    assert main([*TINY, "--eval-every", "0", "--out-dir", str(tmp_path), "--exp-name", "x",
+                 "--tensorboard", "false"]) == 0
+    path = export_checkpoint(tmp_path / "x" / "checkpoint.pt", tmp_path / "x.pt")
+    player = load(str(path), rules=make_rules("sniff", 2))
+    assert play_out_legally(player, make_rules("sniff", 2), seed=2, max_hands=1) > 0
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="not a readable training checkpoint"):
+        export_checkpoint(bad, tmp_path / "y.pt")

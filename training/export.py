@@ -1,0 +1,61 @@
+"""Export a training checkpoint (``training/ppo.py``) to a self-contained TorchScript policy file.
+
+    python training/export.py runs/sniff-2p/checkpoint.pt checkpoints/sniff-2p.pt
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+from pathlib import Path
+
+import torch
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sniff_env.observation import Observer
+from sniff_env.rules import Rules
+from training.network import PolicyNet, export_policy
+
+
+def export_checkpoint(checkpoint: str | Path, out: str | Path) -> Path:
+    """Read ``checkpoint`` and write its policy to ``out`` with the metadata players check."""
+    try:
+        ckpt = torch.load(checkpoint, weights_only=False)
+        rules = Rules.from_dict(ckpt["rules"])
+        args, state = ckpt["args"], ckpt["model"]
+    except (OSError, EOFError, RuntimeError, KeyError, TypeError, ValueError, pickle.UnpicklingError) as exc:
+        raise ValueError(f"{checkpoint} is not a readable training checkpoint: {exc}") from None
+    observer = Observer(rules)
+    if ckpt.get("observation_version") != observer.version:
+        raise ValueError(
+            f"{checkpoint} reads layout {ckpt.get('observation_version')!r}; this engine builds {observer.version!r}"
+        )
+    pieces = observer.pieces
+    net = PolicyNet(
+        observer.size, observer.codec.num_actions, args["hidden"], pieces["move_points"].start,
+        pieces["move_count"].start,
+    )
+    net.load_state_dict(state)
+    meta = {
+        "rules": rules.to_dict(), "num_players": rules.num_players, "observation_version": observer.version,
+        "obs_size": observer.size, "num_actions": observer.codec.num_actions,
+        "training_steps": ckpt["global_step"], "trainer": "ppo", "args": args,
+    }
+    return export_policy(net, out, meta)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("checkpoint", help="a checkpoint.pt written by training/ppo.py")
+    parser.add_argument("out", help="the policy file to write")
+    args = parser.parse_args(argv)
+    path = export_checkpoint(args.checkpoint, args.out)
+    print(f"exported {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
