@@ -6,28 +6,22 @@
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
 from pathlib import Path
-
-import torch
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
-from training.network import PolicyNet, export_policy
+from training.network import PolicyNet, export_policy, load_checkpoint
 
 
 def export_checkpoint(checkpoint: str | Path, out: str | Path) -> Path:
     """Read ``checkpoint`` and write its policy to ``out`` with the metadata players check."""
-    try:
-        ckpt = torch.load(checkpoint, weights_only=False)
-        rules = Rules.from_dict(ckpt["rules"])
-        args, state = ckpt["args"], ckpt["model"]
-    except (OSError, EOFError, RuntimeError, KeyError, TypeError, ValueError, pickle.UnpicklingError) as exc:
-        raise ValueError(f"{checkpoint} is not a readable training checkpoint: {exc}") from None
+    ckpt = load_checkpoint(checkpoint)
+    rules = Rules.from_dict(ckpt["rules"])
+    args, state = ckpt["args"], ckpt["model"]
     observer = Observer(rules)
     if ckpt.get("observation_version") != observer.version:
         raise ValueError(

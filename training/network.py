@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import tempfile
 import warnings
 from pathlib import Path
@@ -94,6 +95,18 @@ def export_module(module: nn.Module, path: str | Path, meta: dict[str, Any]) -> 
         if os.path.exists(tmp):
             os.unlink(tmp)
     return path
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """A checkpoint written by :func:`save_atomic`; ``ValueError`` when missing or corrupt."""
+    try:
+        ckpt = torch.load(path, weights_only=False)
+    except (OSError, EOFError, RuntimeError, pickle.UnpicklingError) as exc:
+        raise ValueError(f"{path} is not a readable training checkpoint: {exc}") from None
+    required = ("model", "args", "rules", "observation_version", "global_step")
+    if not isinstance(ckpt, dict) or any(k not in ckpt for k in required):
+        raise ValueError(f"{path} is not a readable training checkpoint: it lacks {', '.join(required)}")
+    return ckpt
 
 
 def save_atomic(obj: Any, path: str | Path) -> None:

@@ -33,7 +33,7 @@ from sniff_env.observation import Observer
 from sniff_env.rules import Rules
 from training.config import parse_config, rules_for
 from training.evaluate import masked_logits, win_rate
-from training.network import PolicyNet, export_policy, save_atomic
+from training.network import PolicyNet, export_policy, load_checkpoint, save_atomic
 
 
 @dataclass
@@ -197,7 +197,7 @@ def train(args: Args) -> Path:
     num_iterations = max(1, args.total_steps // steps_per_iter)
 
     if args.resume:
-        ckpt = torch.load(args.resume, weights_only=False)
+        ckpt = load_checkpoint(args.resume)
         if ckpt.get("rules") != rules.to_dict() or ckpt.get("observation_version") != play.observer.version:
             raise ValueError(
                 f"checkpoint {args.resume} was trained for other rules or another observation layout"
