@@ -46,11 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "_missing", None):
         print(f"sniff {args.command}: not available in this installation", file=sys.stderr)
         return 2
-    from .errors import SniffError
-
     try:
         return int(args._run(args) or 0)
-    except SniffError as exc:
+    except ValueError as exc:  # every bad-input error of the package is a ValueError
         print(f"sniff {args.command}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

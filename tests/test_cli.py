@@ -1,0 +1,29 @@
+"""The ``sniff`` command: bad input gets a one-line message and exit status 2, not a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from sniff_env.cli import main
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["eval", "greedy"], "at least two players"),
+        (["eval", "greedy", "nosuch", "--games", "2"], "unknown player 'nosuch'"),
+        (["rules", "--rule", "bogus=1"], "unknown rules field"),
+        (["rules", "--players", "9"], "hand_size"),
+        (["demo", "--rule", "max_pip=7"], "max_pip"),
+    ],
+)
+def test_bad_input_is_a_clear_message(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_rules_and_demo_run(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--all"]) == 0
+    assert main(["demo", "--preset", "muggins", "--seed", "3"]) == 0
+    assert "scores:" in capsys.readouterr().out
