@@ -297,6 +297,8 @@ def run_tournament(
         raise ValueError(f"each player may appear once; got {list(players)}")
     if games_per_pair < 1:
         raise ValueError(f"games_per_pair must be at least 1; got {games_per_pair}")
+    for spec in players:  # fail before any game on a spec that names no player or a mismatched policy
+        _player(spec, rules)
     per_deal = len(seatings(rules.num_players))
     deals = -(-games_per_pair // per_deal)
     tasks = [
