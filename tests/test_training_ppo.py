@@ -99,3 +99,11 @@ def test_export_from_checkpoint(tmp_path: Path) -> None:
     bad.write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="not a readable training checkpoint"):
         export_checkpoint(bad, tmp_path / "y.pt")
+
+
+def test_learning_curve_png(tmp_path: Path) -> None:
+    from training.curves import plot_curves
+
+    assert main([*TINY, "--out-dir", str(tmp_path), "--exp-name", "c", "--eval-opponents", "random"]) == 0
+    png = plot_curves(tmp_path / "c" / "tb", tmp_path / "curve.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
