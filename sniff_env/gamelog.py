@@ -15,14 +15,13 @@ reproduce what it records.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .actions import END_NAMES, LEAD
+from .atomic import write_json_atomic
 from .deal import Deal, scripted_deal
 from .errors import SniffError
 from .game import Event, Game, HandRecord, Phase
@@ -139,24 +138,6 @@ def game_log(game: Game, players: Sequence[str], meta: dict[str, Any] | None = N
         "finished": game.phase is Phase.GAME_OVER,
         "winner": game.winner,
     }
-
-
-def write_json_atomic(path: str | Path, data: dict[str, Any]) -> Path:
-    """Write ``data`` as indented JSON to ``path`` through a temporary file and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def save_game_log(

@@ -6,9 +6,7 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 
@@ -36,14 +34,12 @@ def plot_curves(logdir: str | Path, out: str | Path, title: str | None = None) -
     ax.set_title(title or Path(logdir).parent.name)
     ax.legend()
     fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".png")
-    os.close(fd)
-    fig.savefig(tmp, dpi=110)
+    from sniff_env.atomic import atomic_path
+
+    with atomic_path(out, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
-    os.replace(tmp, out)
-    return out
+    return Path(out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import pickle
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
+
+from sniff_env.atomic import atomic_path
 
 META_FILE = "sniff_meta.json"
 
@@ -84,16 +84,9 @@ def export_module(module: nn.Module, path: str | Path, meta: dict[str, Any]) -> 
     with warnings.catch_warnings():  # TorchScript is deprecated upstream but still the portable format
         warnings.simplefilter("ignore", DeprecationWarning)
         scripted = torch.jit.script(module.eval())
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            torch.jit.save(scripted, tmp, _extra_files={META_FILE: json.dumps(meta, sort_keys=True)})
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic_path(path) as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.jit.save(scripted, str(tmp), _extra_files={META_FILE: json.dumps(meta, sort_keys=True)})
     return path
 
 
@@ -111,13 +104,5 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
 def save_atomic(obj: Any, path: str | Path) -> None:
     """``torch.save`` to a temporary file beside ``path``, then rename it into place."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:
         torch.save(obj, tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)

@@ -10,10 +10,8 @@ exported to the same TorchScript format as ``training/ppo.py``, so ``sniff eval`
 
 from __future__ import annotations
 
-import os
 import random
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -99,15 +97,10 @@ def make_env_fn(args: Args, rank: int) -> Any:
 
 def save_model_atomic(model: Any, path: Path) -> None:
     """``model.save`` to a temporary file beside ``path``, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".zip")
-    os.close(fd)
-    try:
+    from sniff_env.atomic import atomic_path
+
+    with atomic_path(path, suffix=".zip") as tmp:
         model.save(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def train(args: Args) -> Path:

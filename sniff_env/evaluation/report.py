@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..atomic import atomic_path, write_json_atomic
 from .tournament import TournamentResult
 
 
@@ -33,18 +32,7 @@ def to_json(result: TournamentResult, command: str | None = None) -> dict[str, A
 
 def write_json(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write JSON atomically: a temporary file in the same folder, then a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; results are meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_json_atomic(path, data, indent=2)
 
 
 def print_table(result: TournamentResult, console: Any = None) -> None:
@@ -96,5 +84,6 @@ def write_chart(result: TournamentResult, path: str | os.PathLike[str]) -> None:
     ax.margins(x=0.25)
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
