@@ -107,6 +107,7 @@ from .infostate import InfoState, info_state
 from .observation import Observer
 from .presets import make_rules
 from .render import render_table
+from .rewards import points_rewards, win_rewards
 from .rules import Rules, field_names
 
 AgentID = str
@@ -366,10 +367,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
     def _points_rewards(self, before: list[int], after: list[int]) -> None:
         if before == after:
             return
-        k = len(after)
-        delta = [b - a for a, b in zip(before, after, strict=True)]
-        total = sum(delta)
-        side_reward = [d - (total - d) / (k - 1) for d in delta]
+        side_reward = points_rewards(before, after)
         for i, a in enumerate(self.agents):
             self.rewards[a] = float(side_reward[self._side[i]])
 
@@ -380,9 +378,9 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         leaders = [s for s, g in enumerate(gain) if g == best]
         if len(leaders) != 1:
             return
-        win, k = leaders[0], len(gain)
+        side_reward = win_rewards(leaders[0], len(gain))
         for i, a in enumerate(self.agents):
-            self.rewards[a] = 1.0 if self._side[i] == win else -1.0 / (k - 1)
+            self.rewards[a] = side_reward[self._side[i]]
 
     def observe(self, agent: AgentID) -> ObsDict:
         """The agent's observation and action mask (all zeros unless it is to act)."""

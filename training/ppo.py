@@ -30,6 +30,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from sniff_env.game import Game, Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
+from sniff_env.rewards import points_rewards, win_rewards
 from sniff_env.rules import Rules
 from training.config import parse_config, rules_for
 from training.evaluate import masked_logits, win_rate
@@ -154,16 +155,9 @@ class SelfPlay:
 
 def side_rewards(rules: Rules, before: list[int], after: list[int], game: Game, mode: str) -> list[float]:
     """Reward of each side for one engine step."""
-    sides = rules.num_sides
     if mode == "points":
-        delta = [a - b for a, b in zip(after, before, strict=True)]
-        total = sum(delta)
-        return [d - (total - d) / (sides - 1) for d in delta]
-    if game.phase is not Phase.GAME_OVER:
-        return [0.0] * sides
-    if game.winner is None:
-        return [0.0] * sides
-    return [1.0 if s == game.winner else -1.0 / (sides - 1) for s in range(sides)]
+        return points_rewards(before, after)
+    return win_rewards(game.winner if game.phase is Phase.GAME_OVER else None, rules.num_sides)
 
 
 def train(args: Args) -> Path:
