@@ -7,8 +7,8 @@ import random
 
 from rich.console import Console
 
-from ..actions import END_NAMES, LEAD
-from ..game import Game, Phase, new_game
+from ..game import Phase, new_game
+from ..play.screen import describe_event
 from .common import add_rules_arguments, rules_from_args
 
 
@@ -16,23 +16,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
     parser.add_argument("--hands", type=int, default=1, help="hands to show (default: 1)")
-
-
-def describe_event(game: Game, kind: str, player: int, tile: int, end: int, total: int, points: int) -> str:
-    name = game.ts.name(tile) if tile >= 0 else "?"
-    if kind == "play":
-        where = "leads" if end == LEAD else f"plays on {END_NAMES[end]}:"
-        scored = f"  [bold green]+{points}[/]" if points else ""
-        return f"seat {player} {where} {name}  count {total}{scored}"
-    if kind == "draw":
-        return f"seat {player} draws {name}"
-    if kind == "pass":
-        return f"seat {player} passes"
-    if kind == "muggins":
-        return f"seat {player} calls muggins: +{points}"
-    if kind == "deal":
-        return f"[bold]hand {total + 1}[/]: seat {player} leads"
-    return f"{kind} {player}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,8 +31,9 @@ def run(args: argparse.Namespace) -> int:
             legal = game.legal_actions()
             game.step(legal[rng.randrange(len(legal))])
         shown += 1
+    names = [f"seat {seat}" for seat in range(rules.num_players)]
     for e in game.events:
-        console.print(describe_event(game, e.kind, e.player, e.tile, e.end, e.total, e.points))
+        console.print(describe_event(game, e, names))
     for result in game.results:
         for line in result.lines:
             console.print(f"  {line}")

@@ -7,6 +7,8 @@ and the sniff is marked ``*``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.markup import escape
 
 from ..actions import END_NAMES, LEAD, NORTH, SOUTH
@@ -55,9 +57,13 @@ def ends_line(game: Game) -> str:
 
 def describe(session: Session, e: Event) -> str:
     """One event in words, with the players' names."""
-    game = session.game
-    who = session.seats[e.player].name if 0 <= e.player < len(session.seats) else ""
-    you = e.player == session.human
+    return describe_event(session.game, e, [seat.name for seat in session.seats], session.human)
+
+
+def describe_event(game: Game, e: Event, names: Sequence[str], human: int = -1) -> str:
+    """One event in words; ``names`` names each seat, and seat ``human`` is addressed as "You"."""
+    who = names[e.player] if 0 <= e.player < len(names) else ""
+    you = e.player == human
 
     def verb(base: str) -> str:
         return base if you else base + ("es" if base.endswith("ss") else "s")
