@@ -32,6 +32,7 @@ from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
 from sniff_env.rewards import points_rewards, win_rewards
 from sniff_env.rules import Rules
+from training.advantages import chain_advantages
 from training.config import parse_config, rules_for
 from training.evaluate import masked_logits, win_rate
 from training.network import PolicyNet, export_policy, load_checkpoint, save_atomic
@@ -376,30 +377,18 @@ def collect(
         with torch.no_grad():
             _, v = net(torch.from_numpy(np.stack(obs_b)))
         boot = {slot: float(x) for slot, x in zip(slots, v.tolist(), strict=True)}
-    obs, masks, acts, logps, advs, rets, vals = [], [], [], [], [], [], []
-    for slot, chain in records.items():
-        next_value = boot.get(slot, 0.0)
-        gae = 0.0
-        chain_adv = [0.0] * len(chain)
-        for k in range(len(chain) - 1, -1, -1):
-            _, _, _, _, value, reward, done = chain[k]
-            nonterminal = 0.0 if done else 1.0
-            delta = reward + args.gamma * next_value * nonterminal - float(value)
-            gae = delta + args.gamma * args.gae_lambda * nonterminal * gae
-            chain_adv[k] = gae
-            next_value = float(value)
-        for k, rec in enumerate(chain):
-            obs.append(rec[0])
-            masks.append(rec[1])
-            acts.append(rec[2])
-            logps.append(rec[3])
-            vals.append(float(rec[4]))
-            advs.append(chain_adv[k])
-            rets.append(chain_adv[k] + float(rec[4]))
+    flat = [(slot, rec) for slot, chain in records.items() for rec in chain]
+    values = np.array([float(rec[4]) for _, rec in flat])
+    adv = chain_advantages(
+        np.array([rec[5] for _, rec in flat]), values, np.array([rec[6] for _, rec in flat]),
+        np.array([slot for slot, _ in flat]), args.gamma, args.gae_lambda, boot,
+    )
     batch = {
-        "obs": torch.stack(obs), "masks": torch.stack(masks), "actions": torch.stack(acts),
-        "logprobs": torch.stack(logps), "advantages": torch.tensor(advs), "returns": torch.tensor(rets),
-        "values": torch.tensor(vals),
+        "obs": torch.stack([rec[0] for _, rec in flat]), "masks": torch.stack([rec[1] for _, rec in flat]),
+        "actions": torch.stack([rec[2] for _, rec in flat]), "logprobs": torch.stack([rec[3] for _, rec in flat]),
+        "advantages": torch.tensor(adv, dtype=torch.float32),
+        "returns": torch.tensor(adv + values, dtype=torch.float32),
+        "values": torch.tensor(values, dtype=torch.float32),
     }
     return batch, decisions / max(time.time() - t0, 1e-9)
 

@@ -18,6 +18,7 @@ import torch
 
 from sniff_env.rules import Rules
 from sniff_env.vector import SniffVectorEnv
+from training.advantages import chain_advantages
 from training.evaluate import masked_logits
 
 LEARNER = -1
@@ -131,20 +132,7 @@ def collect_vector(
     slot_all = np.concatenate(rows_slot)
     rew, done = rew[:count], done[:count]
     values = val_all.numpy().astype(np.float64)
-    adv = np.zeros_like(rew)
-    next_value: dict[int, float] = {}
-    next_gae: dict[int, float] = {}
-    for i in range(len(rew) - 1, -1, -1):
-        slot = int(slot_all[i])
-        if done[i]:
-            nv, g_next, nonterminal = 0.0, 0.0, 0.0
-        elif slot in next_value:
-            nv, g_next, nonterminal = next_value[slot], next_gae[slot], 1.0
-        else:  # the chain's newest decision: bootstrap from its own value estimate
-            nv, g_next, nonterminal = values[i], 0.0, 1.0
-        delta = rew[i] + args.gamma * nv * nonterminal - values[i]
-        adv[i] = delta + args.gamma * args.gae_lambda * nonterminal * g_next
-        next_value[slot], next_gae[slot] = values[i], adv[i]
+    adv = chain_advantages(rew, values, done, slot_all, args.gamma, args.gae_lambda)
     batch = {
         "obs": obs_all,
         "masks": torch.from_numpy(np.concatenate(rows_mask)),
