@@ -352,26 +352,14 @@ class Game:
             raise GameOverError(
                 "the game is over" if self.phase is Phase.GAME_OVER else "the hand is over; call start_hand()"
             )
+        legal = self.legal_actions()
         if type(action) is not int:
             try:
                 action = operator.index(action)  # numpy integers become plain ints (masks need them)
             except TypeError:
-                legal = self.legal_actions()
-                raise IllegalMoveError(
-                    f"{self._describe(action)} is not legal for seat {self.turn}: an action is a whole number; legal: "
-                    + ", ".join(f"{a} ({self.codec.describe(a)})" for a in legal),
-                    action, tuple(legal),
-                ) from None
-        legal = self._legal
-        if legal is None:
-            legal = self.legal_actions()
+                raise self._illegal(action, legal, ": an action is a whole number") from None
         if action not in legal:
-            raise IllegalMoveError(
-                f"{self._describe(action)} is not legal for seat {self.turn}; legal: "
-                + ", ".join(f"{a} ({self.codec.describe(a)})" for a in legal),
-                action,
-                tuple(legal),
-            )
+            raise self._illegal(action, legal)
         self.hand_actions.append((action, claim))
         self._legal = None
         if action == self._draw_action:
@@ -384,6 +372,14 @@ class Game:
             self._place(tile, slot, False, claim)
         if self.phase is Phase.PLAY:
             self._advance()
+
+    def _illegal(self, action: object, legal: list[int], why: str = "") -> IllegalMoveError:
+        return IllegalMoveError(
+            f"{self._describe(action)} is not legal for seat {self.turn}{why}; legal: "
+            + ", ".join(f"{a} ({self.codec.describe(a)})" for a in legal),
+            action,
+            tuple(legal),
+        )
 
     def _describe(self, action: object) -> str:
         if isinstance(action, int) and not isinstance(action, bool) and 0 <= action < self.codec.num_actions:
