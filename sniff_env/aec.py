@@ -358,11 +358,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
 
     def _events_for(self, seat: int) -> list[Event]:
         """Public events seen by ``seat`` from its previous decision on (others' draws hidden)."""
-        events = self.game.events
-        return [
-            e._replace(tile=-1) if e.kind == "draw" and e.player != seat else e
-            for e in events[self._cursor[seat] :]
-        ]
+        return self.game.public_events(seat, self._cursor[seat])
 
     def _points_rewards(self, before: list[int], after: list[int]) -> None:
         if before == after:

@@ -576,10 +576,11 @@ class Game:
                 continue
         return undone
 
-    def public_events(self, seat: int) -> list[Event]:
-        """The events as ``seat`` saw them: other seats' drawn tiles are hidden (``tile=-1``)."""
+    def public_events(self, seat: int, start: int = 0) -> list[Event]:
+        """The events from index ``start`` on as ``seat`` saw them: other seats' drawn tiles are
+        hidden (``tile=-1``)."""
         return [
-            e._replace(tile=-1) if e.kind == "draw" and e.player != seat else e for e in self.events
+            e._replace(tile=-1) if e.kind == "draw" and e.player != seat else e for e in self.events[start:]
         ]
 
 
