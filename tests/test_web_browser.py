@@ -1,8 +1,9 @@
 """The web table end to end: the real server, headless Chromium, a hand played by clicking.
 
 Needs Debian's ``chromium`` at /usr/bin/chromium and the ``playwright`` Python package (its own
-browser downloads are not used). Leaves a screenshot of a fixed-seed game at
-``checkpoints/results/web-table.png``.
+browser downloads are not used). Takes a screenshot of a fixed-seed game; with
+``SNIFF_UPDATE_SCREENSHOT=1`` it replaces the README's ``checkpoints/results/web-table.png``,
+otherwise it goes to a temporary folder, so a test run leaves the repository as it was.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SCREENSHOT = Path(__file__).resolve().parents[1] / "checkpoints" / "results" / "web-table.png"
+README_SCREENSHOT = Path(__file__).resolve().parents[1] / "checkpoints" / "results" / "web-table.png"
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 if not CHROMIUM.is_file():
@@ -85,7 +86,8 @@ def worth_a_picture(s: dict[str, Any]) -> bool:
             and bool(best["tile"]) and best["points"] > 0)
 
 
-def test_a_hand_in_the_browser(page: Any) -> None:
+def test_a_hand_in_the_browser(page: Any, tmp_path: Path) -> None:
+    screenshot = README_SCREENSHOT if os.environ.get("SNIFF_UPDATE_SCREENSHOT") else tmp_path / "web-table.png"
     s = state(page)
     assert s["phase"] == "play" and s["your_turn"]
     assert page.locator("#hand .hand-tile").count() == len(s["hand"])
@@ -127,8 +129,7 @@ def test_a_hand_in_the_browser(page: Any) -> None:
             option = max(s["options"], key=lambda o: o["points"])
             if option["tile"]:
                 page.click(f"#hand [data-tile='{option['tile'][0]}-{option['tile'][1]}']")
-                SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(SCREENSHOT), full_page=True)
+                page.screenshot(path=str(screenshot), full_page=True)
                 shot = True
                 page.click(f"#layout .target[data-action='{option['action']}']")
                 s = wait_past(page, s["version"])
@@ -143,7 +144,8 @@ def test_a_hand_in_the_browser(page: Any) -> None:
         s = wait_past(page, s["version"])
         assert s["hand_number"] == 2
     if not shot:
-        page.screenshot(path=str(SCREENSHOT), full_page=True)
+        page.screenshot(path=str(screenshot), full_page=True)
+    assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_replay_a_saved_log(page: Any, server: str) -> None:
