@@ -134,3 +134,37 @@ def test_random_actions_are_legal_and_uniform() -> None:
     picks = [int(eng.sample_actions(rng)[0]) for _ in range(2000)]
     legal = np.flatnonzero(eng.mask[0])
     assert set(picks) == set(legal.tolist())
+
+
+def test_deals_over_games_in_play_match_a_fresh_engine() -> None:
+    """Observations are updated in place; a deal over games that are mid-hand (a new game with
+    new seeds, or a scripted one) must leave no trace of the old hand."""
+    rules = make_rules("sniff-cribbage", 3)
+    B = 5
+    eng = VectorEngine(rules, B, threads=1)
+    eng.deal(np.arange(B), True, [1, 2, 3, 4, 5])
+    rng = np.random.default_rng(4)
+    for _ in range(9):
+        eng.step(eng.sample_actions(rng))
+        ended = np.flatnonzero(eng.phase != K.PLAY)
+        if ended.size:
+            eng.deal(ended, eng.phase[ended] == K.GAME_OVER, ended + 100)
+    hands = [[(6, 6), (5, 5), (4, 4), (3, 3), (2, 2), (1, 1)],
+             [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6)],
+             [(1, 2), (1, 3), (1, 4), (1, 5), (1, 6), (2, 3)]]
+    deals: list[dict[str, Any] | None] = [None, {"hands": hands, "leader": 2}, None, None, None]
+    seeds = [10**12, 7, -5, 2**62, 31]  # keys of several lengths
+    eng.deal(np.arange(B), True, seeds, deals)
+    fresh = VectorEngine(rules, B, threads=1)
+    fresh.deal(np.arange(B), True, seeds, deals)
+    np.testing.assert_array_equal(eng.obs, fresh.obs)
+    np.testing.assert_array_equal(eng.mask, fresh.mask)
+    np.testing.assert_array_equal(eng.S, fresh.S)
+
+
+def test_observations_are_read_only() -> None:
+    eng = VectorEngine(make_rules("sniff", 2), 2)
+    eng.deal(np.arange(2), True, [0, 1])
+    for view in (eng.obs, eng.mask):
+        with pytest.raises(ValueError, match="read-only"):
+            view[0, 0] = 1

@@ -89,3 +89,22 @@ def test_reset_with_seeds_gives_the_reference_deal() -> None:
         game = new_game(env.rules, seed=seed)
         assert seat[b] == game.turn
         assert env.engine.hands[b].nonzero()[1].tolist() == [t for h in game.deal.hands for t in h]
+
+
+def test_threads_change_nothing() -> None:
+    """The batch split between threads (and back to one thread after ``close``) gives the same
+    results as a single thread."""
+    envs = [SniffVectorEnv("sniff", 600, seed=5, threads=t) for t in (1, 2)]
+    assert len(envs[1].engine._chunks) == 2
+    rng = np.random.default_rng(3)
+    outs = [env.reset() for env in envs]
+    for step in range(120):
+        if step == 80:
+            envs[1].close()
+        actions = envs[0].random_actions(rng)
+        outs = [env.step(actions) for env in envs]
+        for a, b in zip(outs[0][:5], outs[1][:5], strict=True):
+            np.testing.assert_array_equal(a, b)
+        assert outs[0][5].keys() == outs[1][5].keys()
+        for key in outs[0][5]:
+            np.testing.assert_array_equal(outs[0][5][key], outs[1][5][key])

@@ -5,8 +5,10 @@ once: :meth:`~VectorEngine.step` applies one decision per game (plus the forced 
 passes that follow), :meth:`~VectorEngine.deal` starts the next hand or a new game where asked.
 After either call, :attr:`~VectorEngine.obs` and :attr:`~VectorEngine.mask` hold, for every game
 in play, exactly ``Observer(rules).encode(info_state(game, seat))`` and ``Observer.mask`` of the
-seat to act. Deals follow the reference engine's seeds: hand ``h`` of the game with seed ``s``
-is drawn from ``random.Random(f"sniff:{s}:{h}")`` (re-done in compiled code).
+seat to act; both are read-only views, since the kernels update them in place. Deals follow the
+reference engine's seeds: hand ``h`` of the game with seed ``s`` is drawn from
+``random.Random(f"sniff:{s}:{h}")`` (re-done in compiled code). Each call splits the batch into
+one range of games per thread.
 
 The engine makes no policy about finished games; :class:`sniff_env.vector.env.SniffVectorEnv`
 adds automatic resets and rewards on top.
@@ -57,12 +59,21 @@ class VectorEngine:
         self.S = np.zeros((B, K.NS), np.int64)
         """Per-game scalars; columns are the ``kernels`` constants (``TURN``, ``SCORES``...)."""
         self.hands = np.zeros((B, n, T), np.uint8)
-        self.played_by = np.full((B, T), -1, np.int8)
+        self._played = np.full((B, 2 * T), -1, np.int8)  # by tile, then the tiles in play order
+        self.played_by = self._played[:, :T]
+        """``played_by[b, t]``: the seat that played tile ``t`` this hand, -1 if none."""
         self.bone = np.zeros((B, T), np.int64)
         self.legal = np.zeros((B, A), np.int16)
         """``legal[b, :S[b, NLEGAL]]``: the legal actions of game ``b`` (unsorted)."""
-        self.obs = np.zeros((B, self.obs_size), np.float32)
-        self.mask = np.zeros((B, A), np.int8)
+        self._obs = np.zeros((B, self.obs_size), np.float32)
+        block = self.tables.observer.pieces["rules"]
+        self._obs[:, block.start : block.stop] = self.tables.rules_vec  # constant: the kernels keep it
+        self._mask = np.zeros((B, A), np.int8)
+        self.obs = _read_only(self._obs)
+        """``[B, obs_size]``: the observation of the seat to act in each game (read-only: the
+        kernels update it in place, so it is only valid until the next call)."""
+        self.mask = _read_only(self._mask)
+        """``[B, num_actions]``: the action mask of the seat to act in each game (read-only)."""
         self.seeds = np.zeros(B, np.int64)
         self._order = np.zeros((B, T), np.int64)
         self._leaders = np.full(B, -1, np.int64)
@@ -71,21 +82,26 @@ class VectorEngine:
         n_threads = max(1, min(threads or default_threads(), B // MIN_GAMES_PER_THREAD))
         bounds = np.linspace(0, B, n_threads + 1).astype(int).tolist()
         self._chunks = list(itertools.pairwise(bounds))
-        self._pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+        self._work = [K.workspace(b - a, A, T) for a, b in self._chunks]
+        """Scratch arrays for each thread (the calling thread's first) and its range of games."""
+        self._pool = ThreadPoolExecutor(n_threads - 1) if n_threads > 1 else None
 
     def close(self) -> None:
         """Stop the worker threads (the engine stays usable, single-threaded)."""
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
-            self._chunks = [(0, self.num_envs)]
+            self._work = [K.workspace(self.num_envs, self.num_actions, self.tables.num_tiles)]
 
-    def _run(self, kernel: Callable[..., None], *args: Any) -> None:
+    def _run(self, kernel: Callable[..., int], *args: Any) -> int:
+        """``kernel(*args, work, start, stop)`` over the batch cut into one range of games per thread
+        (the first on this thread), each thread with its own ``work``; the sum of what they return."""
         if self._pool is None:
-            kernel(*args, 0, self.num_envs)
-            return
-        for f in [self._pool.submit(kernel, *args, a, b) for a, b in self._chunks]:
-            f.result()
+            return kernel(*args, self._work[0], 0, self.num_envs)
+        pieces = zip(self._work[1:], self._chunks[1:], strict=True)
+        futures = [self._pool.submit(kernel, *args, work, a, b) for work, (a, b) in pieces]
+        total = kernel(*args, self._work[0], *self._chunks[0])
+        return total + sum(f.result() for f in futures)
 
     # -- views -------------------------------------------------------------------------------
     @property
@@ -140,8 +156,12 @@ class VectorEngine:
                     raise ValueError("a scripted deal can only start a new game")
                 request[games[i]] |= K.SCRIPTED
                 self._script(int(games[i]), spec)
-        self._run(K.deal, self.S, self.hands, self.played_by, self.bone, *self._args, request, self.seeds,
-                  self._order, self._leaders, self.legal, self.obs, self.mask)
+        self._deal_requested()
+
+    def _deal_requested(self) -> None:
+        """``deal`` for the games whose ``_request`` is set (seeds already in place)."""
+        self._run(K.deal, self.S, self.hands, self._played, self.bone, *self._args, self._request,
+                  self.seeds, self._order, self._leaders, self.legal, self._obs, self._mask)
 
     def _script(self, b: int, spec: DealSpec) -> None:
         game = Game(self.rules, seed=int(self.seeds[b]), record=False)
@@ -151,19 +171,22 @@ class VectorEngine:
         self._leaders[b] = deal.leader
 
     def step(self, actions: np.ndarray) -> None:
-        """One decision per game in play (games not in play ignore their entry)."""
+        """One decision per game in play (games not in play ignore their entry). An illegal
+        action raises :class:`IllegalMoveError` before any game changes."""
+        actions = self._checked(actions)
+        self._run(K.step, self.S, self.hands, self._played, self.bone, *self._args, actions, self.legal,
+                  self._obs, self._mask)
+
+    def _checked(self, actions: np.ndarray) -> np.ndarray:
+        """``actions`` as int64, after checking that every game in play got a legal one."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},); got {actions.shape}")
-        actions = actions.astype(np.int64, copy=False)
-        in_play = self.S[:, K.PHASE] == K.PLAY
-        inside = (actions >= 0) & (actions < self.num_actions)
-        legal = inside & (self.mask[np.arange(self.num_envs), np.where(inside, actions, 0)] == 1)
-        bad = np.flatnonzero(in_play & ~legal)
-        if bad.size:
-            self._raise_illegal(int(bad[0]), int(actions[bad[0]]))
-        self._run(K.step, self.S, self.hands, self.played_by, self.bone, *self._args, actions, self.legal,
-               self.obs, self.mask)
+        actions = np.ascontiguousarray(actions, np.int64)
+        bad = K.first_illegal(self.S, self._mask, actions)
+        if bad >= 0:
+            self._raise_illegal(bad, int(actions[bad]))
+        return actions
 
     def _raise_illegal(self, b: int, action: int) -> None:
         codec = self.tables.observer.codec
@@ -175,7 +198,13 @@ class VectorEngine:
         )
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
-        """A uniformly random legal action for every game in play (0 elsewhere)."""
-        nl = self.S[:, K.NLEGAL]
-        pick = (rng.random(self.num_envs) * nl).astype(np.int64)
-        return np.where(nl > 0, self.legal[np.arange(self.num_envs), pick], 0)
+        """A uniformly random legal action for every game in play (0 elsewhere), as int16."""
+        out = np.empty(self.num_envs, self.legal.dtype)
+        K.sample_actions(self.S, self.legal, rng.random(self.num_envs), out)
+        return out
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view

@@ -22,10 +22,11 @@ Rewards, as in the AEC environment:
 ``episode="hand"`` marks ``dones`` at every hand end; the game itself goes on into its next hand
 (scores carry over) until it ends and a new one starts. Finished games restart at once with the
 next seed (``seed``, ``seed + 1``, ... in order of need); ``infos`` then reports, for the finished
-episodes, ``final_scores``, ``winner`` (side, -1 none) and ``seed``. The returned arrays are the
-engine's buffers: they are overwritten by the next call, so copy what you keep.
+episodes, ``final_scores``, ``winner`` (side, -1 none) and ``seed``. The observation and mask
+returned are read-only views of the engine's buffers: they change with the next call, so copy
+what you keep (the other arrays are new at each call).
 
-Version history: ``1`` the first interface.
+Version history: ``1`` the first interface; ``2`` the observation and mask are read-only.
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ class SniffVectorEnv:
         self.num_actions = self.engine.num_actions
         self.obs_size = self.engine.obs_size
         self.observer = self.engine.tables.observer
-        self._side_of_seat = np.array([rules.side_of(s) for s in range(rules.num_players)])
+        self._side_of_seat = np.array([rules.side_of(s) for s in range(rules.num_players)], np.int64)
+        self._mode = (K.REWARD_GAME if reward == "game" else 0) | (K.EPISODE_HAND if episode == "hand" else 0)
         self._next_seed = int(seed)
         self._hand_start = np.zeros((num_envs, self.num_sides), np.int64)
 
@@ -112,41 +114,23 @@ class SniffVectorEnv:
     def step(self, actions: np.ndarray) -> StepResult:
         """Play one decision in every game; see the module docstring for the results."""
         eng = self.engine
-        before = eng.scores.copy()
-        eng.step(actions)
-        scores = eng.scores.copy()
-        phase = eng.phase
-        hand_end = phase != K.PLAY
-        game_end = phase == K.GAME_OVER
-        done = hand_end if self.episode == "hand" else game_end
-        side_rewards = np.zeros((self.num_envs, self.num_sides), np.float32)
-        winner = np.full(self.num_envs, -1, np.int64)
-        if done.any():
-            if self.episode == "game":
-                winner = np.where(game_end, eng.winner, -1)
-            else:
-                winner = np.where(hand_end, _unique_best(scores - self._hand_start), -1)
-        if self.reward == "points":
-            side_rewards[:] = _zero_sum(scores - before)
-        elif done.any():
-            won = winner >= 0
-            side_rewards[won] = -1.0 / (self.num_sides - 1)
-            side_rewards[np.flatnonzero(won), winner[won]] = 1.0
-        rewards = side_rewards[:, self._side_of_seat]
+        actions = eng._checked(actions)
+        B = self.num_envs
+        rewards = np.empty((B, self.num_players), np.float32)
+        done = np.empty(B, np.bool_)
+        winner = np.empty(B, np.int64)
+        final_scores = np.empty((B, self.num_sides), np.int64)
+        seed = np.empty(B, np.int64)
+        game_over = np.empty(B, np.bool_)
+        ended = eng._run(K.env_step, eng.S, eng.hands, eng._played, eng.bone, *eng._args, actions,
+                         eng.legal, eng._obs, eng._mask, self._mode, self._side_of_seat, self._hand_start,
+                         eng.seeds, eng._request, rewards, done, winner, final_scores, seed, game_over)
         infos: dict[str, np.ndarray] = {}
-        if hand_end.any():
-            ended = np.flatnonzero(hand_end)
-            infos = {
-                "final_scores": np.where(done[:, None], scores, 0),
-                "winner": winner,
-                "seed": np.where(done, eng.seeds, -1),
-                "game_over": game_end.copy(),
-            }
-            fresh = game_end[ended]
-            seeds = np.zeros(ended.size, np.int64)
-            seeds[fresh] = self._take_seeds(int(fresh.sum()))
-            eng.deal(ended, fresh, seeds)
-            self._hand_start[ended] = eng.scores[ended]
+        if ended:
+            infos = {"final_scores": final_scores, "winner": winner, "seed": seed, "game_over": game_over}
+            fresh = np.flatnonzero(eng._request == K.NEW_GAME)
+            eng.seeds[fresh] = self._take_seeds(fresh.size)
+            eng._deal_requested()
         return eng.obs, eng.mask, eng.turn.copy(), rewards, done, infos
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
@@ -156,17 +140,3 @@ class SniffVectorEnv:
     def close(self) -> None:
         self.engine.close()
 
-
-def _zero_sum(delta: np.ndarray) -> np.ndarray:
-    """Each side's change minus the mean change of the other sides."""
-    n = delta.shape[1]
-    total = delta.sum(axis=1, keepdims=True)
-    out: np.ndarray = (delta - (total - delta) / (n - 1)).astype(np.float32)
-    return out
-
-
-def _unique_best(values: np.ndarray) -> np.ndarray:
-    """Per row, the index of the unique maximum, or -1 when it is shared."""
-    best = values.max(axis=1, keepdims=True)
-    shared = (values == best).sum(axis=1) > 1
-    return np.where(shared, -1, values.argmax(axis=1))

@@ -1,4 +1,4 @@
-"""The compiled rules: one ``step`` kernel and one ``deal`` kernel over a batch of games.
+"""The compiled rules: ``step``, ``env_step`` and ``deal`` kernels over a batch of games.
 
 This is a line-by-line port of :class:`sniff_env.game.Game` (placements, draws, passes, hand
 and game end) and of :meth:`sniff_env.observation.Observer.encode`, on flat arrays. The rule
@@ -7,15 +7,33 @@ tables (tiles, scoring, actions, observation layout) come from the reference mod
 
 Per-game scalars live in one int64 matrix ``S[B, NS]`` whose columns are named below; every
 rule parameter is a cell of ``P`` (see :mod:`sniff_env.vector.tables`), so one compiled kernel
-serves every preset.
+serves every preset. A kernel runs over the games ``start:stop`` with its own
+:func:`workspace`, so that threads can share a batch.
+
+``played_by[b, :T]`` holds the seat that played each tile this hand (-1: not played) and
+``played_by[b, T:T + S[b, NPLAYS]]`` the tiles in the order they were played.
+
+Observations are updated in place: a game's row keeps the rules block (written once by the
+engine), and ``legal[b, :S[b, SHOWN]]`` are the actions whose move features and mask cells it
+has set; an encode clears those and rewrites the rest instead of zeroing the whole row.
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-from .pyrandom import KEY_WORDS, hand_key, mt_seed_group, randbelow, sample_range, shuffle_range
+from ._compile import compiled
+from .pyrandom import (
+    HEAD,
+    KEY_WORDS,
+    MT_ROWS,
+    SHA_WORK,
+    hand_key,
+    mt_seed_lanes,
+    randbelow,
+    sample_range,
+    shuffle_range,
+)
 
 # -- per-game state columns -------------------------------------------------------------------
 MAX_SEATS = 8
@@ -26,7 +44,11 @@ END_PIP, END_VAL, END_OPEN = 18, 22, 26
 LACKING = 30
 SCORES = LACKING + MAX_SEATS
 HAND_COUNT = SCORES + MAX_SEATS
-NS = HAND_COUNT + MAX_SEATS
+PIPS = HAND_COUNT + MAX_SEATS
+"""Scratch: the pips left in each seat's hand at a hand end, the tiles drawn for lots."""
+SHOWN = PIPS + MAX_SEATS
+"""How many entries of ``legal[b]`` the game's observation row shows (see above)."""
+NS = SHOWN + 1
 
 PLAY, HAND_OVER, GAME_OVER = 0, 1, 2
 """Values of ``S[:, PHASE]``, as :class:`sniff_env.game.Phase`."""
@@ -44,12 +66,16 @@ LOTS, RANDOM, HIGHEST_DOUBLE, ROTATE, WINNER_LEADS = range(5)
 SPINNER, STUBBY, NO_SNIFF = range(3)
 BONUS_DIV5, SUBTRACT_OWN, DOMINO_TAKES_PIPS, BONUS_DIV5_FEWEST = range(4)
 WEST, EAST, NORTH, SOUTH, LEAD = range(5)
+FRAC_TILES, FRAC_HAND, FRAC_END = range(3)
+"""Rows of the ``fractions`` table: ``x / num_tiles``, ``x / hand_size``, ``x / (2 * max_pip)``."""
+_BIT = np.array([0.0, 1.0], np.float32)
+"""``_BIT[c]``: a 0/1 feature as a load, where a float conversion of a comparison would branch."""
 # observation piece offsets, in the order of ``tables.PIECES``
 (O_HAND, O_PLAYED, O_END_PIP, O_END_OPEN, O_END_VALUE, O_SNIFF, O_COUNT, O_LEAD, O_HAND_SIZES,
  O_LACKING, O_BONEYARD, O_SCORES, O_DRAWN, O_RULES, O_MOVE_POINTS, O_MOVE_COUNT) = range(16)
 
-_jit = nb.njit(cache=True, nogil=True)
-_inline = _jit
+_jit = compiled()
+_inline = compiled(inline=True)  # the hot helpers
 
 
 @_inline
@@ -110,25 +136,34 @@ def _forced_lead_tile(hand: np.ndarray, lo: np.ndarray, hi: np.ndarray, T: int) 
     return best_double if best_double >= 0 else best
 
 
-@_jit
+@_inline
 def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
            pip_tiles: np.ndarray, out: np.ndarray) -> int:
-    """Write the legal actions of the seat to act into ``out``; return how many (unsorted)."""
+    """Write the legal actions of the seat to act into ``out``; return how many (unsorted). The
+    lead writes every tile and counts only the held ones (no branch on the hand), so it also
+    overwrites cells of ``out`` past the count."""
     seat = S[b, TURN]
     hand = hands[b, seat]
     T = P[P_T]
     n = 0
     no_sniff = P[P_SNIFF] == NO_SNIFF
+    inline_base = P[P_INLINE_BASE]
     if S[b, NPLAYS] == 0:
         inline_ok = P[P_CHOICE] and no_sniff
-        only = _forced_lead_tile(hand, lo, hi, T) if S[b, FORCED_LEAD] else -1
+        if S[b, FORCED_LEAD]:
+            t = _forced_lead_tile(hand, lo, hi, T)
+            out[0] = t * 5 + LEAD
+            n = 1
+            if inline_ok and lo[t] == hi[t]:
+                out[1] = inline_base + lo[t] * 5 + LEAD
+                n = 2
+            return n
         for t in range(T):
-            if hand[t] and (only < 0 or t == only):
-                out[n] = t * 5 + LEAD
-                n += 1
-                if inline_ok and lo[t] == hi[t]:
-                    out[n] = P[P_INLINE_BASE] + lo[t] * 5 + LEAD
-                    n += 1
+            held = int(hand[t])
+            out[n] = t * 5 + LEAD
+            n += held
+            out[n] = inline_base + lo[t] * 5 + LEAD
+            n += held & int(inline_ok and lo[t] == hi[t])
         return n
     last = S[b, LAST_DRAWN]
     only = -1
@@ -143,8 +178,8 @@ def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarr
                 if hand[t] and (only < 0 or t == only):
                     out[n] = t * 5 + e
                     n += 1
-                    if inline_ok and lo[t] == hi[t]:
-                        out[n] = P[P_INLINE_BASE] + pip * 5 + e
+                    if inline_ok and q == pip:
+                        out[n] = inline_base + pip * 5 + e
                         n += 1
     if P[P_VOLUNTARY] and n > 0 and only < 0 and _can_draw(S, b, P):
         out[n] = P[P_DRAW_ACTION]
@@ -152,74 +187,43 @@ def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarr
     return n
 
 
-@_jit
-def _count_after(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, action: int) -> int:
-    """The count a placement leaves (``sniff_env.layout.count_after``)."""
-    if action >= P[P_INLINE_BASE]:
-        pip, slot = (action - P[P_INLINE_BASE]) // 5, (action - P[P_INLINE_BASE]) % 5
-        if slot == LEAD:  # a lone lead counts both halves
-            return 2 * pip
-        return S[b, END_VAL] + S[b, END_VAL + 1] + S[b, END_VAL + 2] + S[b, END_VAL + 3] \
-            - S[b, END_VAL + slot] + pip
-    tile, slot = action // 5, action % 5
-    a, c = lo[tile], hi[tile]
-    if slot == LEAD:
-        return a + c
-    v0, v1, v2, v3 = S[b, END_VAL], S[b, END_VAL + 1], S[b, END_VAL + 2], S[b, END_VAL + 3]
-    pip = S[b, END_PIP + slot]
-    if a == c:
-        if S[b, SNIFF_TILE] < 0 and P[P_SNIFF] != NO_SNIFF:
-            spinner = P[P_SNIFF] == SPINNER
-            new = 0 if spinner else pip
-            side = pip if spinner else 0
-            v2 = side
-            v3 = side
-        else:
-            new = 2 * pip
-    else:
-        new = c if a == pip else a
-    if slot == 0:
-        v0 = new
-    elif slot == 1:
-        v1 = new
-    elif slot == 2:
-        v2 = new
-    else:
-        v3 = new
-    return v0 + v1 + v2 + v3
-
-
-@_jit
+@_inline
 def _encode(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray,
-            lo: np.ndarray, hi: np.ndarray,
-            score_tab: np.ndarray, rules_vec: np.ndarray, off: np.ndarray, legal: np.ndarray,
-            obs: np.ndarray, mask: np.ndarray) -> None:
-    """``Observer.encode`` and ``Observer.mask`` for the seat to act in game ``b``."""
+            lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray, fractions: np.ndarray,
+            count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+            legal: np.ndarray, obs: np.ndarray, mask: np.ndarray, prev: np.ndarray, nprev: int) -> None:
+    """``Observer.encode`` and ``Observer.mask`` for the seat to act in game ``b``, written over
+    the row of its previous observation: ``prev[:nprev]`` are the legal actions that row shows
+    (their move features and mask cells are cleared), the rules block is already in place (the
+    engine writes it once) and every other piece is rewritten. ``S[b, SHOWN]`` then counts the
+    entries of ``legal[b]`` that the row shows."""
     n, T, N = P[P_N], P[P_T], P[P_MAX_PIP]
     p = N + 1
     seat = S[b, TURN]
     o = obs[b]
-    o[:] = 0.0
     m = mask[b]
-    m[:] = 0
-    for i in range(S[b, NLEGAL]):
-        m[legal[b, i]] = 1
+    o_points, o_count = off[O_MOVE_POINTS], off[O_MOVE_COUNT]
+    for i in range(nprev):
+        a = prev[i]
+        m[a] = 0
+        o[o_points + a] = 0.0
+        o[o_count + a] = 0.0
+    o_hand = off[O_HAND]
     for t in range(T):
-        if hands[b, seat, t]:
-            o[off[O_HAND] + t] = 1.0
-        who = played_by[b, t]
-        if who >= 0:
-            o[off[O_PLAYED] + t * n + _rel(who - seat, n)] = 1.0
+        o[o_hand + t] = np.float32(hands[b, seat, t])
+    o[off[O_PLAYED]:off[O_RULES]] = 0.0  # the pieces between the hand and the rules block
+    o_played = off[O_PLAYED]
+    for i in range(S[b, NPLAYS]):
+        t = played_by[b, T + i]
+        o[o_played + t * n + _rel(played_by[b, t] - seat, n)] = 1.0
     sniff_tile = S[b, SNIFF_TILE]
     if S[b, NPLAYS] > 0:
         for e in range(4):
             if e < 2 or sniff_tile >= 0:
                 o[off[O_END_PIP] + e * p + S[b, END_PIP + e]] = 1.0
-            if S[b, END_OPEN + e]:
-                o[off[O_END_OPEN] + e] = 1.0
-            o[off[O_END_VALUE] + e] = np.float32(S[b, END_VAL + e]) / np.float32(2 * N)
-        if score_tab[S[b, COUNT]]:
-            o[off[O_COUNT] + 1] = 1.0
+            o[off[O_END_OPEN] + e] = _BIT[S[b, END_OPEN + e]]
+            o[off[O_END_VALUE] + e] = fractions[FRAC_END, S[b, END_VAL + e]]
+        o[off[O_COUNT] + 1] = _BIT[int(score_tab[S[b, COUNT]])]
     else:
         o[off[O_LEAD]] = 1.0
     if sniff_tile < 0:
@@ -228,33 +232,51 @@ def _encode(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: 
         o[off[O_SNIFF] + 2] = 1.0
     else:
         o[off[O_SNIFF] + 1] = 1.0
-    o[off[O_COUNT]] = np.float32(S[b, COUNT] / (8 * N))
+    o[off[O_COUNT]] = count_val[S[b, COUNT]]
     for s in range(n):
         rel = _rel(s - seat, n)
-        o[off[O_HAND_SIZES] + rel] = np.float32(S[b, HAND_COUNT + s] / P[P_HAND_SIZE])
+        o[off[O_HAND_SIZES] + rel] = fractions[FRAC_HAND, S[b, HAND_COUNT + s]]
         lack = S[b, LACKING + s]
+        base = off[O_LACKING] + rel * p
         for pip in range(p):
-            if lack >> pip & 1:
-                o[off[O_LACKING] + rel * p + pip] = 1.0
-    o[off[O_BONEYARD]] = np.float32((S[b, BONE_LEN] - S[b, BONE_POS]) / T)
-    o[off[O_BONEYARD] + 1] = np.float32(max(_drawable(S, b, P), 0) / T)
+            o[base + pip] = _BIT[lack >> pip & 1]
+    o[off[O_BONEYARD]] = fractions[FRAC_TILES, S[b, BONE_LEN] - S[b, BONE_POS]]
+    o[off[O_BONEYARD] + 1] = fractions[FRAC_TILES, max(_drawable(S, b, P), 0)]
     sides = P[P_SIDES]
     own = _side(P, seat)
     for side in range(sides):
         o[off[O_SCORES] + _rel(side - own, sides)] = np.float32(S[b, SCORES + side] / P[P_TARGET])
     if S[b, LAST_DRAWN] >= 0:
         o[off[O_DRAWN] + S[b, LAST_DRAWN]] = 1.0
-    for i in range(rules_vec.shape[0]):
-        o[off[O_RULES] + i] = rules_vec[i]
-    scale = 1.0 / (8 * N)  # float64, as the reference computes it, then rounded to float32
+    # move features: the count each placement leaves (``sniff_env.layout.count_after``)
+    v0, v1, v2, v3 = S[b, END_VAL], S[b, END_VAL + 1], S[b, END_VAL + 2], S[b, END_VAL + 3]
+    total = v0 + v1 + v2 + v3
+    spinner = P[P_SNIFF] == SPINNER
+    sniff_next = sniff_tile < 0 and P[P_SNIFF] != NO_SNIFF  # a double played now is the sniff
+    inline_base, draw = P[P_INLINE_BASE], P[P_DRAW_ACTION]
+    S[b, SHOWN] = S[b, NLEGAL]
     for i in range(S[b, NLEGAL]):
         a = legal[b, i]
-        if a != P[P_DRAW_ACTION]:
-            after = _count_after(S, b, P, lo, hi, a)
-            o[off[O_MOVE_COUNT] + a] = np.float32(after * scale)
-            if score_tab[after]:
-                pts = after // 5 if P[P_DIV5] else after
-                o[off[O_MOVE_POINTS] + a] = np.float32(pts * scale)
+        m[a] = 1
+        if a == draw:
+            continue
+        tile, slot = act_tile[a], act_slot[a]
+        x, y = lo[tile], hi[tile]
+        if slot == LEAD:
+            after = x + y
+        else:
+            pip = S[b, END_PIP + slot]
+            rest = total - S[b, END_VAL + slot]
+            if x != y:
+                after = rest + (y if x == pip else x)
+            elif a >= inline_base:
+                after = rest + pip
+            elif sniff_next:  # the sniff: its own end and the two new sides
+                after = rest - v2 - v3 + (2 * pip if spinner else pip)
+            else:
+                after = rest + 2 * pip
+        o[o_count + a] = count_val[after]
+        o[o_points + a] = points_val[after]
 
 
 @_inline
@@ -267,11 +289,12 @@ def _end_hand(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.nd
               domino: int, reached_target: bool) -> None:
     """``Game._end_hand`` with ``scoring.score_hand_end``; ``domino`` -1 when blocked."""
     n, T, mode = P[P_N], P[P_T], P[P_HAND_END]
-    pips = np.zeros(MAX_SEATS, np.int64)
+    pips = S[b, PIPS:PIPS + MAX_SEATS]
     for s in range(n):
+        total = 0
         for t in range(T):
-            if hands[b, s, t]:
-                pips[s] += lo[t] + hi[t]
+            total += hands[b, s, t] * (lo[t] + hi[t])
+        pips[s] = total
     S[b, LAST_DOMINO] = domino if not reached_target else -1
     if not reached_target:
         if mode == SUBTRACT_OWN:
@@ -325,7 +348,7 @@ def _end_hand(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.nd
         S[b, PHASE] = HAND_OVER
 
 
-@_jit
+@_inline
 def _sniff_side_reached(S: np.ndarray, b: int, slot: int) -> None:
     S[b, SNIFF_PENDING] &= ~(1 << slot)
     if S[b, SNIFF_PENDING] == 0:
@@ -333,7 +356,7 @@ def _sniff_side_reached(S: np.ndarray, b: int, slot: int) -> None:
         S[b, END_OPEN + SOUTH] = 1
 
 
-@_jit
+@_inline
 def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray,
            lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, tile: int, slot: int, inline: bool) -> None:
     """``Game._place`` (points always claimed)."""
@@ -387,8 +410,9 @@ def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: n
             S[b, END_OPEN + slot] = 0
         count = S[b, END_VAL] + S[b, END_VAL + 1] + S[b, END_VAL + 2] + S[b, END_VAL + 3]
     S[b, COUNT] = count
-    S[b, NPLAYS] += 1
     played_by[b, tile] = seat
+    played_by[b, P[P_T] + S[b, NPLAYS]] = tile
+    S[b, NPLAYS] += 1
     points = 0
     if score_tab[count]:
         points = count // 5 if P[P_DIV5] else count
@@ -407,7 +431,7 @@ def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: n
     S[b, LAST_DRAWN] = -1
 
 
-@_jit
+@_inline
 def _draw(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, voluntary: bool) -> None:
     seat = S[b, TURN]
     S[b, LACKING + seat] = 0 if voluntary else _open_pips(S, b)
@@ -419,7 +443,7 @@ def _draw(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, voluntary:
     S[b, LAST_DRAWN] = tile
 
 
-@_jit
+@_inline
 def _advance(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray,
              hi: np.ndarray, pip_tiles: np.ndarray, legal: np.ndarray) -> None:
     """Forced draws and passes until a seat has a decision (``legal`` then holds it) or the hand ends."""
@@ -446,114 +470,280 @@ def _advance(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, P: np.n
         S[b, LAST_DRAWN] = -1
 
 
+@_inline
+def _step_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
+              lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
+              fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
+              act_slot: np.ndarray, a: int, legal: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+              prev: np.ndarray, b: int) -> None:
+    """``step`` for game ``b`` (``prev``: scratch for the legal actions its row shows)."""
+    S[b, STATUS] = OK
+    if S[b, PHASE] != PLAY:
+        return
+    if a < 0 or a > P[P_DRAW_ACTION] or mask[b, a] != 1:
+        S[b, STATUS] = ILLEGAL
+        return
+    nprev = S[b, SHOWN]
+    for i in range(nprev):
+        prev[i] = legal[b, i]
+    if a == P[P_DRAW_ACTION]:
+        _draw(S, hands, bone, b, True)
+    else:
+        _place(S, hands, played_by, b, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= P[P_INLINE_BASE])
+    if S[b, PHASE] == PLAY:
+        _advance(S, hands, bone, b, P, lo, hi, pip_tiles, legal)
+    if S[b, PHASE] == PLAY:
+        _encode(S, hands, played_by, b, P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile,
+                act_slot, legal, obs, mask, prev, nprev)
+    else:  # the row keeps showing the last decision: put back the list it shows, for the next deal
+        S[b, NLEGAL] = 0
+        for i in range(nprev):
+            legal[b, i] = prev[i]
+
+
+LANES = 64
+"""Games whose generators are seeded side by side (see :func:`pyrandom.mt_seed_lanes`)."""
+Workspace = tuple[np.ndarray, ...]
+
+
+def workspace(games: int, num_actions: int, num_tiles: int) -> Workspace:
+    """Scratch arrays for one thread running the kernels over at most ``games`` games."""
+    return (
+        np.zeros(num_actions, np.int64),  # the legal actions a game's last observation shows
+        np.zeros(MAX_SEATS, np.int64),  # a game's scores before a step
+        np.zeros(games, np.int64),  # games to deal
+        np.zeros((games, KEY_WORDS), np.uint32),  # their generator keys
+        np.zeros(games, np.int64),  # and the keys' lengths
+        np.zeros(SHA_WORK, np.uint64),
+        np.zeros((MT_ROWS, LANES), np.uint32),  # generators seeded side by side
+        np.zeros((KEY_WORDS, LANES), np.uint32),  # their keys, one column each
+        np.zeros(LANES, np.int64),  # the games they deal
+        np.zeros(max(num_tiles, MAX_SEATS), np.int64),  # Random.sample's pool
+    )
+
+
 @_jit
 def step(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
          lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
-         rules_vec: np.ndarray, off: np.ndarray, actions: np.ndarray, legal: np.ndarray,
-         obs: np.ndarray, mask: np.ndarray, start: int, stop: int) -> None:
+         rules_vec: np.ndarray, off: np.ndarray, fractions: np.ndarray, count_val: np.ndarray,
+         points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray, actions: np.ndarray,
+         legal: np.ndarray, obs: np.ndarray, mask: np.ndarray, work: Workspace, start: int, stop: int) -> int:
     """Apply ``actions[b]`` in every game in play, then the forced moves that follow; encode the
     next observation and mask where the hand goes on. An action that is not legal leaves its game
-    untouched with ``S[b, STATUS] = ILLEGAL``."""
+    untouched with ``S[b, STATUS] = ILLEGAL``. Games ``start:stop`` only; returns 0."""
+    prev = work[0]
     for b in range(start, stop):
-        S[b, STATUS] = OK
-        if S[b, PHASE] != PLAY:
-            continue
+        _step_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions, count_val,
+                  points_val, act_tile, act_slot, actions[b], legal, obs, mask, prev, b)
+    return 0
+
+
+REWARD_GAME, EPISODE_HAND = 1, 2
+"""Bits of ``env_step``'s ``mode``: rewards per game (else points), episodes per hand (else game)."""
+
+
+@_jit
+def env_step(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
+             lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
+             rules_vec: np.ndarray, off: np.ndarray, fractions: np.ndarray, count_val: np.ndarray,
+             points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray, actions: np.ndarray,
+             legal: np.ndarray, obs: np.ndarray, mask: np.ndarray, mode: int, side_of_seat: np.ndarray,
+             hand_start: np.ndarray,
+             seeds: np.ndarray, request: np.ndarray, rewards: np.ndarray, done: np.ndarray,
+             winner: np.ndarray, final_scores: np.ndarray, seed_out: np.ndarray, game_over: np.ndarray,
+             work: Workspace, start: int, stop: int) -> int:
+    """``step`` plus the bookkeeping of :meth:`SniffVectorEnv.step` for games ``start:stop``: the
+    per-seat ``rewards``, ``done``, the episode ``winner`` (side, -1 none), ``final_scores`` and
+    ``seed_out`` (0 and -1 where not done), ``game_over``; a game whose hand ended gets its
+    ``request`` for ``deal`` (0 elsewhere) and its new ``hand_start``. Returns how many hands ended."""
+    prev, before = work[0], work[1]
+    sides, n = P[P_SIDES], P[P_N]
+    per_game, per_hand = mode & REWARD_GAME, mode & EPISODE_HAND
+    loss = np.float32(-1.0 / (sides - 1))
+    ended = 0
+    for b in range(start, stop):
+        for side in range(sides):
+            before[side] = S[b, SCORES + side]
+        _step_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions, count_val,
+                  points_val, act_tile, act_slot, actions[b], legal, obs, mask, prev, b)
+        phase = S[b, PHASE]
+        hand_end = phase != PLAY
+        game_end = phase == GAME_OVER
+        over = hand_end if per_hand else game_end
+        best = -1
+        if over:
+            if per_hand:  # the side that gained most in the hand, if it is the only one
+                top, count = -(1 << 62), 0
+                for side in range(sides):
+                    gain = S[b, SCORES + side] - hand_start[b, side]
+                    if gain > top:
+                        top, count, best = gain, 1, side
+                    elif gain == top:
+                        count += 1
+                if count > 1:
+                    best = -1
+            else:
+                best = S[b, WINNER]
+        total = 0
+        for side in range(sides):
+            total += S[b, SCORES + side] - before[side]
+        for s in range(n):
+            side = side_of_seat[s]
+            if per_game:
+                r = np.float32(0.0) if best < 0 else (np.float32(1.0) if side == best else loss)
+            else:  # the side's change minus the mean change of the other sides
+                delta = S[b, SCORES + side] - before[side]
+                r = np.float32(delta - (total - delta) / (sides - 1))
+            rewards[b, s] = r
+        done[b] = over
+        winner[b] = best
+        for side in range(sides):
+            final_scores[b, side] = S[b, SCORES + side] if over else 0
+        seed_out[b] = seeds[b] if over else -1
+        game_over[b] = game_end
+        request[b] = 0
+        if hand_end:
+            ended += 1
+            request[b] = NEW_GAME if game_end else NEXT_HAND
+            for side in range(sides):
+                hand_start[b, side] = 0 if game_end else S[b, SCORES + side]
+    return ended
+
+
+@_jit
+def first_illegal(S: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> int:
+    """The first game in play whose action is not legal, -1 if none."""
+    A = mask.shape[1]
+    for b in range(S.shape[0]):
         a = actions[b]
-        ok = False
-        for i in range(S[b, NLEGAL]):
-            if legal[b, i] == a:
-                ok = True
-        if not ok:
-            S[b, STATUS] = ILLEGAL
-            continue
-        if a == P[P_DRAW_ACTION]:
-            _draw(S, hands, bone, b, True)
-        elif a >= P[P_INLINE_BASE]:
-            pip = (a - P[P_INLINE_BASE]) // 5
-            _place(S, hands, played_by, b, P, lo, hi, score_tab, pip_tiles[pip, pip], (a - P[P_INLINE_BASE]) % 5, True)
-        else:
-            _place(S, hands, played_by, b, P, lo, hi, score_tab, a // 5, a % 5, False)
-        if S[b, PHASE] == PLAY:
-            _advance(S, hands, bone, b, P, lo, hi, pip_tiles, legal)
-        if S[b, PHASE] == PLAY:
-            _encode(S, hands, played_by, b, P, lo, hi, score_tab, rules_vec, off, legal, obs, mask)
-        else:
-            S[b, NLEGAL] = 0
+        if S[b, PHASE] == PLAY and (a < 0 or a >= A or mask[b, a] != 1):
+            return b
+    return -1
 
 
-SEED_GROUP = 8
-"""Games whose generators are seeded together: independent chains keep the core busy."""
+@_jit
+def sample_actions(S: np.ndarray, legal: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
+    """``out[b]``: entry ``int(r[b] * n)`` of the ``n`` legal actions of game ``b`` (0 if none)."""
+    for b in range(S.shape[0]):
+        nl = S[b, NLEGAL]
+        out[b] = legal[b, int(r[b] * nl)] if nl > 0 else 0
 
 
 @_jit
 def deal(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
          lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
-         rules_vec: np.ndarray, off: np.ndarray, request: np.ndarray, seeds: np.ndarray,
-         order: np.ndarray, leaders: np.ndarray, legal: np.ndarray,
-         obs: np.ndarray, mask: np.ndarray, start: int, stop: int) -> None:
+         rules_vec: np.ndarray, off: np.ndarray, fractions: np.ndarray, count_val: np.ndarray,
+         points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray, request: np.ndarray,
+         seeds: np.ndarray, order: np.ndarray, leaders: np.ndarray, legal: np.ndarray,
+         obs: np.ndarray, mask: np.ndarray, work: Workspace, start: int, stop: int) -> int:
     """Deal the next hand of every game with ``request[b] != 0`` (``NEW_GAME``: the first hand of
     a new game) and encode its first observation. The deal is ``Game._deal_by_rules`` drawn from
     ``random.Random(f"sniff:{seeds[b]}:{hand_index}")``, or with ``SCRIPTED`` the tile order
-    ``order[b]`` (hands then boneyard) and the leader ``leaders[b]``. Games ``start:stop`` only."""
-    todo = np.empty(stop - start, np.int64)
+    ``order[b]`` (hands then boneyard) and the leader ``leaders[b]``. Games ``start:stop`` only;
+    returns 0."""
+    prev, _, todo, keys, key_len, sha, mt, lane_keys, group, pool = work
     count = 0
+    shortest, longest = KEY_WORDS, 0
     for b in range(start, stop):
-        if request[b]:
-            todo[count] = b
-            count += 1
-    keys = np.zeros((SEED_GROUP, KEY_WORDS), np.uint32)
-    key_len = np.ones(SEED_GROUP, np.int64)
-    mt = np.empty((SEED_GROUP, 625), np.uint64)
-    for g0 in range(0, count, SEED_GROUP):
-        g1 = min(count, g0 + SEED_GROUP)
-        for i in range(g0, g1):
-            b = todo[i]
-            if request[b] & NEW_GAME:
-                S[b, :] = 0
-                S[b, HAND_INDEX] = -1
-                S[b, LAST_DOMINO] = -1
-                S[b, WINNER] = -1
-            S[b, HAND_INDEX] += 1
-            key_len[i - g0] = hand_key(seeds[b], S[b, HAND_INDEX], keys[i - g0])
-        mt_seed_group(mt, keys, key_len, g1 - g0)
-        for i in range(g0, g1):
-            _deal_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, todo[i], request[todo[i]],
-                      mt[i - g0], order, leaders, legal)
-            _encode(S, hands, played_by, todo[i], P, lo, hi, score_tab, rules_vec, off, legal, obs, mask)
+        if not request[b]:
+            continue
+        if request[b] & NEW_GAME:
+            shown = S[b, SHOWN]
+            S[b, :] = 0
+            S[b, SHOWN] = shown
+            S[b, HAND_INDEX] = -1
+            S[b, LAST_DOMINO] = -1
+            S[b, WINNER] = -1
+        S[b, HAND_INDEX] += 1
+        if request[b] & SCRIPTED:  # no generator needed
+            _start_hand(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions, count_val,
+                        points_val, act_tile, act_slot, b, order, leaders, legal, obs, mask, prev)
+            continue
+        todo[count] = b
+        key_len[count] = hand_key(seeds[b], S[b, HAND_INDEX], keys[count], sha)
+        shortest, longest = min(shortest, key_len[count]), max(longest, key_len[count])
+        count += 1
+    # generators whose keys have the same length are seeded together, up to LANES at a time
+    ahead = min(HEAD, 2 * P[P_T])  # outputs drawn side by side: most deals need no more
+    for length in range(shortest, longest + 1):
+        i = 0
+        while i < count:
+            lanes = 0
+            while i < count and lanes < LANES:
+                if key_len[i] == length:
+                    group[lanes] = todo[i]
+                    for w in range(length):
+                        lane_keys[w, lanes] = keys[i, w]
+                    lanes += 1
+                i += 1
+            if lanes == 0:
+                break
+            mt_seed_lanes(mt, lane_keys, length, lanes, ahead)
+            for g in range(lanes):  # all draws first, while the generators are in cache
+                _draw_hand(S, P, lo, hi, group[g], mt[:, g], pool, order, leaders)
+            for g in range(lanes):
+                _start_hand(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions,
+                            count_val, points_val, act_tile, act_slot, group[g], order, leaders, legal, obs,
+                            mask, prev)
+    return 0
+
+
+@_jit
+def _start_hand(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
+                lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
+                fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
+                act_slot: np.ndarray, b: int, order: np.ndarray, leaders: np.ndarray, legal: np.ndarray,
+                obs: np.ndarray, mask: np.ndarray, prev: np.ndarray) -> None:
+    """Set up game ``b``'s hand from ``order[b]`` and ``leaders[b]`` and encode its first
+    observation over the row of its last one."""
+    shown = S[b, SHOWN]
+    for i in range(shown):
+        prev[i] = legal[b, i]
+    _deal_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, b, order, leaders, legal)
+    _encode(S, hands, played_by, b, P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile,
+            act_slot, legal, obs, mask, prev, shown)
+
+
+@_jit
+def _draw_hand(S: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, b: int, mt: np.ndarray,
+               pool: np.ndarray, order: np.ndarray, leaders: np.ndarray) -> None:
+    """The draws of ``Game._deal_by_rules`` for game ``b`` (hand index already set) from generator
+    ``mt``: the tile order into ``order[b]``, the leader into ``leaders[b]`` (-1: the holder of the
+    highest double, found by ``_deal_one``)."""
+    n, T = P[P_N], P[P_T]
+    method = P[P_FIRST] if S[b, HAND_INDEX] == 0 else P[P_NEXT]
+    leader = -1
+    if method == ROTATE:
+        leader = (S[b, LEADER] + 1) % n
+    elif method == WINNER_LEADS:
+        if S[b, LAST_DOMINO] >= 0:
+            leader = S[b, LAST_DOMINO]
+        else:
+            method = LOTS
+    if method == LOTS:
+        drawn = S[b, PIPS:PIPS + MAX_SEATS]  # scratch
+        sample_range(mt, T, n, drawn, pool)
+        leader = 0
+        for s in range(1, n):
+            if _heavier(lo, hi, drawn[s], drawn[leader]):
+                leader = s
+    elif method == RANDOM:
+        leader = randbelow(mt, n)
+    shuffle_range(mt, order[b], T)
+    leaders[b] = leader
 
 
 @_jit
 def _deal_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
-              lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, b: int, req: int, mt: np.ndarray,
-              order: np.ndarray, leaders: np.ndarray, legal: np.ndarray) -> None:
-    """``Game._deal_by_rules`` and ``Game._setup_hand`` for game ``b`` (hand index already set)."""
+              lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, b: int, order: np.ndarray,
+              leaders: np.ndarray, legal: np.ndarray) -> None:
+    """``Game._setup_hand`` for game ``b`` from the tile order ``order[b]`` (hands, then the
+    boneyard) and the leader ``leaders[b]`` (-1: the holder of the highest double)."""
     n, T, k = P[P_N], P[P_T], P[P_HAND_SIZE]
     method = P[P_FIRST] if S[b, HAND_INDEX] == 0 else P[P_NEXT]
-    raw_method = method
-    leader = -1
-    scripted = req & SCRIPTED
-    if scripted:
-        leader = leaders[b]
-    else:
-        if method == ROTATE:
-            leader = (S[b, LEADER] + 1) % n
-        elif method == WINNER_LEADS:
-            if S[b, LAST_DOMINO] >= 0:
-                leader = S[b, LAST_DOMINO]
-            else:
-                method = LOTS
-        if method == LOTS:
-            drawn = np.empty(MAX_SEATS, np.int64)
-            sample_range(mt, T, n, drawn)
-            leader = 0
-            for s in range(1, n):
-                if _heavier(lo, hi, drawn[s], drawn[leader]):
-                    leader = s
-        elif method == RANDOM:
-            leader = randbelow(mt, n)
-        shuffle_range(mt, order[b], T)
+    leader = leaders[b]
     hands[b, :, :] = 0
-    played_by[b, :] = -1
+    played_by[b, :T] = -1
     for s in range(n):
         for i in range(k):
             hands[b, s, order[b, s * k + i]] = 1
@@ -584,7 +774,7 @@ def _deal_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.
     for s in range(MAX_SEATS):
         S[b, LACKING + s] = 0
         S[b, HAND_COUNT + s] = k if s < n else 0
-    S[b, FORCED_LEAD] = 1 if (P[P_LEAD_HD] or raw_method == HIGHEST_DOUBLE) else 0
+    S[b, FORCED_LEAD] = 1 if (P[P_LEAD_HD] or method == HIGHEST_DOUBLE) else 0
     S[b, PHASE] = PLAY
     S[b, STATUS] = OK
     S[b, NLEGAL] = _legal(S, hands, b, P, lo, hi, pip_tiles, legal[b])

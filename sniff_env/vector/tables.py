@@ -51,6 +51,16 @@ class Tables:
     score_tab: np.ndarray
     rules_vec: np.ndarray
     offsets: np.ndarray
+    fractions: np.ndarray
+    """Rows ``kernels.FRAC_*``: ``x / num_tiles``, ``x / hand_size``, ``x / (2 * max_pip)`` as float32,
+    computed as ``Observer.encode`` computes them (a product with the reciprocal)."""
+    count_val: np.ndarray
+    """``count_val[c]``: the ``move_count`` feature of a placement leaving count ``c`` (float32)."""
+    points_val: np.ndarray
+    """``points_val[c]``: its ``move_points`` feature (0 where ``c`` does not score)."""
+    act_tile: np.ndarray
+    """``act_tile[a]``, ``act_slot[a]``: the tile and slot of action ``a`` (-1 for the draw)."""
+    act_slot: np.ndarray
 
     @property
     def num_actions(self) -> int:
@@ -61,7 +71,8 @@ class Tables:
         return int(self.params[K.P_T])
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
-        return (self.params, self.lo, self.hi, self.pip_tiles, self.score_tab, self.rules_vec, self.offsets)
+        return (self.params, self.lo, self.hi, self.pip_tiles, self.score_tab, self.rules_vec, self.offsets,
+                self.fractions, self.count_val, self.points_val, self.act_tile, self.act_slot)
 
 
 def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
@@ -97,6 +108,13 @@ def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
     p[K.P_DRAW_ACTION] = codec.draw_action
     p[K.P_SIDES] = rules.num_sides
     pip_tiles = np.array([[ts.index((a, c)) for c in range(rules.max_pip + 1)] for a in range(rules.max_pip + 1)])
+    score_tab = np.array(scoring_table(rules.scoring), np.bool_)
+    counts = np.arange(score_tab.size)
+    scale = 1.0 / (8 * rules.max_pip)  # float64, as Observer.encode computes it
+    points = np.where(score_tab, counts // 5 if rules.points is Points.COUNT_DIV5 else counts, 0)
+    decoded = np.array([codec.decode(a)[:2] for a in range(codec.num_actions)], np.int64)
+    x = np.arange(max(ts.size, 2 * rules.max_pip) + 1)
+    fractions = np.stack([x * (1.0 / ts.size), x * (1.0 / rules.hand_size), x * (1.0 / (2 * rules.max_pip))])
     return Tables(
         rules=rules,
         observer=observer,
@@ -104,7 +122,12 @@ def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
         lo=np.array([t[0] for t in ts.tiles], np.int64),
         hi=np.array([t[1] for t in ts.tiles], np.int64),
         pip_tiles=pip_tiles.astype(np.int64),
-        score_tab=np.array(scoring_table(rules.scoring), np.bool_),
+        score_tab=score_tab,
         rules_vec=observer.rules_block(rules),
         offsets=np.array([observer.pieces[name].start for name in PIECES], np.int64),
+        fractions=fractions.astype(np.float32),
+        count_val=(counts * scale).astype(np.float32),
+        points_val=(points * scale).astype(np.float32),
+        act_tile=decoded[:, 0].copy(),
+        act_slot=decoded[:, 1].copy(),
     )
