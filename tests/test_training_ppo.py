@@ -72,7 +72,7 @@ def test_shipped_training_configs_parse() -> None:
     from training.ppo import Args
 
     for cfg in sorted(Path("configs/training").glob("*.toml")):
-        if cfg.name.startswith("sb3"):
+        if cfg.name.startswith(("sb3", "imitation")):
             continue
         args = parse_config(Args, ["--config", str(cfg)], "")
         make_rules(args.preset, args.num_players)
@@ -107,3 +107,14 @@ def test_learning_curve_png(tmp_path: Path) -> None:
     assert main([*TINY, "--out-dir", str(tmp_path), "--exp-name", "c", "--eval-opponents", "random"]) == 0
     png = plot_curves(tmp_path / "c" / "tb", tmp_path / "curve.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_shipped_imitation_configs_parse() -> None:
+    from training.config import parse_config
+    from training.imitation import Args as ImitationArgs
+
+    configs = sorted(Path("configs/training").glob("imitation*.toml"))
+    assert configs
+    for cfg in configs:
+        args = parse_config(ImitationArgs, ["--config", str(cfg)], "")
+        make_rules(args.preset, args.num_players)

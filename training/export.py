@@ -14,7 +14,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
-from training.network import PolicyNet, export_policy, load_checkpoint
+from training.network import export_policy, load_checkpoint, make_net
 
 
 def export_checkpoint(checkpoint: str | Path, out: str | Path) -> Path:
@@ -27,16 +27,12 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path) -> Path:
         raise ValueError(
             f"{checkpoint} reads layout {ckpt.get('observation_version')!r}; this engine builds {observer.version!r}"
         )
-    pieces = observer.pieces
-    net = PolicyNet(
-        observer.size, observer.codec.num_actions, args["hidden"], pieces["move_points"].start,
-        pieces["move_count"].start,
-    )
+    net = make_net(rules, args["hidden"], 0.0, args.get("arch", "mlp"))
     net.load_state_dict(state)
     meta = {
         "rules": rules.to_dict(), "num_players": rules.num_players, "observation_version": observer.version,
         "obs_size": observer.size, "num_actions": observer.codec.num_actions,
-        "training_steps": ckpt["global_step"], "trainer": "ppo", "args": args,
+        "training_steps": ckpt["global_step"], "trainer": "imitation" if "imitation" in ckpt else "ppo", "args": args,
     }
     return export_policy(net, out, meta)
 

@@ -60,10 +60,32 @@ class PolicyNet(nn.Module):
         return self.logits(obs, h), self.v(h).squeeze(-1)
 
 
+ARCHITECTURES = ("mlp", "move")
+
+
+def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str = "mlp") -> nn.Module:
+    """The policy-value network of a run: ``"mlp"`` (:class:`PolicyNet`) or ``"move"``
+    (:class:`training.move_net.MoveNet`, one shared scorer over every move's features)."""
+    from sniff_env.observation import Observer
+
+    if arch == "move":
+        from training.move_net import MoveNet
+
+        return MoveNet(rules, hidden, points_prior=points_prior)
+    if arch != "mlp":
+        raise ValueError(f"unknown network architecture {arch!r}; choose one of {', '.join(ARCHITECTURES)}")
+    observer = Observer(rules)
+    pieces = observer.pieces
+    return PolicyNet(
+        observer.size, observer.codec.num_actions, hidden, pieces["move_points"].start, pieces["move_count"].start,
+        points_prior,
+    )
+
+
 class _Logits(nn.Module):
     """What an exported file holds: observations [B, obs_size] -> logits [B, num_actions]."""
 
-    def __init__(self, net: PolicyNet) -> None:
+    def __init__(self, net: nn.Module) -> None:
         super().__init__()
         self.net = net
 
@@ -71,7 +93,7 @@ class _Logits(nn.Module):
         return self.net.logits(obs, self.net.trunk(obs))
 
 
-def export_policy(net: PolicyNet, path: str | Path, meta: dict[str, Any]) -> Path:
+def export_policy(net: nn.Module, path: str | Path, meta: dict[str, Any]) -> Path:
     """Write the policy head of ``net`` as a TorchScript file with ``meta``; see :func:`export_module`."""
     return export_module(_Logits(net), path, meta)
 

@@ -35,7 +35,7 @@ from sniff_env.rules import Rules
 from training.advantages import chain_advantages
 from training.config import parse_config, rules_for
 from training.evaluate import masked_logits, win_rate
-from training.network import PolicyNet, export_policy, load_checkpoint, save_atomic
+from training.network import export_policy, load_checkpoint, make_net, save_atomic
 
 
 @dataclass
@@ -60,6 +60,7 @@ class Args:
     vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
     max_grad_norm: float = field(default=0.5, metadata={"help": "gradient clip norm"})
     hidden: int = field(default=256, metadata={"help": "hidden units per layer"})
+    arch: str = field(default="mlp", metadata={"help": "network: 'mlp' (one output per action) or 'move' (a shared move scorer)"})
     points_prior: float = field(
         default=5.0, metadata={"help": "initial weight of each move's own points in its logit (0: uniform start)"}
     )
@@ -76,6 +77,9 @@ class Args:
     checkpoint_every: int = field(default=25, metadata={"help": "iterations between checkpoints"})
     out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
     resume: str = field(default="", metadata={"help": "checkpoint file to resume from"})
+    init: str = field(
+        default="", metadata={"help": "start a new run from this checkpoint's network (e.g. training/imitation.py's)"}
+    )
     export: str = field(default="", metadata={"help": "export the final policy to this file"})
     tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
@@ -108,7 +112,7 @@ class SelfPlay:
         self.seats: list[list[TablePlayer]] = []
         self.builtins = [s for s in args.builtin_opponents.split(",") if s.strip()]
         self.pool: list[dict[str, torch.Tensor]] = []
-        self._frozen: dict[int, PolicyNet] = {}
+        self._frozen: dict[int, nn.Module] = {}
         for _ in range(args.num_envs if games else 0):
             self.games.append(self._new_game())
             self.seats.append(self._draw_table())
@@ -137,7 +141,7 @@ class SelfPlay:
                 seats.append(TablePlayer("builtin", builtin=load(name, seed=self.rng.getrandbits(31))))
         return seats
 
-    def frozen(self, index: int, like: PolicyNet) -> PolicyNet:
+    def frozen(self, index: int, like: nn.Module) -> nn.Module:
         """The pool's snapshot ``index`` as a network (built once per snapshot)."""
         key = id(self.pool[index])
         net = self._frozen.get(key)
@@ -161,6 +165,17 @@ def side_rewards(rules: Rules, before: list[int], after: list[int], game: Game, 
     return win_rewards(game.winner if game.phase is Phase.GAME_OVER else None, rules.num_sides)
 
 
+def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str) -> None:
+    """Load the network weights of checkpoint ``path`` into ``net``; ``ValueError`` on a mismatch."""
+    ckpt = load_checkpoint(path)
+    if ckpt.get("rules") != rules.to_dict() or ckpt.get("observation_version") != observation_version:
+        raise ValueError(f"checkpoint {path} was trained for other rules or another observation layout")
+    try:
+        net.load_state_dict(ckpt["model"])
+    except RuntimeError as exc:
+        raise ValueError(f"checkpoint {path} holds another network shape (check --hidden): {exc}") from None
+
+
 def train(args: Args) -> Path:
     rules = build_rules(args)
     run_dir = Path(args.out_dir) / args.exp_name
@@ -181,15 +196,15 @@ def train(args: Args) -> Path:
             args.selfplay_prob, random_gen,
         )
     obs_size, num_actions = play.observer.size, play.observer.codec.num_actions
-    pieces = play.observer.pieces
-    net = PolicyNet(
-        obs_size, num_actions, args.hidden, pieces["move_points"].start, pieces["move_count"].start,
-        args.points_prior,
-    )
+    net = make_net(rules, args.hidden, args.points_prior, args.arch)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     global_step, iteration, start_time = 0, 0, time.time()
     steps_per_iter = args.num_envs * args.num_steps
     num_iterations = max(1, args.total_steps // steps_per_iter)
+
+    if args.init and not args.resume:
+        init_from(net, args.init, rules, play.observer.version)
+        play.pool.append({k: v.clone() for k, v in net.state_dict().items()})
 
     if args.resume:
         ckpt = load_checkpoint(args.resume)
@@ -276,6 +291,8 @@ def train(args: Args) -> Path:
             if args.checkpoint_every and iteration % args.checkpoint_every == 0:
                 save_checkpoint()
             progress.update(task, completed=global_step, status=status)
+            if not args.progress and " vs " in status:
+                print(f"step {global_step:,} iteration {iteration}: {status}", flush=True)
     ckpt_path = save_checkpoint()
     if writer is not None:
         writer.close()
@@ -291,7 +308,7 @@ def train(args: Args) -> Path:
 
 
 def collect(
-    args: Args, play: SelfPlay, net: PolicyNet, sampler: torch.Generator, n: int
+    args: Args, play: SelfPlay, net: nn.Module, sampler: torch.Generator, n: int
 ) -> tuple[dict[str, torch.Tensor], float]:
     """Play ``num_steps`` engine decisions in every game; returns the learner's transitions with
     advantages and returns, and the decisions per second of the collection."""
@@ -394,7 +411,7 @@ def collect(
 
 
 def update(
-    args: Args, net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict[str, torch.Tensor],
+    args: Args, net: nn.Module, optimizer: torch.optim.Optimizer, batch: dict[str, torch.Tensor],
     sampler: torch.Generator,
 ) -> dict[str, float]:
     """PPO's clipped update over the batch; returns the standard metrics."""

@@ -1,0 +1,97 @@
+"""The shared move scorer: it covers every legal move, its reply features are the heuristic's,
+and it exports and plays like any policy."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from conftest import play_out_legally
+
+from sniff_env import make_rules
+from sniff_env.game import Phase, new_game
+from sniff_env.infostate import info_state
+from sniff_env.observation import Observer
+from sniff_env.players import load
+from sniff_env.players.heuristic import best_points, public_layout
+from sniff_env.presets import PRESETS
+from sniff_env.tiles import mask_tiles, tile_set
+from training.move_net import MoveNet
+from training.network import export_policy, make_net
+
+
+def _positions(rules, seeds: int = 2, cap: int = 150):  # type: ignore[no-untyped-def]
+    rnd = load("random", seed=1)
+    for seed in range(seeds):
+        game = new_game(rules, seed=seed, record=False, max_hands=3)
+        for _ in range(cap):
+            if game.phase is Phase.GAME_OVER:
+                break
+            if game.phase is Phase.HAND_OVER:
+                game.start_hand()
+                continue
+            info = info_state(game, game.turn)
+            yield info
+            game.step(rnd.act({}, {"info_state": info}))
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("players", [2, 4])
+def test_candidates_cover_every_legal_move(preset: str, players: int) -> None:
+    rules = make_rules(preset, players)
+    net, observer = MoveNet(rules), Observer(rules)
+    for info in _positions(rules):
+        idx = net.candidates(torch.from_numpy(observer.encode(info))[None])[0].tolist()
+        assert set(info.legal) <= set(idx), info.legal
+
+
+def test_reply_threat_is_the_heuristics_best_reply() -> None:
+    rules = make_rules("sniff", 2)
+    net, observer, ts = MoveNet(rules), Observer(rules), tile_set(rules.max_pip)
+    checked = 0
+    for info in _positions(rules, seeds=3, cap=300):
+        if not info.plays or info.sniff_tile < 0:
+            continue  # the first double's sniff opening is left to the learned part
+        nxt = (info.seat + 1) % 2
+        cand = [t for t in mask_tiles(info.unseen_mask)
+                if not any(info.lacking[nxt] >> q & 1 for q in ts.tiles[t])]
+        obs = torch.from_numpy(observer.encode(info))[None]
+        legal = [a for a in info.legal if a != observer.codec.draw_action]
+        feats = net.move_features(obs, torch.tensor([legal]))[0]
+        base = public_layout(info)
+        for j, a in enumerate(legal):
+            after = base.copy()
+            after.step(a)
+            if after.phase is not Phase.PLAY:
+                continue
+            best = max(best_points(after, cand, False), default=0)
+            assert float(feats[j, 2]) * 8 * rules.max_pip == pytest.approx(best, abs=1e-4)
+            checked += 1
+    assert checked > 50
+
+
+def test_exported_move_net_plays_legally_and_matches(tmp_path: Path) -> None:
+    rules = make_rules("muggins", 3)
+    net = make_net(rules, hidden=32, points_prior=5.0, arch="move")
+    observer = Observer(rules)
+    meta = {"rules": rules.to_dict(), "num_players": 3, "observation_version": observer.version,
+            "num_actions": observer.codec.num_actions, "training_steps": 0}
+    path = export_policy(net, tmp_path / "move.pt", meta)
+    player = load(str(path), rules=rules)
+    assert play_out_legally(player, rules, seed=4, max_hands=2) > 0
+    info = next(iter(_positions(rules, seeds=1, cap=5)))
+    x = torch.from_numpy(np.stack([observer.encode(info)] * 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        scripted = torch.jit.load(str(path))
+    assert torch.allclose(scripted(x), net.logits(x, net.trunk(x)))
+
+
+def test_unknown_architecture_is_refused() -> None:
+    with pytest.raises(ValueError, match="architecture"):
+        make_net(make_rules("sniff", 2), arch="transformer")

@@ -1,0 +1,265 @@
+"""Warm-start a policy by imitation: learn a teacher's moves (and the value of its positions).
+
+Self-play PPO from a blank network spends most of its budget rediscovering what any domino
+player knows (score now, don't leave the next player a five). This script plays games with a
+teacher (by default the ``heuristic`` player) in one seat and a mix of opponents in the others,
+records the teacher's observations, masks and choices, and trains the same :class:`PolicyNet`
+that ``training/ppo.py`` uses: cross-entropy on the teacher's move, and a value head regressed on
+the discounted ``points`` return that PPO will use. The result is a checkpoint that
+``training/ppo.py --init`` starts from, and (with ``--export``) a policy file.
+
+With ``explore`` > 0 the teacher's seat sometimes plays a uniformly random legal move instead
+(its label stays the teacher's choice), so that the student also sees positions that the
+teacher alone would never reach. Games are generated in parallel worker processes; the data
+depends only on ``seed``, not on the number of workers.
+
+    python training/imitation.py --config configs/training/sniff-2p-imitation.toml
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sniff_env.game import Phase, new_game
+from sniff_env.infostate import info_state
+from sniff_env.observation import Observer
+from sniff_env.rules import Rules
+from training.config import parse_config, rules_for
+from training.evaluate import masked_logits, win_rate
+from training.network import export_policy, make_net, save_atomic
+
+
+@dataclass
+class Args:
+    exp_name: str = field(default="sniff-imitation", metadata={"help": "run name (folder under out_dir)"})
+    preset: str = field(default="sniff", metadata={"help": "rules preset"})
+    num_players: int = field(default=2, metadata={"help": "players at the table"})
+    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
+    seed: int = field(default=1, metadata={"help": "seed of everything: games, torch, shuffles"})
+    torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
+    teacher: str = field(default="heuristic", metadata={"help": "the player whose moves are learned"})
+    opponents: str = field(
+        default="heuristic,greedy,random", metadata={"help": "players drawn (uniformly, per game) for the other side"}
+    )
+    explore: float = field(default=0.1, metadata={"help": "chance that the teacher's seat plays a random legal move"})
+    games: int = field(default=4000, metadata={"help": "games to record"})
+    max_hands: int = field(default=40, metadata={"help": "a game ends after this many hands at most"})
+    workers: int = field(default=2, metadata={"help": "processes that play the games"})
+    holdout: float = field(default=0.05, metadata={"help": "share of games kept out of training to measure agreement"})
+    epochs: int = field(default=8, metadata={"help": "passes over the recorded decisions"})
+    batch_size: int = field(default=512, metadata={"help": "decisions per gradient step"})
+    learning_rate: float = field(default=1e-3, metadata={"help": "Adam learning rate (annealed to 0)"})
+    vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
+    hidden: int = field(default=256, metadata={"help": "hidden units per layer (as training/ppo.py)"})
+    arch: str = field(default="mlp", metadata={"help": "network: 'mlp' or 'move' (as training/ppo.py)"})
+    points_prior: float = field(default=5.0, metadata={"help": "initial weight of each move's points in its logit"})
+    gamma: float = field(default=0.99, metadata={"help": "discount per own decision of the value target"})
+    reward_scale: float = field(default=0.05, metadata={"help": "multiplier of the points return (as training/ppo.py)"})
+    eval_games: int = field(default=200, metadata={"help": "duplicate games against each evaluation opponent"})
+    eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
+    out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints"})
+    export: str = field(default="", metadata={"help": "export the policy to this file"})
+    progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+
+
+Batch = dict[str, np.ndarray]
+
+
+def play_games(rules: Rules, args: Args, first: int, count: int) -> Batch:
+    """Record the teacher's decisions in games ``first .. first + count - 1`` of the run."""
+    from sniff_env.players import load
+
+    observer = Observer(rules)
+    n = rules.num_players
+    opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    games: list[int] = []
+    for g in range(first, first + count):
+        rng = random.Random(f"imitation:{args.seed}:{g}")
+        game = new_game(rules, seed=rng.getrandbits(62), record=False, max_hands=args.max_hands)
+        teacher = load(args.teacher, seed=rng.getrandbits(31))
+        opponent = load(rng.choice(opponents), seed=rng.getrandbits(31))
+        seat = rng.randrange(n)
+        side = rules.side_of(seat)
+        chain: list[tuple[int, float]] = []  # (index into this game's records, score margin then)
+        start = len(actions)
+
+        while game.phase is not Phase.GAME_OVER:
+            if game.phase is Phase.HAND_OVER:
+                game.start_hand()
+                continue
+            info = info_state(game, game.turn)
+            mask = observer.mask(info)
+            if rules.side_of(game.turn) != side:
+                game.step(opponent.act({"action_mask": mask}, {"info_state": info}))
+                continue
+            choice = teacher.act({"action_mask": mask}, {"info_state": info})
+            if len(info.legal) > 1:
+                chain.append((len(actions), _margin(game.scores, side)))
+                obs.append(observer.encode(info))
+                masks.append(mask)
+                actions.append(choice)
+                games.append(g)
+            move = rng.choice(info.legal) if rng.random() < args.explore else choice
+            game.step(move)
+        # discounted points return of each recorded decision, as PPO's critic sees it
+        end = _margin(game.scores, side)
+        ret = np.zeros(len(chain))
+        acc = 0.0
+        for k in range(len(chain) - 1, -1, -1):
+            nxt = chain[k + 1][1] if k + 1 < len(chain) else end
+            acc = (nxt - chain[k][1]) * args.reward_scale + args.gamma * acc
+            ret[k] = acc
+        returns.extend(ret.tolist())
+        assert len(returns) == len(actions) and len(actions) - start == len(chain)
+    size = observer.size
+    return {
+        "obs": np.stack(obs) if obs else np.zeros((0, size), np.float32),
+        "masks": np.stack(masks) if masks else np.zeros((0, observer.codec.num_actions), np.int8),
+        "actions": np.array(actions, np.int64),
+        "returns": np.array(returns, np.float32),
+        "games": np.array(games, np.int64),
+    }
+
+
+def _margin(scores: list[int], side: int) -> float:
+    """A side's score minus the mean of the other sides'."""
+    others = [v for s, v in enumerate(scores) if s != side]
+    return float(scores[side] - sum(others) / len(others))
+
+
+def _worker(job: tuple[Rules, Args, int, int]) -> Batch:
+    torch.set_num_threads(1)
+    return play_games(*job)
+
+
+def record(rules: Rules, args: Args) -> Batch:
+    """All the run's games, in game order, played by ``workers`` processes in chunks."""
+    chunk = 25
+    jobs = [(rules, args, first, min(chunk, args.games - first)) for first in range(0, args.games, chunk)]
+    parts: list[Batch] = []
+    from rich.progress import Progress
+
+    with Progress(disable=not args.progress) as progress:
+        task = progress.add_task("recording games", total=args.games)
+        if args.workers > 1:
+            with mp.get_context("fork").Pool(args.workers) as pool:
+                for part in pool.imap(_worker, jobs):
+                    parts.append(part)
+                    progress.advance(task, chunk)
+        else:
+            for job in jobs:
+                parts.append(play_games(*job))
+                progress.advance(task, chunk)
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def agreement(net: nn.Module, data: Batch) -> float:
+    """Share of decisions where the network's masked argmax is the teacher's move."""
+    if len(data["actions"]) == 0:
+        return float("nan")
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(data["obs"]))
+        pick = masked_logits(logits, torch.from_numpy(data["masks"].astype(bool))).argmax(1).numpy()
+    return float((pick == data["actions"]).mean())
+
+
+def train(args: Args) -> Path:
+    rules = rules_for(args.preset, args.num_players, args.rules)
+    run_dir = Path(args.out_dir) / args.exp_name
+    torch.manual_seed(args.seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(args.torch_threads)
+    shuffler = torch.Generator().manual_seed(args.seed + 1)
+    start_time = time.time()
+
+    data = record(rules, args)
+    held = data["games"] >= args.games * (1.0 - args.holdout)
+    train_set = {k: v[~held] for k, v in data.items()}
+    test_set = {k: v[held] for k, v in data.items()}
+    print(f"recorded {len(data['actions']):,} teacher decisions in {args.games:,} games "
+          f"({time.time() - start_time:.0f} s); {len(test_set['actions']):,} held out")
+
+    observer = Observer(rules)
+    net = make_net(rules, args.hidden, args.points_prior, args.arch)
+    optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+    obs_t = torch.from_numpy(train_set["obs"])
+    mask_t = torch.from_numpy(train_set["masks"].astype(bool))
+    act_t = torch.from_numpy(train_set["actions"])
+    ret_t = torch.from_numpy(train_set["returns"])
+    size = len(act_t)
+    steps = args.epochs * max(1, (size + args.batch_size - 1) // args.batch_size)
+    step = 0
+    for epoch in range(args.epochs):
+        order = torch.randperm(size, generator=shuffler)
+        losses: list[float] = []
+        for lo in range(0, size, args.batch_size):
+            optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - step / steps)
+            idx = order[lo : lo + args.batch_size]
+            logits, value = net(obs_t[idx])
+            pi_loss = nn.functional.cross_entropy(masked_logits(logits, mask_t[idx]), act_t[idx])
+            v_loss = 0.5 * ((value - ret_t[idx]) ** 2).mean()
+            loss = pi_loss + args.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            optimizer.step()
+            losses.append(pi_loss.item())
+            step += 1
+        print(f"epoch {epoch + 1}/{args.epochs}: policy loss {np.mean(losses):.3f}, "
+              f"agreement train {agreement(net, train_set):.3f} held-out {agreement(net, test_set):.3f}")
+    net.eval()
+    results: dict[str, float] = {"agreement": agreement(net, test_set)}
+    for opp in filter(None, (s.strip() for s in args.eval_opponents.split(","))):
+        results[f"win_rate_vs_{opp}"] = win_rate(
+            lambda x: net(x)[0], rules, opp, args.eval_games, args.seed + 7, args.max_hands
+        )
+        print(f"win rate against {opp}: {results[f'win_rate_vs_{opp}']:.3f} ({args.eval_games} duplicate games)")
+    path = run_dir / "checkpoint.pt"
+    save_atomic(
+        {
+            "model": net.state_dict(), "args": asdict(args), "rules": rules.to_dict(),
+            "observation_version": observer.version, "global_step": 0, "imitation": results,
+            "imitation_decisions": size,
+        },
+        path,
+    )
+    if args.export:
+        meta: dict[str, Any] = {
+            "rules": rules.to_dict(), "num_players": rules.num_players, "observation_version": observer.version,
+            "obs_size": observer.size, "num_actions": observer.codec.num_actions, "training_steps": 0,
+            "trainer": "imitation", "args": asdict(args), "train_seconds": round(time.time() - start_time, 1),
+        }
+        export_policy(net, args.export, meta)
+    print(f"imitation done in {time.time() - start_time:.0f} s; checkpoint {path}")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
+    if not 0.0 <= args.explore <= 1.0 or not 0.0 <= args.holdout < 1.0:
+        raise SystemExit("--explore must be in [0, 1] and --holdout in [0, 1)")
+    if args.games < 1 or args.workers < 1:
+        raise SystemExit("--games and --workers must be at least 1")
+    train(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""A policy that scores every move with one shared network, from the layout that move leaves.
+
+:class:`PolicyNet` gives each of the 176 (double-six) actions its own output weights, so what it
+learns about one placement does not carry over to the next. :class:`MoveNet` instead builds,
+for every placement, features of the position it leaves, all read off the observation:
+
+* the points it scores and the count it leaves (``move_points``, ``move_count``);
+* the pips and values of the four ends after it;
+* what the **next seat** could score back on that layout with a tile it may hold (a tile
+  neither in the mover's hand nor played, without a pip the next seat is known to lack): the
+  best such reply, the expected total, and how many scoring replies there are;
+* what the mover could score next with its own remaining tiles (repeaters);
+* the tile's pips, whether it is a double, and the end it goes to.
+
+A shared two-layer network scores each move from those features and an embedding of the whole
+observation; skip weights add the points now and the reply threat straight to the logit. The
+value head reads the embedding. Everything is plain tensor code, so the exported TorchScript
+file stays self-contained. The reply is judged with the usual placement of a tile on an end;
+the rarer cases (a first double turning into the sniff, doubles laid in line) are left to the
+learned part.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from sniff_env.observation import Observer
+from sniff_env.rules import Points, Rules
+from sniff_env.scoring import MAX_COUNT, scoring_table
+
+MOVE_FEATURES = 12
+"""Per-move scalar features (before the one-hot end and the new end pips)."""
+
+
+def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
+    layer = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class MoveNet(nn.Module):
+    """Observation [B, obs_size] -> (logits [B, num_actions], value [B]); see the module doc."""
+
+    def __init__(self, rules: Rules, hidden: int = 256, move_hidden: int = 64, points_prior: float = 5.0) -> None:
+        super().__init__()
+        observer = Observer(rules)
+        codec, ts = observer.codec, observer.ts
+        n, p, big = rules.num_players, rules.max_pip + 1, rules.max_pip
+        self.obs_size, self.num_actions, self.hidden = observer.size, codec.num_actions, hidden
+        self.p, self.n, self.t = p, n, ts.size
+        self.count_scale = float(8 * big)
+        self.max_count = MAX_COUNT - 1
+        self.end_scale = float(2 * big)
+        off = observer.pieces
+        self.o_hand, self.o_played = off["hand"].start, off["played_by"].start
+        self.o_end_pip, self.o_end_open, self.o_end_value = off["end_pip"].start, off["end_open"].start, \
+            off["end_value"].start
+        self.o_lacking, self.o_lead = off["lacking"].start, off["lead"].start
+        self.o_move_points, self.o_move_count = off["move_points"].start, off["move_count"].start
+
+        a_count = codec.num_actions
+        lo = torch.zeros(a_count)
+        hi = torch.zeros(a_count)
+        slot = torch.full((a_count,), 4, dtype=torch.long)
+        tile = torch.full((a_count,), -1, dtype=torch.long)
+        inline = torch.zeros(a_count)
+        for a in range(a_count):
+            t, s, inl = codec.decode(a)
+            if t < 0:
+                continue
+            lo[a], hi[a] = ts.tiles[t]
+            slot[a], tile[a], inline[a] = s, t, float(inl)
+        placed = (slot < 4).float()
+        self.register_buffer("lo", lo)
+        self.register_buffer("hi", hi)
+        self.register_buffer("slot_hot", nn.functional.one_hot(slot, 5).float())
+        self.register_buffer("placed", placed)
+        self.register_buffer("inline", inline)
+        self.register_buffer("tile_idx", tile.clamp(min=0))
+        self.register_buffer("is_double", (lo == hi).float() * (tile >= 0).float())
+        self.register_buffer("tile_hot", nn.functional.one_hot(tile.clamp(min=0), ts.size).float()
+                             * (tile >= 0).float()[:, None])
+        table = scoring_table(rules.scoring)
+        div5 = rules.points is Points.COUNT_DIV5
+        self.register_buffer("points", torch.tensor(
+            [(c // 5 if div5 else c) if table[c] else 0 for c in range(MAX_COUNT)], dtype=torch.float32))
+        pair = torch.zeros(p, p, dtype=torch.long)
+        for t, (x, y) in enumerate(ts.tiles):
+            pair[x, y] = pair[y, x] = t
+        self.register_buffer("pair", pair)
+        self.register_buffer("pips", torch.arange(p, dtype=torch.float32))
+        fit = torch.zeros(a_count, 4, p)  # the ends (and their pips) each placement fits
+        for a in range(a_count):
+            if tile[a] >= 0 and slot[a] < 4:
+                fit[a, slot[a], int(lo[a])] = 1.0
+                fit[a, slot[a], int(hi[a])] = 1.0
+        self.register_buffer("fit_hot", fit)
+        draw_hot = torch.zeros(a_count)
+        draw_hot[codec.draw_action] = 1.0
+        self.register_buffer("draw_hot", draw_hot)
+        self.register_buffer("lead_open", torch.tensor([1.0, 1.0, 0.0, 0.0]))
+
+        g = 2.0**0.5
+        self.trunk = nn.Sequential(_layer(self.obs_size, hidden, g), nn.ReLU(), _layer(hidden, hidden, g), nn.ReLU())
+        self.v = _layer(hidden, 1, 1.0)
+        per_move = MOVE_FEATURES + 5 + 4 * p
+        self.state_in = _layer(hidden, move_hidden, 1.0)
+        self.move_in = _layer(per_move, move_hidden, 1.0)
+        self.move_out = nn.Sequential(nn.ReLU(), _layer(move_hidden, move_hidden, g), nn.ReLU(),
+                                      _layer(move_hidden, 1, 0.01))
+        self.skip = nn.Parameter(torch.tensor([points_prior, 0.0, 0.0]))
+
+    def candidates(self, obs: torch.Tensor) -> torch.Tensor:
+        """[B, K] action indices covering every legal action (padded with repeats of the first)
+        and [B, K] validity: held tiles on a matching open end, leads while leading, the draw."""
+        b, p = obs.shape[0], self.p
+        hand = obs[:, self.o_hand : self.o_hand + self.t]
+        end_hot = obs[:, self.o_end_pip : self.o_end_pip + 4 * p].reshape(b, 4, p)
+        end_open = obs[:, self.o_end_open : self.o_end_open + 4]
+        held = hand @ self.tile_hot.t()  # [B, A]: the action's tile is in hand
+        fits = torch.einsum("bep,aep->ba", end_hot * end_open[..., None], self.fit_hot)
+        leading = obs[:, self.o_lead : self.o_lead + 1]
+        cand = held * ((fits > 0).float() + leading * self.slot_hot[:, 4]).clamp(max=1.0) + self.draw_hot
+        k = int(cand.sum(1).max().item())
+        return torch.topk(cand, max(k, 1), dim=1).indices
+
+    def move_features(self, obs: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        """[B, K, F]: the per-move features of the module doc for actions ``idx`` [B, K]."""
+        b, p, k = obs.shape[0], self.p, idx.shape[1]
+        hand = obs[:, self.o_hand : self.o_hand + self.t]
+        played = obs[:, self.o_played : self.o_played + self.t * self.n].reshape(b, self.t, self.n).sum(-1)
+        unseen = (1.0 - hand - played).clamp(min=0.0)
+        lack_next = obs[:, self.o_lacking + p : self.o_lacking + 2 * p]
+        end_hot = obs[:, self.o_end_pip : self.o_end_pip + 4 * p].reshape(b, 4, p)
+        end_pip = (end_hot * self.pips).sum(-1)  # [B, 4]
+        end_open = obs[:, self.o_end_open : self.o_end_open + 4]
+        end_val = obs[:, self.o_end_value : self.o_end_value + 4] * self.end_scale
+        mp = torch.gather(obs[:, self.o_move_points : self.o_move_points + self.num_actions], 1, idx)
+        mc = torch.gather(obs[:, self.o_move_count : self.o_move_count + self.num_actions], 1, idx)
+        after = mc * self.count_scale  # [B, K]
+        lo, hi, dbl, inl = self.lo[idx], self.hi[idx], self.is_double[idx], self.inline[idx]
+        slot_hot = self.slot_hot[idx]  # [B, K, 5]
+        slot4, lead = slot_hot[..., :4], slot_hot[..., 4:]
+        cur = (end_pip[:, None, :] * slot4).sum(-1)  # pip of the end each move goes to
+        other = lo + hi - cur
+        new_pip = dbl * cur + (1.0 - dbl) * other
+        new_val = dbl * (1.0 - inl) * 2.0 * cur + dbl * inl * cur + (1.0 - dbl) * other
+        pips_after = end_pip[:, None, :] * (1.0 - slot4) + new_pip[..., None] * slot4  # [B, K, 4]
+        vals_after = end_val[:, None, :] * (1.0 - slot4) + new_val[..., None] * slot4
+        zero = torch.zeros_like(lo)
+        # a lead leaves west = low half, east = high half, nothing else open
+        pips_after = pips_after * (1.0 - lead) + lead * torch.stack([lo, hi, lo, lo], -1)
+        vals_after = vals_after * (1.0 - lead) + lead * torch.stack([lo, hi, zero, zero], -1)
+        open_after = end_open[:, None, :] * (1.0 - lead) + lead * self.lead_open
+        # replies: a tile (end pip, q) on each open end
+        q = self.pips  # [P]
+        pe = pips_after[..., None]  # [B, K, 4, 1]
+        add = torch.where(q == pe, 2.0 * q, q)  # what the reply tile's free end adds
+        reply_count = after[..., None, None] - vals_after[..., None] + add  # [B, K, 4, P]
+        pts = self.points[reply_count.round().clamp(0, self.max_count).long()] * open_after[..., None]
+        end_idx = pips_after.round().long().clamp(0, p - 1)
+        tiles = self.pair[end_idx]  # [B, K, 4, P]: the tile (end pip, q)
+        flat = tiles.reshape(b, -1)
+        avail = torch.gather(unseen, 1, flat).reshape(tiles.shape)
+        lack_end = torch.gather(lack_next, 1, end_idx.reshape(b, -1)).reshape(b, k, 4, 1)
+        threat = pts * avail * (1.0 - lack_end) * (1.0 - lack_next[:, None, None, :])
+        mine = torch.gather(hand, 1, flat).reshape(tiles.shape)
+        mine = mine * (tiles != self.tile_idx[idx][..., None, None]).float()  # not the tile being played
+        follow = pts * mine
+        scale = 1.0 / self.count_scale  # points in the unit of move_points
+        feats = torch.stack([
+            mp, mc,
+            threat.amax((-1, -2)) * scale, threat.sum((-1, -2)) * scale, (threat > 0).float().sum((-1, -2)) * 0.1,
+            follow.amax((-1, -2)) * scale, (follow > 0).float().sum((-1, -2)) * 0.1,
+            (lo + hi) / self.end_scale, dbl, inl, self.placed[idx], unseen.sum(-1, keepdim=True).expand(b, k) / self.t,
+        ], -1)
+        new_hot = nn.functional.one_hot(end_idx, p).float() * open_after[..., None]
+        real = (self.placed[idx] + lead[..., 0]).clamp(max=1.0)[..., None]  # the draw has no features
+        return torch.cat([feats, slot_hot, new_hot.reshape(b, k, 4 * p)], -1) * real
+
+    def logits(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        idx = self.candidates(obs)
+        f = self.move_features(obs, idx)
+        z = self.move_in(f) + self.state_in(h)[:, None, :]
+        score = self.move_out(z).squeeze(-1) + self.skip[0] * f[..., 0] + self.skip[1] * f[..., 2] \
+            + self.skip[2] * f[..., 3]
+        out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=score.dtype, device=obs.device)
+        return out.scatter(1, idx, score)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.trunk(obs)
+        return self.logits(obs, h), self.v(h).squeeze(-1)
