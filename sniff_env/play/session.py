@@ -50,7 +50,7 @@ def default_save_path(seed: int) -> Path:
 
 
 def default_opponent(rules: Rules) -> str:
-    """The strongest agent at hand: the exported 2-player policy when it exists, else ``heuristic``."""
+    """The shipped 2-player policy when it exists (it plays level with ``heuristic``), else ``heuristic``."""
     for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
         path = base / CHECKPOINT_2P
         if path.is_file():
