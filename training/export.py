@@ -14,7 +14,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
-from training.network import export_policy, load_checkpoint, make_net
+from training.network import export_policy, load_checkpoint, make_net, policy_meta
 
 
 def export_checkpoint(checkpoint: str | Path, out: str | Path) -> Path:
@@ -29,12 +29,8 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path) -> Path:
         )
     net = make_net(rules, args["hidden"], 0.0, args.get("arch", "mlp"))
     net.load_state_dict(state)
-    meta = {
-        "rules": rules.to_dict(), "num_players": rules.num_players, "observation_version": observer.version,
-        "obs_size": observer.size, "num_actions": observer.codec.num_actions,
-        "training_steps": ckpt["global_step"], "trainer": "imitation" if "imitation" in ckpt else "ppo", "args": args,
-    }
-    return export_policy(net, out, meta)
+    trainer = "imitation" if "imitation" in ckpt else "ppo"
+    return export_policy(net, out, policy_meta(rules, ckpt["global_step"], trainer, args))
 
 
 def main(argv: list[str] | None = None) -> int:

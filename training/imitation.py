@@ -24,7 +24,6 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
@@ -39,7 +38,7 @@ from sniff_env.observation import Observer
 from sniff_env.rules import Rules
 from training.config import parse_config, rules_for
 from training.evaluate import masked_logits, win_rate
-from training.network import export_policy, make_net, save_atomic
+from training.network import export_policy, make_net, policy_meta, save_atomic
 
 
 @dataclass
@@ -241,11 +240,7 @@ def train(args: Args) -> Path:
         path,
     )
     if args.export:
-        meta: dict[str, Any] = {
-            "rules": rules.to_dict(), "num_players": rules.num_players, "observation_version": observer.version,
-            "obs_size": observer.size, "num_actions": observer.codec.num_actions, "training_steps": 0,
-            "trainer": "imitation", "args": asdict(args), "train_seconds": round(time.time() - start_time, 1),
-        }
+        meta = policy_meta(rules, 0, "imitation", asdict(args), time.time() - start_time)
         export_policy(net, args.export, meta)
     print(f"imitation done in {time.time() - start_time:.0f} s; checkpoint {path}")
     return path

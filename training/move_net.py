@@ -28,16 +28,10 @@ from torch import nn
 from sniff_env.observation import Observer
 from sniff_env.rules import Points, Rules
 from sniff_env.scoring import MAX_COUNT, scoring_table
+from training.network import _layer
 
 MOVE_FEATURES = 12
 """Per-move scalar features (before the one-hot end and the new end pips)."""
-
-
-def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
-    layer = nn.Linear(n_in, n_out)
-    nn.init.orthogonal_(layer.weight, gain)
-    nn.init.zeros_(layer.bias)
-    return layer
 
 
 class MoveNet(nn.Module):

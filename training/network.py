@@ -82,6 +82,24 @@ def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str
     )
 
 
+def policy_meta(
+    rules: Any, training_steps: int, trainer: str, args: dict[str, Any], train_seconds: float | None = None
+) -> dict[str, Any]:
+    """The metadata an exported policy carries (what ``sniff_env.players.load`` checks, and how
+    it was trained)."""
+    from sniff_env.observation import Observer
+
+    observer = Observer(rules)
+    meta: dict[str, Any] = {
+        "rules": rules.to_dict(), "num_players": rules.num_players, "observation_version": observer.version,
+        "obs_size": observer.size, "num_actions": observer.codec.num_actions, "training_steps": training_steps,
+        "trainer": trainer, "args": args,
+    }
+    if train_seconds is not None:
+        meta["train_seconds"] = round(train_seconds, 1)
+    return meta
+
+
 class _Logits(nn.Module):
     """What an exported file holds: observations [B, obs_size] -> logits [B, num_actions]."""
 

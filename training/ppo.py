@@ -35,7 +35,7 @@ from sniff_env.rules import Rules
 from training.advantages import chain_advantages
 from training.config import parse_config, rules_for
 from training.evaluate import masked_logits, win_rate
-from training.network import export_policy, load_checkpoint, make_net, save_atomic
+from training.network import export_policy, load_checkpoint, make_net, policy_meta, save_atomic
 
 
 @dataclass
@@ -165,11 +165,17 @@ def side_rewards(rules: Rules, before: list[int], after: list[int], game: Game, 
     return win_rewards(game.winner if game.phase is Phase.GAME_OVER else None, rules.num_sides)
 
 
-def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str) -> None:
-    """Load the network weights of checkpoint ``path`` into ``net``; ``ValueError`` on a mismatch."""
+def matching_checkpoint(path: str, rules: Rules, observation_version: str) -> dict[str, Any]:
+    """The checkpoint at ``path``; ``ValueError`` when it was trained for other rules or layout."""
     ckpt = load_checkpoint(path)
     if ckpt.get("rules") != rules.to_dict() or ckpt.get("observation_version") != observation_version:
         raise ValueError(f"checkpoint {path} was trained for other rules or another observation layout")
+    return ckpt
+
+
+def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str) -> None:
+    """Load the network weights of checkpoint ``path`` into ``net``; ``ValueError`` on a mismatch."""
+    ckpt = matching_checkpoint(path, rules, observation_version)
     try:
         net.load_state_dict(ckpt["model"])
     except RuntimeError as exc:
@@ -195,7 +201,6 @@ def train(args: Args) -> Path:
             rules, args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
             args.selfplay_prob, random_gen,
         )
-    obs_size, num_actions = play.observer.size, play.observer.codec.num_actions
     net = make_net(rules, args.hidden, args.points_prior, args.arch)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     global_step, iteration, start_time = 0, 0, time.time()
@@ -207,11 +212,7 @@ def train(args: Args) -> Path:
         play.pool.append({k: v.clone() for k, v in net.state_dict().items()})
 
     if args.resume:
-        ckpt = load_checkpoint(args.resume)
-        if ckpt.get("rules") != rules.to_dict() or ckpt.get("observation_version") != play.observer.version:
-            raise ValueError(
-                f"checkpoint {args.resume} was trained for other rules or another observation layout"
-            )
+        ckpt = matching_checkpoint(args.resume, rules, play.observer.version)
         net.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         global_step, iteration = ckpt["global_step"], ckpt["iteration"]
@@ -297,11 +298,7 @@ def train(args: Args) -> Path:
     if writer is not None:
         writer.close()
     if args.export:
-        meta = {
-            "rules": rules.to_dict(), "num_players": n, "observation_version": play.observer.version,
-            "obs_size": obs_size, "num_actions": num_actions, "training_steps": global_step,
-            "trainer": "ppo", "args": asdict(args), "train_seconds": round(time.time() - start_time, 1),
-        }
+        meta = policy_meta(rules, global_step, "ppo", asdict(args), time.time() - start_time)
         export_policy(net, args.export, meta)
     print(f"trained {global_step:,} learner decisions in {time.time() - start_time:.0f} s; checkpoint {ckpt_path}")
     return ckpt_path

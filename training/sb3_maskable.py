@@ -28,7 +28,7 @@ from sniff_env.observation import Observer
 from sniff_env.rules import Rules
 from training.config import parse_config, rules_for
 from training.evaluate import win_rate
-from training.network import export_module
+from training.network import export_module, policy_meta
 
 
 @dataclass
@@ -151,13 +151,7 @@ def train(args: Args) -> Path:
     path = run_dir / "model.zip"
     save_model_atomic(model, path)
     if args.export:
-        meta = {
-            "rules": rules.to_dict(), "num_players": rules.num_players,
-            "observation_version": observer.version, "obs_size": observer.size,
-            "num_actions": observer.codec.num_actions, "training_steps": int(model.num_timesteps),
-            "trainer": "sb3-maskable-ppo", "args": asdict(args),
-            "train_seconds": round(time.time() - start, 1),
-        }
+        meta = policy_meta(rules, int(model.num_timesteps), "sb3-maskable-ppo", asdict(args), time.time() - start)
         export_module(_PolicyLogits(model.policy), args.export, meta)
     print(f"trained {model.num_timesteps:,} steps in {time.time() - start:.0f} s; model {path}")
     return path
