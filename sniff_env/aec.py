@@ -54,9 +54,20 @@ players (``Observer(rules).describe()``)::
 
 ``infos[agent]["events"]``: the public events (``Event`` records: plays with their count and
 points, draws, with other seats' drawn tiles hidden, passes, hand and game ends) from the
-agent's previous decision to now. For the agent to act, ``infos[agent]["info_state"]`` is its
-``InfoState`` (everything that seat may know and nothing else); it is built on first access
-and describes the decision at hand, so read it before stepping.
+agent's previous decision to the moment the info was handed out; they are built when first
+read (or when the dict is read whole), and stay those events however late they are read. For
+the agent to act, ``infos[agent]["info_state"]`` is its ``InfoState`` (everything that seat may
+know and nothing else); it is built on first access and describes the decision at hand, so
+read it before stepping.
+
+### Speed
+
+The environment steps the compiled engine of ``sniff_env.vector`` (Numba), which the
+differential tests hold equal to the reference engine, observations included. Events,
+``info_state``, ``state()``, rendering and ``env.unwrapped.game`` come from the reference
+engine's :class:`Game`, replayed from the actions taken when one of them is read, so play that
+reads none of them pays only for the compiled step. The first environment built after
+installation compiles the kernels (under a minute); later ones load them from Numba's cache.
 
 ### Action Space
 
@@ -89,9 +100,10 @@ is, and the public observation) for centralised critics; ``state_space`` describ
 
 from __future__ import annotations
 
+import operator
 import secrets
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import gymnasium
@@ -109,6 +121,10 @@ from .presets import make_rules
 from .render import render_table
 from .rewards import points_rewards, win_rewards
 from .rules import Rules, field_names
+
+PLAY, GAME_OVER = int(Phase.PLAY), int(Phase.GAME_OVER)
+ILLEGAL = -1
+"""What the compiled engine's step returns for an action that is not legal (as ``vector.single``)."""
 
 AgentID = str
 ObsDict = dict[str, np.ndarray]
@@ -128,21 +144,67 @@ def env(ruleset: str = "sniff", num_players: int = 2, render_mode: str | None = 
     return e
 
 
-class _DecisionInfo(dict[str, Any]):
-    """The info of the agent to act: ``info_state`` is built when first read, for this decision only."""
+class _Replay:
+    """The reference engine's record of one game, brought up to date from the actions taken.
 
-    __slots__ = ("_env", "_seat", "_version")
+    The environment steps the compiled engine; events, information states, ``state()`` and
+    rendering come from a :class:`Game` that replays those actions only when one of them is read.
+    ``marks[d]`` is the number of events after ``d`` decisions (and the hand dealt after them)."""
 
-    def __init__(self, env: raw_env, seat: int, events: list[Event]) -> None:
-        super().__init__(events=events)
-        self._env, self._seat, self._version = env, seat, env._version
+    __slots__ = ("_game", "_new", "actions", "hand_episode", "marks")
+
+    def __init__(self, new: Callable[[], Game], hand_episode: bool, game: Game | None = None) -> None:
+        """``new`` deals the game (called on first need, unless ``game`` is that game already)."""
+        self._new, self._game = new, game
+        self.hand_episode = hand_episode
+        self.actions: list[int] = []
+        self.marks: list[int] = []
+
+    def sync(self, upto: int | None = None) -> Game:
+        """The game after its first ``upto`` decisions (default: all taken so far)."""
+        if self._game is None:
+            self._game = self._new()
+        game, actions, marks = self._game, self.actions, self.marks
+        if not marks:
+            marks.append(len(game.events))
+        stop = len(actions) if upto is None else upto
+        while len(marks) <= stop:
+            game.step(actions[len(marks) - 1])
+            if game.phase is Phase.HAND_OVER and not self.hand_episode:
+                game.start_hand()
+            marks.append(len(game.events))
+        return game
+
+    def events(self, seat: int, since: int, upto: int) -> list[Event]:
+        """What ``seat`` saw from its decision number ``since`` (-1: the start) to decision ``upto``."""
+        game = self.sync(upto)
+        return game.public_events(seat, 0 if since < 0 else self.marks[since], self.marks[upto])
+
+
+class _Info(dict[str, Any]):
+    """An agent's info. ``events`` is built when first read (or when the dict is read whole); for
+    the agent to act, ``info_state`` is built when read, for this decision only."""
+
+    __slots__ = ("_env", "_replay", "_seat", "_since", "_upto", "_version")
+
+    def __init__(self, replay: _Replay, seat: int, since: int, upto: int, env: raw_env | None = None) -> None:
+        self._replay, self._seat, self._since, self._upto = replay, seat, since, upto
+        self._env = env
+        self._version = -1 if env is None else env._version
+
+    def _full(self) -> _Info:
+        if not dict.__contains__(self, "events"):
+            dict.__setitem__(self, "events", self._replay.events(self._seat, self._since, self._upto))
+        return self
 
     def __missing__(self, key: str) -> Any:
-        if key != "info_state":
+        if key == "events":
+            return dict.__getitem__(self._full(), key)
+        if key != "info_state" or self._env is None:
             raise KeyError(key)
         if self._env._version != self._version:
             raise RuntimeError("this info belongs to an earlier decision; read info_state before stepping")
-        value = info_state(self._env.game, self._seat)
+        value = info_state(self._replay.sync(self._upto), self._seat)
         self["info_state"] = value
         return value
 
@@ -153,10 +215,36 @@ class _DecisionInfo(dict[str, Any]):
             return default
 
     def __contains__(self, key: object) -> bool:
-        return key == "info_state" or dict.__contains__(self, key)
+        return key == "events" or (key == "info_state" and self._env is not None) or dict.__contains__(self, key)
+
+    def __iter__(self) -> Any:
+        return dict.__iter__(self._full())
+
+    def __len__(self) -> int:
+        return dict.__len__(self._full())
+
+    def keys(self) -> Any:
+        return dict.keys(self._full())
+
+    def items(self) -> Any:
+        return dict.items(self._full())
+
+    def values(self) -> Any:
+        return dict.values(self._full())
+
+    def copy(self) -> dict[str, Any]:
+        return dict(self._full())
+
+    def __eq__(self, other: object) -> bool:
+        return dict.__eq__(self._full(), other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return dict.__repr__(self._full())
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (dict, (dict(self),))
+        return (dict, (dict(self._full()),))
 
 
 class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
@@ -219,6 +307,15 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self.np_random, _ = seeding.np_random(None)
         self._version = 0
         self._decisions = 0
+        from .vector.kernels import step_game  # numba compiles (or loads) the kernels here
+        from .vector.single import CompiledGame
+
+        self._step_game = step_game
+        self._core = CompiledGame(self.rules, self.max_hands)
+        self._num_actions = self.num_actions
+        self._n = n
+        self._paid = False
+        self._dense = reward == "points"
 
     # -- spaces and helpers --------------------------------------------------------------------
     def _obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -264,13 +361,21 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
     @property
     def scores(self) -> dict[AgentID, int]:
         """Each agent's current game score (partners show their side's score)."""
-        sc = self.game.scores
+        sc = self._core.scores
         return {a: sc[self._side[i]] for i, a in enumerate(self.possible_agents)}
 
     @property
     def count(self) -> int:
         """The count of the layout (the sum of its open ends)."""
-        return self.game.count
+        return self._core.count
+
+    @property
+    def game(self) -> Game:
+        """The game as the reference engine records it (events, hands, results), up to date.
+
+        The environment steps the compiled engine; this record is replayed from its actions when
+        read, so reading it every step costs what the reference engine costs."""
+        return self._replay.sync()
 
     # -- the AEC interface -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -291,21 +396,29 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             self.np_random, _ = seeding.np_random(seed)
         game_seed = int(self.np_random.integers(2**62)) if seed is not None or self._version else secrets.randbits(62)
         # Built before any state changes, so a bad deal leaves the env as it was.
-        game = new_game(self.rules, seed=game_seed, deal=deal, record=True, max_hands=self.max_hands)
-        self.game: Game = game
+        rules, max_hands = self.rules, self.max_hands
+
+        def deal_game() -> Game:
+            return new_game(rules, seed=game_seed, deal=deal, record=True, max_hands=max_hands)
+
+        game = deal_game() if deal is not None else None  # a scripted deal is checked before anything changes
+        self._core.new_game(game_seed, deal)
+        self._replay = replay = _Replay(deal_game, self.episode == "hand", game)
+        turn = self._core.turn
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._paid = False
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self._cursor = [0] * self.rules.num_players
-        self._episode_start = list(game.scores)
+        self._cursor = [-1] * self.rules.num_players  # each seat's last decision number (-1: none yet)
+        self._episode_start = self._core.scores
         self._decisions = 0
         self._version += 1
         self._obs_cache: dict[int, tuple[int, ObsDict]] = {}
-        self.infos = {a: {"events": self._events_for(i)} for i, a in enumerate(self.agents)}
-        self.agent_selection = self.agents[game.turn]
-        self.infos[self.agent_selection] = _DecisionInfo(self, game.turn, self.infos[self.agent_selection]["events"])
+        self.infos = {a: _Info(replay, i, -1, 0) for i, a in enumerate(self.agents)}
+        self.agent_selection = self.agents[turn]
+        self.infos[self.agent_selection] = _Info(replay, turn, -1, 0, self)
         if self.render_mode == "human":
             self.render()
 
@@ -315,50 +428,60 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)  # type: ignore[arg-type]
             return
-        game = self.game
+        core = self._core
         seat = self._seat_of[agent]
-        if isinstance(action, np.integer):
-            action = int(action)
-        before = game.scores[:]
-        start = len(game.events)
-        game.step(action)  # IllegalMoveError leaves everything untouched
-        self._cursor[seat] = start
+        try:
+            a = action if type(action) is int else operator.index(action)
+        except TypeError:
+            a = -1
+        before = core.scores if self._dense else None
+        if 0 <= a < self._num_actions:
+            core.action[0] = a  # CompiledGame.step, inlined: this is the hot path of every agent step
+            code = self._step_game(*core.step_args)
+        else:
+            code = ILLEGAL
+        if code == ILLEGAL:
+            self.game.step(action)  # the reference engine raises IllegalMoveError; nothing has changed
+            raise AssertionError(f"the engines disagree on action {action!r}")  # pragma: no cover
+        self._replay.actions.append(a)
+        self._cursor[seat] = self._decisions
         self._cumulative_rewards[agent] = 0.0
         self._decisions += 1
         self._version += 1
-        rewards = self.rewards
-        for a in rewards:
-            rewards[a] = 0.0
+        if self._paid:  # last step's rewards
+            rewards = self.rewards
+            for k in rewards:
+                rewards[k] = 0.0
+            self._paid = False
         over = False
-        if game.phase is not Phase.PLAY:
-            if game.phase is Phase.GAME_OVER or self.episode == "hand":
+        phase, nxt = code >> 8, code & 255
+        if phase != PLAY:
+            if phase == GAME_OVER or self.episode == "hand":
                 over = True
             else:
-                game.start_hand()
-        if self.reward_mode == "points":
-            self._points_rewards(before, game.scores)
-        truncated = (
-            not over and self.max_cycles is not None and self._decisions >= self.max_cycles * game.n
-        )
+                core.next_hand()
+                nxt = core.turn
+        if before is not None:
+            self._points_rewards(before, core.scores)
+        n = self._n
+        truncated = not over and self.max_cycles is not None and self._decisions >= self.max_cycles * n
+        replay, upto = self._replay, self._decisions
         if over or truncated:
             if over and self.reward_mode == "game":
-                self._game_rewards()
+                self._game_rewards(core.scores)
             flags = self.terminations if over else self.truncations
-            for i, a in enumerate(self.agents):
-                flags[a] = True
-                self.infos[a] = {"events": self._events_for(i)}
-            self.agent_selection = self.agents[(seat + 1) % game.n]
+            cursor = self._cursor
+            for i, ag in enumerate(self.agents):
+                flags[ag] = True
+                self.infos[ag] = _Info(replay, i, cursor[i], upto)
+            self.agent_selection = self.agents[(seat + 1) % n]
         else:
-            nxt = game.turn
             self.agent_selection = self.agents[nxt]
-            self.infos[self.agent_selection] = _DecisionInfo(self, nxt, self._events_for(nxt))
-        self._accumulate_rewards()
+            self.infos[self.agent_selection] = _Info(replay, nxt, self._cursor[nxt], upto, self)
+        if self._paid:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
-
-    def _events_for(self, seat: int) -> list[Event]:
-        """Public events seen by ``seat`` from its previous decision on (others' draws hidden)."""
-        return self.game.public_events(seat, self._cursor[seat])
 
     def _points_rewards(self, before: list[int], after: list[int]) -> None:
         if before == after:
@@ -366,9 +489,9 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         side_reward = points_rewards(before, after)
         for i, a in enumerate(self.agents):
             self.rewards[a] = float(side_reward[self._side[i]])
+        self._paid = True
 
-    def _game_rewards(self) -> None:
-        scores = self.game.scores
+    def _game_rewards(self, scores: list[int]) -> None:
         gain = [s - s0 for s, s0 in zip(scores, self._episode_start, strict=True)]
         best = max(gain)
         leaders = [s for s, g in enumerate(gain) if g == best]
@@ -377,6 +500,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         side_reward = win_rewards(leaders[0], len(gain))
         for i, a in enumerate(self.agents):
             self.rewards[a] = side_reward[self._side[i]]
+        self._paid = True
 
     def observe(self, agent: AgentID) -> ObsDict:
         """The agent's observation and action mask (all zeros unless it is to act)."""
@@ -384,15 +508,13 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         cached = self._obs_cache.get(seat)
         if cached is not None and cached[0] == self._version:
             return cached[1]
-        obs = self.observer.encode_game(self.game, seat)
-        mask = np.zeros(self.num_actions, np.int8)
-        if (
-            agent == self.agent_selection
-            and self.game.phase is Phase.PLAY
-            and not (self.terminations.get(agent) or self.truncations.get(agent))
-        ):
-            for a in self.game.legal_actions():
-                mask[a] = 1
+        core = self._core
+        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+            obs, mask = core.mover_observation()  # an agent still in the game is asked only in play
+        elif core.phase == PLAY and core.turn == seat:  # a truncated (or ended) game's seat to act
+            obs, mask = core.mover_observation()[0], np.zeros(self._num_actions, np.int8)
+        else:
+            obs, mask = core.observation(seat), np.zeros(self._num_actions, np.int8)
         out = {"observation": obs, "action_mask": mask}
         self._obs_cache[seat] = (self._version, out)
         return out

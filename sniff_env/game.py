@@ -576,11 +576,12 @@ class Game:
                 continue
         return undone
 
-    def public_events(self, seat: int, start: int = 0) -> list[Event]:
-        """The events from index ``start`` on as ``seat`` saw them: other seats' drawn tiles are
-        hidden (``tile=-1``)."""
+    def public_events(self, seat: int, start: int = 0, stop: int | None = None) -> list[Event]:
+        """The events ``start:stop`` as ``seat`` saw them: other seats' drawn tiles are hidden
+        (``tile=-1``)."""
         return [
-            e._replace(tile=-1) if e.kind == "draw" and e.player != seat else e for e in self.events[start:]
+            e._replace(tile=-1) if e.kind == "draw" and e.player != seat else e
+            for e in self.events[start:stop]
         ]
 
 

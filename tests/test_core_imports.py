@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 CORE = ("tiles", "rules", "presets", "actions", "scoring", "deal", "game", "infostate", "observation", "errors")
-HEAVY = ("pettingzoo", "gymnasium", "torch")
+HEAVY = ("pettingzoo", "gymnasium", "torch", "numba")
 
 
 def test_core_leaves_rl_libraries_unimported() -> None:

@@ -538,6 +538,44 @@ def step(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarr
     return 0
 
 
+@_jit
+def step_game(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, itab: np.ndarray,
+              ftab: np.ndarray, action: np.ndarray, legal: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+              prev: np.ndarray) -> int:
+    """``step`` of game 0 alone with ``action[0]``, the rule tables packed into ``itab`` and
+    ``ftab`` (:func:`sniff_env.vector.tables.pack`): for one game the call costs more than the
+    rules, and it grows with the number of arguments. Returns ``-1`` if the action is not legal
+    (nothing changes), else ``phase * 256 + turn`` after the step."""
+    P = itab[itab[0]:itab[1]]
+    lo, hi = itab[itab[1]:itab[2]], itab[itab[2]:itab[3]]
+    p = P[P_MAX_PIP] + 1
+    pip_tiles = itab[itab[3]:itab[4]].reshape((p, p))
+    score_tab, off = itab[itab[4]:itab[5]], itab[itab[5]:itab[6]]
+    act_tile, act_slot = itab[itab[6]:itab[7]], itab[itab[7]:itab[8]]
+    width = (ftab.size - 2 * score_tab.size) // 3
+    fractions = ftab[: 3 * width].reshape((3, width))
+    count_val = ftab[3 * width : 3 * width + score_tab.size]
+    points_val = ftab[3 * width + score_tab.size :]
+    _step_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions, count_val,
+              points_val, act_tile, act_slot, action[0], legal, obs, mask, prev, 0)
+    return -1 if S[0, STATUS] == ILLEGAL else S[0, PHASE] * 256 + S[0, TURN]
+
+
+@_jit
+def encode_seat(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray, fractions: np.ndarray,
+                count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+                legal: np.ndarray, obs: np.ndarray, mask: np.ndarray, prev: np.ndarray, seat: int) -> None:
+    """The observation of ``seat`` in game 0 as the seat sees it when it is not to act (no legal
+    moves, no drawn tile), written into ``obs[0]``, which must hold zeros and the rules block.
+    The game's state is left as it was."""
+    turn, nlegal, shown, last = S[0, TURN], S[0, NLEGAL], S[0, SHOWN], S[0, LAST_DRAWN]
+    S[0, TURN], S[0, NLEGAL], S[0, LAST_DRAWN] = seat, 0, -1
+    _encode(S, hands, played_by, 0, P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile,
+            act_slot, legal, obs, mask, prev, 0)
+    S[0, TURN], S[0, NLEGAL], S[0, SHOWN], S[0, LAST_DRAWN] = turn, nlegal, shown, last
+
+
 REWARD_GAME, EPISODE_HAND = 1, 2
 """Bits of ``env_step``'s ``mode``: rewards per game (else points), episodes per hand (else game)."""
 
