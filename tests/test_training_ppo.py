@@ -118,3 +118,18 @@ def test_shipped_imitation_configs_parse() -> None:
     for cfg in configs:
         args = parse_config(ImitationArgs, ["--config", str(cfg)], "")
         make_rules(args.preset, args.num_players)
+
+
+def test_init_from_an_exported_policy_starts_from_its_weights(tmp_path: Path) -> None:
+    policy = tmp_path / "p.pt"
+    base = [*TINY, "--eval-every", "0", "--tensorboard", "false", "--out-dir", str(tmp_path)]
+    assert main([*base, "--exp-name", "a", "--export", str(policy)]) == 0
+    trained = torch.load(tmp_path / "a" / "checkpoint.pt", weights_only=False)["model"]
+    # no update at all (one rollout, learning rate 0): the new run's network is the exported one
+    assert main([*base, "--exp-name", "b", "--init", str(policy), "--learning-rate", "0", "--total-steps", "256",
+                 "--checkpoint-every", "1"]) == 0
+    started = torch.load(tmp_path / "b" / "checkpoint.pt", weights_only=False)["model"]
+    for key in trained:
+        assert torch.equal(trained[key], started[key]), key
+    with pytest.raises(ValueError, match="other rules"):
+        main([*base, "--exp-name", "c", "--preset", "muggins", "--init", str(policy)])

@@ -78,7 +78,9 @@ class Args:
     out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
     resume: str = field(default="", metadata={"help": "checkpoint file to resume from"})
     init: str = field(
-        default="", metadata={"help": "start a new run from this checkpoint's network (e.g. training/imitation.py's)"}
+        default="",
+        metadata={"help": "start a new run from this network: a checkpoint (e.g. training/imitation.py's) or an "
+                          "exported policy file (e.g. a shipped agent)"},
     )
     export: str = field(default="", metadata={"help": "export the final policy to this file"})
     tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
@@ -174,12 +176,33 @@ def matching_checkpoint(path: str, rules: Rules, observation_version: str) -> di
 
 
 def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str) -> None:
-    """Load the network weights of checkpoint ``path`` into ``net``; ``ValueError`` on a mismatch."""
-    ckpt = matching_checkpoint(path, rules, observation_version)
+    """Load into ``net`` the weights of a training checkpoint or of an exported policy file (a
+    shipped agent: its value head comes along); ``ValueError`` on a mismatch."""
+    if path.endswith(".pt") and _is_exported(path):
+        from sniff_env.players.policy import load_policy
+
+        player = load_policy(path, rules=rules)  # PolicyError (a ValueError) unless made for these rules
+        state = {k.removeprefix("net."): v for k, v in player._module.state_dict().items()}
+    else:
+        state = matching_checkpoint(path, rules, observation_version)["model"]
     try:
-        net.load_state_dict(ckpt["model"])
+        net.load_state_dict(state)
     except RuntimeError as exc:
-        raise ValueError(f"checkpoint {path} holds another network shape (check --hidden): {exc}") from None
+        raise ValueError(f"{path} holds another network shape (check --arch and --hidden): {exc}") from None
+
+
+def _is_exported(path: str) -> bool:
+    """Whether ``path`` is an exported policy (a TorchScript archive with our metadata) rather
+    than a training checkpoint."""
+    import zipfile
+
+    from sniff_env.players.policy import META_FILE
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return any(name.endswith(f"/extra/{META_FILE}") for name in archive.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
 
 
 def train(args: Args) -> Path:
