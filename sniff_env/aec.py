@@ -415,7 +415,8 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self._episode_start = self._core.scores
         self._decisions = 0
         self._version += 1
-        self._obs_cache: dict[int, tuple[int, ObsDict]] = {}
+        self._obs_cache: dict[int, ObsDict] = {}
+        """Each seat's observation at this decision (emptied by every step)."""
         self.infos = {a: _Info(replay, i, -1, 0) for i, a in enumerate(self.agents)}
         self.agent_selection = self.agents[turn]
         self.infos[self.agent_selection] = _Info(replay, turn, -1, 0, self)
@@ -444,6 +445,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             self.game.step(action)  # the reference engine raises IllegalMoveError; nothing has changed
             raise AssertionError(f"the engines disagree on action {action!r}")  # pragma: no cover
         self._replay.actions.append(a)
+        self._obs_cache.clear()
         self._cursor[seat] = self._decisions
         self._cumulative_rewards[agent] = 0.0
         self._decisions += 1
@@ -506,8 +508,8 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         """The agent's observation and action mask (all zeros unless it is to act)."""
         seat = self._seat_of[agent]
         cached = self._obs_cache.get(seat)
-        if cached is not None and cached[0] == self._version:
-            return cached[1]
+        if cached is not None:
+            return cached
         core = self._core
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
             obs, mask = core.mover_observation()  # an agent still in the game is asked only in play
@@ -516,7 +518,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         else:
             obs, mask = core.observation(seat), np.zeros(self._num_actions, np.int8)
         out = {"observation": obs, "action_mask": mask}
-        self._obs_cache[seat] = (self._version, out)
+        self._obs_cache[seat] = out
         return out
 
     def info_state(self, agent: AgentID) -> InfoState:
