@@ -7,16 +7,22 @@ the seat itself could score next on the new layout (repeaters); plus shedding he
 (more as the hand nears its end), playing doubles while they still fit, and keeping variety
 (distinct pips and tiles that stay playable). A voluntary draw, where the rules allow one, is
 taken only when every placement looks clearly bad and tiles remain to draw.
+
+The weights of these terms are a :class:`Weights`; each may also be given to the player as a
+keyword (``HeuristicPlayer(reply=1.2)``, or the spec ``heuristic:reply=1.2,follow_up=0.5``).
+Two optional terms are off (weight 0) in the stock player: ``block``, the chance that the next
+seat cannot play at all, and ``counter``, what the seat can expect to score right after the
+next seat's best reply (a second ply that refines ``follow_up``).
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..actions import SLOTS, action_codec
-from ..game import Game
+from ..game import Game, Phase
 from ..infostate import InfoState, determinize
 from ..layout import points_after
 from ..rules import DoublePlacement
@@ -36,6 +42,28 @@ class Weights:
     variety: float = 0.6
     playable: float = 0.4
     draw_threshold: float = -8.0
+    block: float = 0.0
+    """Per unit of the chance that the next seat holds no tile that fits the new layout."""
+    counter: float = 0.0
+    """Per point the seat can expect to score right after the next seat's best reply (a second
+    ply: a refinement of ``follow_up``; slower, as it steps every scoring reply)."""
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def from_kwargs(cls, base: Weights | None = None, **values: Any) -> Weights:
+        """``base`` (the defaults if None) with the given fields replaced; unknown names or
+        non-numbers raise :class:`TypeError`."""
+        allowed = cls.field_names()
+        unknown = sorted(set(values) - set(allowed))
+        if unknown:
+            raise TypeError(f"unknown heuristic weight(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+        for key, v in values.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(f"heuristic weight {key} must be a number; got {v!r}")
+        return replace(base or cls(), **{k: float(v) for k, v in values.items()})
 
 
 def public_layout(state: InfoState) -> Game:
@@ -79,11 +107,19 @@ def expected_best(points: list[int], p: float) -> float:
 
 
 class HeuristicPlayer:
-    """A one-ply expert evaluation (deterministic; ``seed`` is accepted and unused)."""
+    """A one-ply expert evaluation (deterministic; ``seed`` is accepted and unused).
 
-    def __init__(self, seed: int | None = None, name: str = "heuristic", weights: Weights | None = None) -> None:
+    Its weights are ``weights``, or the defaults with any :class:`Weights` field given as a
+    keyword (not both).
+    """
+
+    def __init__(
+        self, seed: int | None = None, name: str = "heuristic", weights: Weights | None = None, **overrides: Any
+    ) -> None:
+        if weights is not None and overrides:
+            raise TypeError(f"give either weights= or weight keywords ({', '.join(sorted(overrides))}), not both")
         self.name = name
-        self.weights = weights or Weights()
+        self.weights = weights if weights is not None else Weights.from_kwargs(**overrides)
 
     def reset(self, seed: int | None = None) -> None:
         pass
@@ -122,8 +158,13 @@ class HeuristicPlayer:
                 v -= w.reply * threat
                 mine = best_points(g, rest, inline_ok)
                 v += w.follow_up * max(mine)
+                if w.counter:
+                    v += w.counter * expected_counter(g, nxt, cand, rest, p_hold, max(mine), inline_ok)
                 v += w.playable * sum(1 for t in rest if _fits(g, ts.tiles[t]))
                 v += w.variety * len({p for t in rest for p in ts.tiles[t]})
+                if w.block:
+                    fits = sum(1 for t in cand if _fits(g, ts.tiles[t]))
+                    v += w.block * (1.0 - p_hold) ** fits
             v += (w.pip + w.pip_late * late) * ts.pips[tile]
             if ts.is_double[tile] and state.plays:
                 v += w.double
@@ -133,6 +174,35 @@ class HeuristicPlayer:
             worth_it = best < w.draw_threshold and state.drawable > 2
             values[codec.draw_action] = best + 1.0 if worth_it else best - 1e9
         return values
+
+
+def expected_counter(
+    layout: Game, nxt: int, cand: list[int], rest: list[int], p_hold: float, fallback: float, allow_inline: bool
+) -> float:
+    """What the seat can expect to score right after the next seat's reply on ``layout``: the
+    next seat plays its best-scoring tile (each of ``cand`` held with probability ``p_hold``)
+    and the seat answers with its best of ``rest``; ``fallback`` where it has no scoring reply."""
+    if layout.phase is not Phase.PLAY or not cand:
+        return fallback
+    opp = layout.copy()
+    opp.turn, opp.drawn_this_turn, opp._legal = nxt, 0, None
+    opp.hands[nxt] = sum(1 << t for t in cand)
+    codec = action_codec(layout.rules.max_pip)
+    best: dict[int, tuple[int, int]] = {}
+    for b in opp.legal_actions():
+        if b == codec.draw_action:
+            continue
+        pts = points_after(opp, b)
+        t = codec.decode(b)[0]
+        if pts > 0 and (t not in best or pts > best[t][0]):
+            best[t] = (pts, b)
+    total, miss = 0.0, 1.0
+    for pts, b in sorted(best.values(), reverse=True):
+        after = opp.copy()
+        after.step(b)
+        total += p_hold * miss * max(best_points(after, rest, allow_inline))
+        miss *= 1.0 - p_hold
+    return total + miss * fallback
 
 
 def _fits(layout: Game, tile: tuple[int, int]) -> bool:
