@@ -308,9 +308,9 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self._version = 0
         self._decisions = 0
         from .vector.kernels import step_game  # numba compiles (or loads) the kernels here
-        from .vector.single import CompiledGame
+        from .vector.single import ACTION_ARG, CompiledGame
 
-        self._step_game = step_game
+        self._step_game, self._action_at = step_game, ACTION_ARG
         self._core = CompiledGame(self.rules, self.max_hands)
         self._num_actions = self.num_actions
         self._n = n
@@ -415,8 +415,8 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self._episode_start = self._core.scores
         self._decisions = 0
         self._version += 1
-        self._obs_cache: dict[int, ObsDict] = {}
-        """Each seat's observation at this decision (emptied by every step)."""
+        self._obs_cache: dict[AgentID, ObsDict] = {}
+        """Each agent's observation at this decision (emptied by every step)."""
         self.infos = {a: _Info(replay, i, -1, 0) for i, a in enumerate(self.agents)}
         self.agent_selection = self.agents[turn]
         self.infos[self.agent_selection] = _Info(replay, turn, -1, 0, self)
@@ -437,8 +437,9 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             a = -1
         before = core.scores if self._dense else None
         if 0 <= a < self._num_actions:
-            core.action[0] = a  # CompiledGame.step, inlined: this is the hot path of every agent step
-            code = self._step_game(*core.step_args)
+            args = core.step_args  # CompiledGame.step, inlined: this is the hot path of every agent step
+            args[self._action_at] = a
+            code = self._step_game(*args)
         else:
             code = ILLEGAL
         if code == ILLEGAL:
@@ -506,20 +507,25 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
 
     def observe(self, agent: AgentID) -> ObsDict:
         """The agent's observation and action mask (all zeros unless it is to act)."""
-        seat = self._seat_of[agent]
-        cached = self._obs_cache.get(seat)
-        if cached is not None:
-            return cached
-        core = self._core
+        out = self._obs_cache.get(agent)
+        if out is not None:
+            return out
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            obs, mask = core.mover_observation()  # an agent still in the game is asked only in play
-        elif core.phase == PLAY and core.turn == seat:  # a truncated (or ended) game's seat to act
-            obs, mask = core.mover_observation()[0], np.zeros(self._num_actions, np.int8)
+            core = self._core  # an agent still in the game is asked only in play
+            out = {"observation": core.obs_row.copy(), "action_mask": core.mask_row.copy()}
         else:
-            obs, mask = core.observation(seat), np.zeros(self._num_actions, np.int8)
-        out = {"observation": obs, "action_mask": mask}
-        self._obs_cache[seat] = out
+            out = self._observe_waiting(agent)
+        self._obs_cache[agent] = out
         return out
+
+    def _observe_waiting(self, agent: AgentID) -> ObsDict:
+        """The observation of an agent that is not asked to act (mask all zeros)."""
+        core, seat = self._core, self._seat_of[agent]
+        if core.phase == PLAY and core.turn == seat:  # a truncated (or ended) game's seat to act
+            obs = core.obs_row.copy()
+        else:
+            obs = core.observation(seat)
+        return {"observation": obs, "action_mask": np.zeros(self._num_actions, np.int8)}
 
     def info_state(self, agent: AgentID) -> InfoState:
         """What ``agent`` may know now."""

@@ -540,9 +540,9 @@ def step(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarr
 
 @_jit
 def step_game(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, itab: np.ndarray,
-              ftab: np.ndarray, action: np.ndarray, legal: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+              ftab: np.ndarray, action: int, legal: np.ndarray, obs: np.ndarray, mask: np.ndarray,
               prev: np.ndarray) -> int:
-    """``step`` of game 0 alone with ``action[0]``, the rule tables packed into ``itab`` and
+    """``step`` of game 0 alone with ``action``, the rule tables packed into ``itab`` and
     ``ftab`` (:func:`sniff_env.vector.tables.pack`): for one game the call costs more than the
     rules, and it grows with the number of arguments. Returns ``-1`` if the action is not legal
     (nothing changes), else ``phase * 256 + turn`` after the step."""
@@ -557,7 +557,7 @@ def step_game(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.
     count_val = ftab[3 * width : 3 * width + score_tab.size]
     points_val = ftab[3 * width + score_tab.size :]
     _step_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions, count_val,
-              points_val, act_tile, act_slot, action[0], legal, obs, mask, prev, 0)
+              points_val, act_tile, act_slot, action, legal, obs, mask, prev, 0)
     return -1 if S[0, STATUS] == ILLEGAL else S[0, PHASE] * 256 + S[0, TURN]
 
 

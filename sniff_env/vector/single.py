@@ -21,6 +21,8 @@ from .tables import pack
 PLAY, HAND_OVER, GAME_OVER = K.PLAY, K.HAND_OVER, K.GAME_OVER
 ILLEGAL = -1
 """What :meth:`CompiledGame.step` returns for an action that is not legal."""
+ACTION_ARG = 6
+"""Where the action goes in :attr:`CompiledGame.step_args`."""
 
 
 class CompiledGame:
@@ -37,13 +39,12 @@ class CompiledGame:
             eng._args
         )
         prev = eng._work[0][0]
-        self.action = np.zeros(1, np.int64)
-        """The action cell that :data:`step_args` binds (callers may fill it and call the kernel)."""
         itab, ftab = pack(eng.tables)
-        self.step_args: tuple[Any, ...] = (
-            eng.S, eng.hands, eng._played, eng.bone, itab, ftab, self.action, eng.legal, eng._obs, eng._mask, prev
-        )
-        """The arguments of ``kernels.step_game``, bound once (the action goes in :attr:`action`)."""
+        self.step_args: list[Any] = [
+            eng.S, eng.hands, eng._played, eng.bone, itab, ftab, 0, eng.legal, eng._obs, eng._mask, prev
+        ]
+        """The arguments of ``kernels.step_game``, bound once: a caller puts the action at
+        :data:`ACTION_ARG` and calls the kernel itself where a method call costs too much."""
         self._scratch_obs = np.zeros_like(eng._obs)
         self._scratch_mask = np.zeros_like(eng._mask)
         self._encode_args = (eng.S, eng.hands, eng._played, P, lo, hi, score_tab, off, fractions, count_val,
@@ -51,8 +52,8 @@ class CompiledGame:
         block = eng.tables.observer.pieces["rules"]
         self._rules_block = slice(block.start, block.stop)
         self._rules_vec = eng.tables.rules_vec
-        self._obs_row = eng._obs[0]
-        self._mask_row = eng._mask[0]
+        self.obs_row = eng._obs[0]
+        self.mask_row = eng._mask[0]
         self._games = np.zeros(1, np.int64)
         self._request, self._seeds = eng._request, eng.seeds
         self._deal_args: tuple[Any, ...] = (
@@ -79,13 +80,15 @@ class CompiledGame:
         """Apply the decision ``action`` (``0 <= action < num_actions``) and the forced moves after
         it. Returns ``phase * 256 + turn`` after it, or :data:`ILLEGAL` (and
         nothing changes) when the action is not legal now."""
-        self.action[0] = action
-        return K.step_game(*self.step_args)
+        args = self.step_args
+        args[ACTION_ARG] = action
+        return int(K.step_game(*args))
 
     # -- what the seats see ----------------------------------------------------------------------
     def mover_observation(self) -> tuple[np.ndarray, np.ndarray]:
-        """Copies of the observation and mask of the seat to act (valid in play only)."""
-        return self._obs_row.copy(), self._mask_row.copy()
+        """Copies of the observation and mask of the seat to act (valid in play only; the rows
+        themselves are :attr:`obs_row` and :attr:`mask_row`)."""
+        return self.obs_row.copy(), self.mask_row.copy()
 
     def observation(self, seat: int) -> np.ndarray:
         """The observation of ``seat`` as a seat that is not to act sees it (a new array)."""
