@@ -104,7 +104,7 @@ import operator
 import secrets
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -250,7 +250,7 @@ class _Info(dict[str, Any]):
 class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
     """Sniff and its Fives-family relatives as a PettingZoo AEC environment (see the module docs)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "sniff_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "sniff_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(
         self, ruleset: str = "sniff", num_players: int = 2, render_mode: str | None = None, **options: Any
