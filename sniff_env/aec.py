@@ -185,12 +185,11 @@ class _Info(dict[str, Any]):
     """An agent's info. ``events`` is built when first read (or when the dict is read whole); for
     the agent to act, ``info_state`` is built when read, for this decision only."""
 
-    __slots__ = ("_env", "_replay", "_seat", "_since", "_upto", "_version")
+    __slots__ = ("_env", "_replay", "_seat", "_since", "_upto")
 
     def __init__(self, replay: _Replay, seat: int, since: int, upto: int, env: raw_env | None = None) -> None:
         self._replay, self._seat, self._since, self._upto = replay, seat, since, upto
         self._env = env
-        self._version = -1 if env is None else env._version
 
     def _full(self) -> _Info:
         if not dict.__contains__(self, "events"):
@@ -202,7 +201,7 @@ class _Info(dict[str, Any]):
             return dict.__getitem__(self._full(), key)
         if key != "info_state" or self._env is None:
             raise KeyError(key)
-        if self._env._version != self._version:
+        if self._env._replay is not self._replay or self._env._decisions != self._upto:
             raise RuntimeError("this info belongs to an earlier decision; read info_state before stepping")
         value = info_state(self._replay.sync(self._upto), self._seat)
         self["info_state"] = value
@@ -305,7 +304,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             np.concatenate([np.zeros(n * t + t + n, np.float32), low]), state_high, dtype=np.float32
         )
         self.np_random, _ = seeding.np_random(None)
-        self._version = 0
+        self._resets = 0
         self._decisions = 0
         from .vector.kernels import step_game  # numba compiles (or loads) the kernels here
         from .vector.single import ACTION_ARG, CompiledGame
@@ -394,7 +393,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             deal = options.get("deal")
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        game_seed = int(self.np_random.integers(2**62)) if seed is not None or self._version else secrets.randbits(62)
+        game_seed = int(self.np_random.integers(2**62)) if seed is not None or self._resets else secrets.randbits(62)
         # Built before any state changes, so a bad deal leaves the env as it was.
         rules, max_hands = self.rules, self.max_hands
 
@@ -414,7 +413,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self._cursor = [-1] * self.rules.num_players  # each seat's last decision number (-1: none yet)
         self._episode_start = self._core.scores
         self._decisions = 0
-        self._version += 1
+        self._resets += 1
         self._obs_cache: dict[AgentID, ObsDict] = {}
         """Each agent's observation at this decision (emptied by every step)."""
         self.infos = {a: _Info(replay, i, -1, 0) for i, a in enumerate(self.agents)}
@@ -437,7 +436,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             a = -1
         before = core.scores if self._dense else None
         if 0 <= a < self._num_actions:
-            args = core.step_args  # CompiledGame.step, inlined: this is the hot path of every agent step
+            args = core.step_args  # see CompiledGame.step_args: the hot path of every agent step
             args[self._action_at] = a
             code = self._step_game(*args)
         else:
@@ -450,7 +449,6 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self._cursor[seat] = self._decisions
         self._cumulative_rewards[agent] = 0.0
         self._decisions += 1
-        self._version += 1
         if self._paid:  # last step's rewards
             rewards = self.rewards
             for k in rewards:

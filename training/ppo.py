@@ -179,10 +179,10 @@ def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str)
     """Load into ``net`` the weights of a training checkpoint or of an exported policy file (a
     shipped agent: its value head comes along); ``ValueError`` on a mismatch."""
     if path.endswith(".pt") and _is_exported(path):
-        from sniff_env.players.policy import load_policy
+        from sniff_env.players.policy import load_checked
 
-        player = load_policy(path, rules=rules)  # PolicyError (a ValueError) unless made for these rules
-        state = {k.removeprefix("net."): v for k, v in player._module.state_dict().items()}
+        module, _, _ = load_checked(path, rules)  # PolicyError (a ValueError) unless made for these rules
+        state = {k.removeprefix("net."): v for k, v in module.state_dict().items()}
     else:
         state = matching_checkpoint(path, rules, observation_version)["model"]
     try:

@@ -108,6 +108,13 @@ def read_meta(path: str | Path) -> tuple[Any, dict[str, Any]]:
 def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = False, seed: int | None = None,
                 name: str | None = None) -> PolicyPlayer:
     """A player from an exported policy file, checked against ``rules`` (default: its own)."""
+    module, meta, rules = load_checked(path, rules)
+    return PolicyPlayer(module, meta, rules, name or Path(path).stem, sample, seed)
+
+
+def load_checked(path: str | Path, rules: Rules | None = None) -> tuple[Any, dict[str, Any], Rules]:
+    """The module, metadata and rules of an exported policy file, after checking that it was made
+    for ``rules`` (default: its own), this observation layout and this action count."""
     module, meta = read_meta(path)
     try:
         own = Rules.from_dict(dict(meta["rules"]))
@@ -127,4 +134,4 @@ def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = Fal
     num_actions = action_codec(rules.max_pip).num_actions
     if meta["num_actions"] != num_actions:
         raise PolicyError(f"{str(path)!r} has {meta['num_actions']} actions; these rules have {num_actions}")
-    return PolicyPlayer(module, meta, rules, name or Path(path).stem, sample, seed)
+    return module, meta, rules

@@ -18,9 +18,8 @@ from . import kernels as K
 from .engine import VectorEngine
 from .tables import pack
 
-PLAY, HAND_OVER, GAME_OVER = K.PLAY, K.HAND_OVER, K.GAME_OVER
 ILLEGAL = -1
-"""What :meth:`CompiledGame.step` returns for an action that is not legal."""
+"""What ``kernels.step_game`` returns for an action that is not legal (nothing changes then)."""
 ACTION_ARG = 6
 """Where the action goes in :attr:`CompiledGame.step_args`."""
 
@@ -31,8 +30,6 @@ class CompiledGame:
     def __init__(self, rules: Rules, max_hands: int | None = None) -> None:
         eng = VectorEngine(rules, 1, max_hands=max_hands, threads=1)
         self.engine = eng
-        self.rules = rules
-        self.S = eng.S
         self._row = eng.S[0]
         self._sides = slice(K.SCORES, K.SCORES + rules.num_sides)
         P, lo, hi, _pip_tiles, score_tab, _rules_vec, off, fractions, count_val, points_val, act_tile, act_slot = (
@@ -43,8 +40,10 @@ class CompiledGame:
         self.step_args: list[Any] = [
             eng.S, eng.hands, eng._played, eng.bone, itab, ftab, 0, eng.legal, eng._obs, eng._mask, prev
         ]
-        """The arguments of ``kernels.step_game``, bound once: a caller puts the action at
-        :data:`ACTION_ARG` and calls the kernel itself where a method call costs too much."""
+        """The arguments of ``kernels.step_game``, bound once. A step puts the action
+        (``0 <= action < num_actions``) at :data:`ACTION_ARG` and calls the kernel with them: it
+        returns ``phase * 256 + turn`` after the decision and its forced moves, or :data:`ILLEGAL`.
+        There is no method for it, as a Python call would cost a tenth of the step."""
         self._scratch_obs = np.zeros_like(eng._obs)
         self._scratch_mask = np.zeros_like(eng._mask)
         self._encode_args = (eng.S, eng.hands, eng._played, P, lo, hi, score_tab, off, fractions, count_val,
@@ -53,7 +52,9 @@ class CompiledGame:
         self._rules_block = slice(block.start, block.stop)
         self._rules_vec = eng.tables.rules_vec
         self.obs_row = eng._obs[0]
+        """The observation of the seat to act (in play), rewritten in place by every step: copy it."""
         self.mask_row = eng._mask[0]
+        """Its action mask, likewise."""
         self._games = np.zeros(1, np.int64)
         self._request, self._seeds = eng._request, eng.seeds
         self._deal_args: tuple[Any, ...] = (
@@ -76,20 +77,7 @@ class CompiledGame:
         self._request[0] = K.NEXT_HAND
         K.deal(*self._deal_args)
 
-    def step(self, action: int) -> int:
-        """Apply the decision ``action`` (``0 <= action < num_actions``) and the forced moves after
-        it. Returns ``phase * 256 + turn`` after it, or :data:`ILLEGAL` (and
-        nothing changes) when the action is not legal now."""
-        args = self.step_args
-        args[ACTION_ARG] = action
-        return int(K.step_game(*args))
-
     # -- what the seats see ----------------------------------------------------------------------
-    def mover_observation(self) -> tuple[np.ndarray, np.ndarray]:
-        """Copies of the observation and mask of the seat to act (valid in play only; the rows
-        themselves are :attr:`obs_row` and :attr:`mask_row`)."""
-        return self.obs_row.copy(), self.mask_row.copy()
-
     def observation(self, seat: int) -> np.ndarray:
         """The observation of ``seat`` as a seat that is not to act sees it (a new array)."""
         obs = self._scratch_obs
