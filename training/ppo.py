@@ -34,7 +34,7 @@ from sniff_env.rewards import points_rewards, win_rewards
 from sniff_env.rules import Rules
 from training.advantages import chain_advantages
 from training.config import parse_config, rules_for
-from training.evaluate import masked_logits, win_rate
+from training.evaluate import masked_logits, win_rate, win_rate_vector
 from training.network import export_policy, load_checkpoint, make_net, policy_meta, save_atomic
 
 
@@ -70,7 +70,7 @@ class Args:
     selfplay_prob: float = field(default=0.5, metadata={"help": "share of games where every seat is the learner"})
     pool_size: int = field(default=8, metadata={"help": "past snapshots kept as opponents"})
     snapshot_every: int = field(default=10, metadata={"help": "iterations between snapshots"})
-    builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool"})
+    builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool (the vector engine plays greedy and heuristic)"})
     eval_every: int = field(default=25, metadata={"help": "iterations between evaluations (0: never)"})
     eval_games: int = field(default=100, metadata={"help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
@@ -83,12 +83,26 @@ class Args:
                           "exported policy file (e.g. a shipped agent)"},
     )
     export: str = field(default="", metadata={"help": "export the final policy to this file"})
+    select_on: str = field(
+        default="",
+        metadata={"help": "an eval opponent: each time the win rate against it beats every earlier evaluation, "
+                          "the policy is exported to <out_dir>/<exp_name>/best.pt"},
+    )
     tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
     engine: str = field(
         default="python",
-        metadata={"help": "'python' (reference engine; built-in opponents) or 'vector' (batched engine; snapshots only)"},
+        metadata={"help": "'python' (reference engine) or 'vector' (batched, compiled engine)"},
     )
+
+
+def evaluator(opponent: str) -> Any:
+    """The in-training win-rate function for ``opponent``: the batched engine's for the compiled
+    built-ins (thousands of games in seconds), else the reference engine's."""
+    from sniff_env.players import parse_spec
+    from training.vector_rollout import COMPILED_BUILTINS
+
+    return win_rate_vector if parse_spec(opponent)[0] in COMPILED_BUILTINS else win_rate
 
 
 def build_rules(args: Args) -> Rules:
@@ -222,7 +236,7 @@ def train(args: Args) -> Path:
 
         vplay = VectorSelfPlay(
             rules, args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
-            args.selfplay_prob, random_gen,
+            args.selfplay_prob, random_gen, tuple(filter(None, args.builtin_opponents.split(","))),
         )
     net = make_net(rules, args.hidden, args.points_prior, args.arch)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -275,6 +289,9 @@ def train(args: Args) -> Path:
     )
     task = progress.add_task(args.exp_name, total=num_iterations * steps_per_iter, completed=global_step, status="")
     n = rules.num_players
+    if args.select_on and args.select_on not in args.eval_opponents.split(","):
+        raise SystemExit(f"--select-on {args.select_on!r} must be one of --eval-opponents ({args.eval_opponents})")
+    best_rate = -1.0
     with progress:
         while iteration < num_iterations:
             iteration += 1
@@ -306,10 +323,14 @@ def train(args: Args) -> Path:
                     play.episode_returns.clear()
             if args.eval_every and iteration % args.eval_every == 0:
                 for opp in filter(None, args.eval_opponents.split(",")):
-                    rate = win_rate(
+                    rate = evaluator(opp)(
                         lambda x: net(x)[0], rules, opp, args.eval_games, args.seed + iteration, args.max_hands
                     )
-                    status += f" vs {opp} {rate:.2f}"
+                    status += f" vs {opp} {rate:.3f}"
+                    if opp == args.select_on and rate > best_rate:
+                        best_rate = rate
+                        meta = policy_meta(rules, global_step, "ppo", asdict(args), time.time() - start_time)
+                        export_policy(net, run_dir / "best.pt", meta | {"selected_win_rate": rate})
                     if writer is not None:
                         writer.add_scalar(f"eval/winrate_vs_{opp}", rate, global_step)
             if args.checkpoint_every and iteration % args.checkpoint_every == 0:

@@ -1,16 +1,18 @@
 """Rollouts on the batched engine (:class:`sniff_env.vector.SniffVectorEnv`).
 
-Every seat of every game is either the learner or a frozen snapshot from the pool (built-in
-players need an :class:`~sniff_env.infostate.InfoState`, which the batched engine does not
-build, so they play only in the Python-engine rollouts). Learner decisions are stored as
-flat arrays; each (game, seat) forms a chain for GAE, rewards between two of its decisions
-accrue to the earlier one, and a decision with a single legal action is not stored.
+Every seat of every game is the learner, a frozen snapshot from the pool, or a built-in
+player compiled over the engine's arrays (``greedy`` and ``heuristic``, any heuristic weights:
+:mod:`sniff_env.vector.baselines`, which chooses exactly as the reference players do). Learner
+decisions are stored as flat arrays; each (game, seat) forms a chain for GAE, rewards between
+two of its decisions accrue to the earlier one, and a decision with a single legal action is
+not stored.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,16 +24,37 @@ from training.advantages import chain_advantages
 from training.evaluate import masked_logits
 
 LEARNER = -1
+"""``table`` code of a learner seat; pool snapshots are 0, 1, ... and built-in ``k`` is ``-2 - k``."""
+COMPILED_BUILTINS = ("greedy", "heuristic")
+
+
+def compiled_builtin(engine: Any, spec: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The batched choice function of built-in ``spec`` (``greedy``, ``greedy:tiebreak=...``,
+    ``heuristic`` or ``heuristic:<weights>``) on ``engine``; other players raise :class:`ValueError`."""
+    from sniff_env.players import parse_spec
+    from sniff_env.players.heuristic import Weights
+    from sniff_env.vector.baselines import CompiledBaselines
+
+    base, opts = parse_spec(spec)
+    if base not in COMPILED_BUILTINS or (base == "greedy" and set(opts) - {"tiebreak"}):
+        raise ValueError(
+            f"the vector engine plays the built-ins {', '.join(COMPILED_BUILTINS)} (greedy with its tiebreak, "
+            f"heuristic with any weights); got {spec!r}: use engine='python' for it"
+        )
+    if base == "greedy":
+        return CompiledBaselines(engine, greedy_tiebreak=str(opts.get("tiebreak", "lowest"))).greedy
+    return CompiledBaselines(engine, Weights.from_kwargs(**opts)).heuristic
 
 
 class VectorSelfPlay:
     """The batched games and, per game and seat, who plays it (``LEARNER`` or a pool index)."""
 
     def __init__(self, rules: Rules, num_envs: int, seed: int, reward: str, max_hands: int,
-                 selfplay_prob: float, rng: random.Random) -> None:
+                 selfplay_prob: float, rng: random.Random, builtins: tuple[str, ...] = ()) -> None:
         self.rules, self.rng, self.selfplay_prob = rules, rng, selfplay_prob
         self.n = rules.num_players
         self.env = SniffVectorEnv(rules, num_envs, seed=seed, reward=reward, max_hands=max_hands)  # type: ignore[arg-type]
+        self.builtins = [compiled_builtin(self.env.engine, spec) for spec in builtins]
         self.obs, self.mask, self.seat = (np.array(x) for x in self.env.reset())
         self.table = np.full((num_envs, self.n), LEARNER, np.int64)
         self.pool_size = 0
@@ -41,11 +64,11 @@ class VectorSelfPlay:
     def draw_table(self, game: int) -> None:
         row = self.table[game]
         row[:] = LEARNER
-        if self.pool_size == 0 or self.rng.random() < self.selfplay_prob:
+        if (self.pool_size == 0 and not self.builtins) or self.rng.random() < self.selfplay_prob:
             return
         learner_side = self.side[self.rng.randrange(self.n)]
-        snap = self.rng.randrange(self.pool_size)
-        row[self.side != learner_side] = snap
+        pick = self.rng.randrange(self.pool_size + len(self.builtins))
+        row[self.side != learner_side] = pick if pick < self.pool_size else -2 - (pick - self.pool_size)
 
 
 def collect_vector(
@@ -95,7 +118,10 @@ def collect_vector(
                 rows_slot.append(slots)
                 count += int(k.sum())
                 last[learn[k], seat[learn[k]]] = np.arange(start, count)
-        for snap in np.unique(who[who != LEARNER]):
+        for code in np.unique(who[who < LEARNER]):
+            rows = np.flatnonzero(who == code)
+            actions[rows] = play.builtins[-2 - int(code)](rows)
+        for snap in np.unique(who[who > LEARNER]):
             rows = np.flatnonzero(who == snap)
             o = torch.from_numpy(obs[rows].copy())
             m = torch.from_numpy(mask[rows].astype(bool))

@@ -357,12 +357,10 @@ def _sniff_side_reached(S: np.ndarray, b: int, slot: int) -> None:
 
 
 @_inline
-def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray,
-           lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, tile: int, slot: int, inline: bool) -> None:
-    """``Game._place`` (points always claimed)."""
-    seat = S[b, TURN]
-    hands[b, seat, tile] = 0
-    S[b, HAND_COUNT + seat] -= 1
+def lay(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, tile: int, slot: int,
+        inline: bool) -> int:
+    """The layout part of ``Game._place``: put ``tile`` on ``slot`` in the ends, the sniff and
+    the count of game ``b`` (nothing else changes); return the new count."""
     a, c = lo[tile], hi[tile]
     kind = P[P_SNIFF]
     has_sniff = kind != NO_SNIFF
@@ -410,6 +408,17 @@ def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: n
             S[b, END_OPEN + slot] = 0
         count = S[b, END_VAL] + S[b, END_VAL + 1] + S[b, END_VAL + 2] + S[b, END_VAL + 3]
     S[b, COUNT] = count
+    return count
+
+
+@_inline
+def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray,
+           lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, tile: int, slot: int, inline: bool) -> None:
+    """``Game._place`` (points always claimed)."""
+    seat = S[b, TURN]
+    hands[b, seat, tile] = 0
+    S[b, HAND_COUNT + seat] -= 1
+    count = lay(S, b, P, lo, hi, tile, slot, inline)
     played_by[b, tile] = seat
     played_by[b, P[P_T] + S[b, NPLAYS]] = tile
     S[b, NPLAYS] += 1
