@@ -60,3 +60,26 @@ def test_bad_arguments_are_refused() -> None:
         main(["--explore", "1.5"])
     with pytest.raises(SystemExit):
         main(["--games", "0"])
+
+
+def test_vector_teacher_records_trains_from_a_policy_and_reuses_its_data(tmp_path: Path) -> None:
+    """The compiled search as teacher on the batched engine, starting from a shipped policy; the
+    recorded decisions are saved and a second run trains on them without playing."""
+    vec = ["--engine", "vector", "--teacher", "rollouts:samples=2", "--opponents", "heuristic,greedy",
+           "--arch", "move", "--init", "checkpoints/sniff-2p.pt", "--games", "6", "--epochs", "1",
+           "--eval-games", "4", "--progress", "false", "--out-dir", str(tmp_path)]
+    assert main([*vec, "--exp-name", "v"]) == 0
+    saved = tmp_path / "v" / "teacher-data.npz"
+    with np.load(saved) as data:
+        assert len(data["actions"]) > 20 and set(data["games"].tolist()) == set(range(6))
+        legal = data["masks"][np.arange(len(data["actions"])), data["actions"]]
+        assert legal.all()  # every recorded teacher move is legal where it was recorded
+    assert main([*vec, "--exp-name", "w", "--data", str(saved)]) == 0
+    assert not (tmp_path / "w" / "teacher-data.npz").exists()
+    first = torch.load(tmp_path / "v" / "checkpoint.pt", weights_only=False)
+    second = torch.load(tmp_path / "w" / "checkpoint.pt", weights_only=False)
+    assert first["imitation_decisions"] == second["imitation_decisions"]
+    for key, value in first["model"].items():  # same decisions, same seed: the same network
+        assert torch.equal(value, second["model"][key]), key
+    with pytest.raises(ValueError, match="teachers are heuristic and rollouts:samples=N"):
+        main([*vec, "--exp-name", "x", "--teacher", "search"])

@@ -32,12 +32,13 @@ from torch import nn
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sniff_env.atomic import atomic_path
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
 from training.config import parse_config, rules_for
-from training.evaluate import masked_logits, win_rate
+from training.evaluate import evaluator, masked_logits
 from training.network import export_policy, make_net, policy_meta, save_atomic
 
 
@@ -72,6 +73,17 @@ class Args:
     out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints"})
     export: str = field(default="", metadata={"help": "export the policy to this file"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+    engine: str = field(
+        default="python",
+        metadata={"help": "'python' (any players) or 'vector' (batched engine; teacher heuristic or "
+                          "rollouts:samples=N, opponents greedy or heuristic)"},
+    )
+    data: str = field(
+        default="", metadata={"help": "train on the decisions a run saved (its teacher-data.npz) instead of recording"}
+    )
+    init: str = field(
+        default="", metadata={"help": "start from this network (a checkpoint or an exported policy) instead of a blank one"}
+    )
 
 
 Batch = dict[str, np.ndarray]
@@ -188,8 +200,26 @@ def train(args: Args) -> Path:
     shuffler = torch.Generator().manual_seed(args.seed + 1)
     start_time = time.time()
 
-    data = record(rules, args)
-    held = data["games"] >= args.games * (1.0 - args.holdout)
+    if args.data:
+        with np.load(args.data) as saved:
+            data = {key: saved[key] for key in saved.files}
+        if data["obs"].shape[1] != Observer(rules).size:
+            raise SystemExit(f"{args.data} holds observations of another layout or other rules")
+    elif args.engine == "vector":
+        from rich.progress import Progress
+
+        from training.vector_teacher import record_vector
+
+        with Progress(disable=not args.progress) as bar:
+            task = bar.add_task("recording games", total=args.games)
+            data = record_vector(rules, args, lambda k: bar.advance(task, k))
+    else:
+        data = record(rules, args)
+    if not args.data:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with atomic_path(run_dir / "teacher-data.npz", suffix=".tmp.npz") as tmp:
+            np.savez(tmp, **data)
+    held = data["games"] >= (data["games"].max() + 1) * (1.0 - args.holdout)
     train_set = {k: v[~held] for k, v in data.items()}
     test_set = {k: v[held] for k, v in data.items()}
     print(f"recorded {len(data['actions']):,} teacher decisions in {args.games:,} games "
@@ -197,6 +227,11 @@ def train(args: Args) -> Path:
 
     observer = Observer(rules)
     net = make_net(rules, args.hidden, args.points_prior, args.arch)
+    if args.init:
+        from training.ppo import init_from
+
+        init_from(net, args.init, rules, observer.version)
+        print(f"from {args.init}: agreement held-out {agreement(net, test_set):.3f}")
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     obs_t = torch.from_numpy(train_set["obs"])
     mask_t = torch.from_numpy(train_set["masks"].astype(bool))
@@ -226,7 +261,7 @@ def train(args: Args) -> Path:
     net.eval()
     results: dict[str, float] = {"agreement": agreement(net, test_set)}
     for opp in filter(None, (s.strip() for s in args.eval_opponents.split(","))):
-        results[f"win_rate_vs_{opp}"] = win_rate(
+        results[f"win_rate_vs_{opp}"] = evaluator(opp)(
             lambda x: net(x)[0], rules, opp, args.eval_games, args.seed + 7, args.max_hands
         )
         print(f"win rate against {opp}: {results[f'win_rate_vs_{opp}']:.3f} ({args.eval_games} duplicate games)")
@@ -252,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("--explore must be in [0, 1] and --holdout in [0, 1)")
     if args.games < 1 or args.workers < 1:
         raise SystemExit("--games and --workers must be at least 1")
+    if args.engine not in ("python", "vector"):
+        raise SystemExit(f"--engine must be 'python' or 'vector'; got {args.engine!r}")
     train(args)
     return 0
 

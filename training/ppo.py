@@ -34,7 +34,7 @@ from sniff_env.rewards import points_rewards, win_rewards
 from sniff_env.rules import Rules
 from training.advantages import chain_advantages
 from training.config import parse_config, rules_for
-from training.evaluate import masked_logits, win_rate, win_rate_vector
+from training.evaluate import evaluator, masked_logits
 from training.network import export_policy, load_checkpoint, make_net, policy_meta, save_atomic
 
 
@@ -94,15 +94,6 @@ class Args:
         default="python",
         metadata={"help": "'python' (reference engine) or 'vector' (batched, compiled engine)"},
     )
-
-
-def evaluator(opponent: str) -> Any:
-    """The in-training win-rate function for ``opponent``: the batched engine's for the compiled
-    built-ins (thousands of games in seconds), else the reference engine's."""
-    from sniff_env.players import parse_spec
-    from training.vector_rollout import COMPILED_BUILTINS
-
-    return win_rate_vector if parse_spec(opponent)[0] in COMPILED_BUILTINS else win_rate
 
 
 def build_rules(args: Args) -> Rules:

@@ -8,6 +8,7 @@ import importlib
 BENCHMARKS = {
     "engine": "sniff_env.benchmarks.engine",
     "env": "sniff_env.benchmarks.env",
+    "players": "sniff_env.benchmarks.players",
     "vector": "sniff_env.benchmarks.vector",
 }
 

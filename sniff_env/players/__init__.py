@@ -5,9 +5,10 @@ is the dict ``{"observation": vector, "action_mask": mask}`` an environment hand
 seat; ``info["info_state"]`` is that seat's :class:`~sniff_env.infostate.InfoState`. No player
 reads another seat's hand or the boneyard.
 
-:func:`load` builds one from a spec: ``random``, ``greedy``, ``heuristic``, ``search``, or the
-path of an exported policy file; keyword options may follow a colon, e.g.
-``search:simulations=300`` or ``search:budget_s=0.2,rollout=greedy``.
+:func:`load` builds one from a spec: ``random``, ``greedy``, ``heuristic``, ``search``,
+``rollouts`` (compiled search with heuristic playouts), or the path of an exported policy file;
+keyword options may follow a colon, e.g. ``search:simulations=300``,
+``search:budget_s=0.2,rollout=greedy`` or ``rollouts:samples=128``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ BUILTIN: dict[str, tuple[str, str]] = {
     "greedy": ("sniff_env.players.greedy", "GreedyPlayer"),
     "heuristic": ("sniff_env.players.heuristic", "HeuristicPlayer"),
     "search": ("sniff_env.players.search", "SearchPlayer"),
+    "rollouts": ("sniff_env.players.rollouts", "RolloutPlayer"),
 }
 
 

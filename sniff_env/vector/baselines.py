@@ -209,6 +209,29 @@ def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P:
         values[j] = v
 
 
+@_inline
+def heuristic_choice(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                     hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+                     legal: np.ndarray, b: int, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
+                     values: np.ndarray) -> int:
+    """``HeuristicPlayer.act`` for the seat to act in game ``b`` (work space as below)."""
+    draw = P[P_DRAW_ACTION]
+    heuristic_values(S, hands, played_by, P, lo, hi, score_tab, act_tile, act_slot, legal, b, W, row, scratch,
+                     values)
+    best_a, best_v, has_draw = -1, -np.inf, False
+    for j in range(S[b, NLEGAL]):
+        a = legal[b, j]
+        if a == draw:
+            has_draw = True
+        elif values[j] > best_v or (values[j] == best_v and a < best_a):
+            best_a, best_v = a, values[j]
+    if has_draw:
+        drawable = S[b, BONE_LEN] - S[b, BONE_POS] - P[P_RESERVE]
+        if best_v < W[W_DRAW_THRESHOLD] and drawable > 2:
+            best_a = draw
+    return best_a
+
+
 @_jit
 def heuristic_actions(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
                       hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
@@ -218,23 +241,9 @@ def heuristic_actions(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P
     each game of ``games``; ``out[i]`` for ``games[i]``. ``row`` (``[1, NS]``), ``scratch``
     (``[3, num_tiles]``, int64) and ``values`` (float64, one per action) are work space (nothing
     compiled allocates)."""
-    draw = P[P_DRAW_ACTION]
     for i in range(games.size):
-        b = games[i]
-        heuristic_values(S, hands, played_by, P, lo, hi, score_tab, act_tile, act_slot, legal, b, W, row, scratch,
-                         values)
-        best_a, best_v, has_draw = -1, -np.inf, False
-        for j in range(S[b, NLEGAL]):
-            a = legal[b, j]
-            if a == draw:
-                has_draw = True
-            elif values[j] > best_v or (values[j] == best_v and a < best_a):
-                best_a, best_v = a, values[j]
-        if has_draw:
-            drawable = S[b, BONE_LEN] - S[b, BONE_POS] - P[P_RESERVE]
-            if best_v < W[W_DRAW_THRESHOLD] and drawable > 2:
-                best_a = draw
-        out[i] = best_a
+        out[i] = heuristic_choice(S, hands, played_by, P, lo, hi, score_tab, act_tile, act_slot, legal, games[i], W,
+                                  row, scratch, values)
 
 
 @_jit

@@ -1,0 +1,238 @@
+"""Determinized rollout search, compiled: the heuristic player improved by playing each move out.
+
+For the seat to act, each sample deals the tiles it cannot see (the other hands, of their known
+sizes and without the pips each seat is known to lack where the pool allows, and the boneyard in
+a random order); every legal move is then played on that same deal and the hand is played out
+by the heuristic player in every seat. A move's value is the mean, over the samples, of the
+points its side gains to the end of the hand less what the other sides gain (the mean of them);
+the search plays the best (ties: the lowest action). Only what the seat may know is read: its
+own hand, the tiles played, the layout, the hand sizes, the known missing pips and the
+boneyard's size; the hidden tiles of the real game are never looked at.
+
+Randomness comes from an explicit 64-bit state (splitmix64) that the caller seeds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..players.heuristic import Weights
+from ._compile import compiled
+from .baselines import heuristic_choice, weight_vector
+from .engine import VectorEngine
+from .kernels import (
+    BONE_POS,
+    HAND_COUNT,
+    LACKING,
+    NLEGAL,
+    NS,
+    P_DRAW_ACTION,
+    P_INLINE_BASE,
+    P_N,
+    P_PARTNER,
+    P_SIDES,
+    P_T,
+    PHASE,
+    PLAY,
+    SCORES,
+    TURN,
+    _advance,
+    _draw,
+    _place,
+)
+
+_jit = compiled()
+_inline = compiled(inline=True)
+
+
+@_inline
+def _next(state: np.ndarray) -> np.uint64:
+    """splitmix64: advance ``state[0]`` and return the next 64 random bits."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@_inline
+def _below(state: np.ndarray, n: int) -> int:
+    return int(_next(state) % np.uint64(n))
+
+
+@_inline
+def _side(P: np.ndarray, seat: int) -> int:
+    return seat & 1 if P[P_PARTNER] else seat
+
+
+@_jit
+def determinize(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                hi: np.ndarray, b: int, rng: np.ndarray, RH: np.ndarray, RB: np.ndarray, pool: np.ndarray,
+                taken: np.ndarray) -> None:
+    """Deal what the seat to act in game ``b`` cannot see into ``RH[0]`` (every hand; its own as
+    it is) and ``RB[0]`` (the boneyard from ``BONE_POS`` on): other seats in order of how many
+    pips they are known to lack, each taking tiles without those pips first."""
+    T, n = P[P_T], P[P_N]
+    seat = S[b, TURN]
+    size = 0
+    for t in range(T):
+        RH[0, seat, t] = hands[b, seat, t]
+        if hands[b, seat, t] == 0 and played_by[b, t] < 0:
+            pool[size] = t
+            size += 1
+    for i in range(size - 1, 0, -1):  # Fisher-Yates
+        j = _below(rng, i + 1)
+        pool[i], pool[j] = pool[j], pool[i]
+    for i in range(size):
+        taken[i] = 0
+    done = 0
+    for _ in range(n - 1):
+        pick, most = -1, -1  # the seat left with the most known missing pips
+        for s in range(n):
+            if s != seat and not (done >> s) & 1:
+                lack = S[b, LACKING + s]
+                count = 0
+                while lack:
+                    count += lack & 1
+                    lack >>= 1
+                if count > most:
+                    pick, most = s, count
+        done |= 1 << pick
+        for t in range(T):
+            RH[0, pick, t] = 0
+        need = S[b, HAND_COUNT + pick]
+        lack = S[b, LACKING + pick]
+        for strict in (True, False):
+            for i in range(size):
+                if need == 0:
+                    break
+                t = pool[i]
+                if taken[i] or (strict and ((lack >> lo[t]) & 1 or (lack >> hi[t]) & 1)):
+                    continue
+                taken[i] = 1
+                RH[0, pick, t] = 1
+                need -= 1
+    pos = S[b, BONE_POS]
+    for i in range(size):
+        if not taken[i]:
+            RB[0, pos] = pool[i]
+            pos += 1
+
+
+@_jit
+def rollout_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                   hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
+                   act_slot: np.ndarray, legal: np.ndarray, b: int, W: np.ndarray, samples: int, rng: np.ndarray,
+                   work: tuple[np.ndarray, ...], totals: np.ndarray) -> None:
+    """``totals[j]``: the summed margin of ``legal[b, j]`` over ``samples`` deals (see the module).
+    ``played`` is the engine's whole ``[B, 2T]`` play record; ``work`` is :func:`workspace`'s."""
+    DH, DB, RS, RH, RP, RB, RL, row, scratch, values, pool, taken = work
+    T, n, sides = P[P_T], P[P_N], P[P_SIDES]
+    me = _side(P, S[b, TURN])
+    draw, inline_base = P[P_DRAW_ACTION], P[P_INLINE_BASE]
+    for j in range(S[b, NLEGAL]):
+        totals[j] = 0.0
+    for _ in range(samples):
+        determinize(S, hands, played, P, lo, hi, b, rng, DH, DB, pool, taken)
+        for j in range(S[b, NLEGAL]):
+            for c in range(NS):
+                RS[0, c] = S[b, c]
+            for c in range(2 * T):
+                RP[0, c] = played[b, c]
+            for s in range(n):
+                for t in range(T):
+                    RH[0, s, t] = DH[0, s, t]
+            for t in range(T):
+                RB[0, t] = DB[0, t]
+            a = legal[b, j]
+            while True:
+                if a == draw:
+                    _draw(RS, RH, RB, 0, True)
+                else:
+                    _place(RS, RH, RP, 0, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= inline_base)
+                if RS[0, PHASE] != PLAY:
+                    break
+                _advance(RS, RH, RB, 0, P, lo, hi, pip_tiles, RL)
+                if RS[0, PHASE] != PLAY:
+                    break
+                a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch,
+                                     values)
+            mine, others = 0.0, 0.0
+            for s in range(sides):
+                gain = RS[0, SCORES + s] - S[b, SCORES + s]
+                if s == me:
+                    mine = gain
+                else:
+                    others += gain
+            totals[j] += mine - others / (sides - 1)
+
+
+@_jit
+def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                   hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
+                   act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
+                   rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, out: np.ndarray) -> None:
+    """The search's action for the seat to act in each game of ``games`` (``out[i]``); a single
+    legal action is played without searching."""
+    for i in range(games.size):
+        b = games[i]
+        if S[b, NLEGAL] == 1:
+            out[i] = legal[b, 0]
+            continue
+        rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
+                       rng, work, totals)
+        best, best_v = -1, -np.inf
+        for j in range(S[b, NLEGAL]):
+            a = legal[b, j]
+            if totals[j] > best_v or (totals[j] == best_v and a < best):
+                best, best_v = a, totals[j]
+        out[i] = best
+
+
+def workspace(engine: VectorEngine) -> tuple[np.ndarray, ...]:
+    """Scratch arrays for one thread searching games of ``engine``."""
+    n, T, A = engine.rules.num_players, engine.tables.num_tiles, engine.num_actions
+    return (
+        np.zeros((1, n, T), np.uint8),  # the sampled hands
+        np.zeros((1, T), np.int64),  # the sampled boneyard
+        np.zeros((1, NS), np.int64),  # the rollout's game
+        np.zeros((1, n, T), np.uint8),
+        np.zeros((1, 2 * T), np.int8),
+        np.zeros((1, T), np.int64),
+        np.zeros((1, A), np.int16),
+        np.zeros((1, NS), np.int64),  # the heuristic's work space
+        np.zeros((3, T), np.int64),
+        np.zeros(A, np.float64),
+        np.zeros(T, np.int64),  # the unseen tiles
+        np.zeros(T, np.int64),
+    )
+
+
+class RolloutSearch:
+    """Search choices for games of one :class:`VectorEngine` (see the module)."""
+
+    def __init__(self, engine: VectorEngine, samples: int = 32, seed: int = 0, weights: Weights | None = None) -> None:
+        if not isinstance(samples, int) or samples < 1:
+            raise ValueError(f"samples must be a positive whole number; got {samples!r}")
+        self.engine, self.samples = engine, samples
+        self._w = weight_vector(weights or Weights())
+        self._rng = np.array([seed & (2**64 - 1)], np.uint64)
+        self._work = workspace(engine)
+        self._totals = np.zeros(engine.num_actions, np.float64)
+
+    def actions(self, games: np.ndarray) -> np.ndarray:
+        """The search's action in each of ``games`` (indices of games in play)."""
+        t, eng = self.engine.tables, self.engine
+        games = np.ascontiguousarray(games, np.int64)
+        out = np.zeros(games.size, np.int64)
+        search_actions(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+                       t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals, out)
+        return out
+
+    def values(self, game: int) -> dict[int, float]:
+        """The mean margin of every legal action in ``game``."""
+        t, eng = self.engine.tables, self.engine
+        rollout_values(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+                       t.act_slot, eng.legal, game, self._w, self.samples, self._rng, self._work, self._totals)
+        k = int(eng.S[game, NLEGAL])
+        return {int(eng.legal[game, j]): float(self._totals[j]) / self.samples for j in range(k)}

@@ -1,0 +1,163 @@
+"""The compiled rollout search: its playouts are the reference engine's, its deals respect what
+the seat knows, and it never reads the hidden tiles."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from sniff_env.game import Game, Phase, new_game
+from sniff_env.infostate import info_state
+from sniff_env.players.heuristic import HeuristicPlayer
+from sniff_env.presets import make_rules
+from sniff_env.rules import Rules
+from sniff_env.tiles import mask_tiles
+from sniff_env.vector import kernels as K
+from sniff_env.vector.engine import VectorEngine
+from sniff_env.vector.rollouts import RolloutSearch, determinize, workspace
+
+CASES = [("sniff", 2, {}), ("sniff", 3, {}), ("muggins", 4, {"partnership": True}), ("sniff-digital", 2, {})]
+
+
+def positions(rules: Rules, seed: int, count: int) -> list[tuple[VectorEngine, Game]]:
+    """``count`` mid-hand positions, each in a one-game engine and the reference engine alike."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(count):
+        g = new_game(rules, seed=seed + k, record=False)
+        eng = VectorEngine(rules, 1, threads=1)
+        eng.deal(np.arange(1), True, [seed + k])
+        for _ in range(rng.randrange(0, 9)):
+            a = rng.choice(g.legal_actions())
+            g.step(a)
+            eng.step(np.array([a]))
+            if g.phase is not Phase.PLAY:
+                break
+        if g.phase is Phase.PLAY and len(g.legal_actions()) > 1:
+            out.append((eng, g))
+    return out
+
+
+@pytest.mark.parametrize("preset,players,extra", CASES, ids=[f"{p}-{n}p" for p, n, _ in CASES])
+def test_one_sample_is_the_reference_playout_of_its_deal(preset: str, players: int, extra: dict[str, bool]) -> None:
+    """With one sample, each move's value is the margin the reference engine gives when that
+    move is played on the sampled deal and the heuristic plays out the hand."""
+    rules = make_rules(preset, players, **extra)
+    heuristic = HeuristicPlayer()
+    checked = 0
+    for eng, g in positions(rules, 40, 6):
+        t = eng.tables
+        search = RolloutSearch(eng, samples=1, seed=7)
+        work = workspace(eng)
+        DH, DB, pool, taken = work[0], work[1], work[10], work[11]
+        rng = search._rng.copy()
+        determinize(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, 0, rng, DH, DB, pool, taken)
+        values = search.values(0)
+        hands = [sum(1 << int(x) for x in np.flatnonzero(DH[0, s])) for s in range(players)]
+        bone = [int(x) for x in DB[0, eng.S[0, K.BONE_POS] : eng.S[0, K.BONE_LEN]]]
+        assert hands[g.turn] == g.hands[g.turn]
+        played = {tile for tile, _, _ in g.plays}
+        assert sorted(mask_tiles(sum(hands)) + bone) == sorted(set(range(t.num_tiles)) - played)
+        me = rules.side_of(g.turn)
+        for a, v in values.items():
+            d = g.copy()
+            d.hands = list(hands)
+            d.boneyard = tuple(d.boneyard[: d.bone_pos]) + tuple(bone)
+            d._legal = None
+            before = list(d.scores)
+            d.step(a)
+            while d.phase is Phase.PLAY:
+                d.step(heuristic.act(None, {"info_state": info_state(d, d.turn)}))
+            gains = [d.scores[s] - before[s] for s in range(rules.num_sides)]
+            others = [x for s, x in enumerate(gains) if s != me]
+            assert v == pytest.approx(gains[me] - sum(others) / len(others)), (a, values)
+            checked += 1
+    assert checked > 5
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_deals_keep_sizes_and_known_missing_pips(players: int) -> None:
+    """Every deal gives each seat its known number of tiles (the seat to act its own), deals
+    every unseen tile once, and (two players) never gives the opponent a pip it is known to lack
+    while enough unseen tiles lack it."""
+    rules = make_rules("sniff", players)
+    constrained = 0
+    for eng, g in positions(rules, 60, 16):
+        t = eng.tables
+        work = workspace(eng)
+        rng = np.array([123], np.uint64)
+        info = info_state(g, g.turn)
+        unseen = set(mask_tiles(info.unseen_mask))
+        for _ in range(10):
+            determinize(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, 0, rng, work[0], work[1], work[10],
+                        work[11])
+            dealt = [set(np.flatnonzero(work[0][0, s]).tolist()) for s in range(players)]
+            assert [len(h) for h in dealt] == list(info.hand_sizes)
+            assert dealt[g.turn] == set(mask_tiles(info.hand))
+            bone = work[1][0, eng.S[0, K.BONE_POS] : eng.S[0, K.BONE_LEN]].tolist()
+            others = [x for s in range(players) if s != g.turn for x in dealt[s]]
+            assert sorted(others + bone) == sorted(unseen)
+            if players == 2:
+                opp = 1 - g.turn
+                fits = [x for x in unseen if not (info.lacking[opp] >> t.lo[x] & 1 or info.lacking[opp] >> t.hi[x] & 1)]
+                if info.lacking[opp] and len(fits) >= info.hand_sizes[opp]:
+                    assert dealt[opp] <= set(fits)
+                    constrained += 1
+    if players == 2:
+        assert constrained > 0
+
+
+def test_choice_ignores_the_hidden_tiles() -> None:
+    """Swapping tiles between the opponent's hand and the boneyard (within what the seat knows)
+    leaves the search's values, with the same seed, unchanged."""
+    rules = make_rules("sniff", 2)
+    swapped = 0
+    for eng, g in positions(rules, 80, 10):
+        seat, opp = int(eng.S[0, K.TURN]), 1 - int(eng.S[0, K.TURN])
+        first = RolloutSearch(eng, samples=8, seed=3).values(0)
+        lack = int(eng.S[0, K.LACKING + opp])
+        t = eng.tables
+        held = [int(x) for x in np.flatnonzero(eng.hands[0, opp])]
+        lo, hi = int(eng.S[0, K.BONE_POS]), int(eng.S[0, K.BONE_LEN])
+        ok = [i for i in range(lo, hi) if not (lack >> t.lo[eng.bone[0, i]] & 1 or lack >> t.hi[eng.bone[0, i]] & 1)]
+        if not held or not ok:
+            continue
+        i, x = ok[0], held[0]
+        y = int(eng.bone[0, i])
+        eng.hands[0, opp, x], eng.hands[0, opp, y] = 0, 1
+        eng.bone[0, i] = x
+        assert RolloutSearch(eng, samples=8, seed=3).values(0) == first
+        assert seat != opp
+        swapped += 1
+    assert swapped > 3
+
+
+def test_samples_must_be_positive() -> None:
+    eng = VectorEngine(make_rules("sniff", 2), 1)
+    with pytest.raises(ValueError, match="samples must be a positive whole number"):
+        RolloutSearch(eng, samples=0)
+
+
+@pytest.mark.parametrize("preset,players,extra", CASES, ids=[f"{p}-{n}p" for p, n, _ in CASES])
+def test_player_from_the_information_state_searches_the_same_position(
+    preset: str, players: int, extra: dict[str, bool]
+) -> None:
+    """The ``rollouts`` player, given only the seat's information state, finds the values the
+    search finds on the real game's engine (same seed): the state it loads is the same position."""
+    from sniff_env.players import load
+    from sniff_env.players.rollouts import load_state
+
+    rules = make_rules(preset, players, **extra)
+    compared = 0
+    for eng, g in positions(rules, 90, 8):
+        real = RolloutSearch(eng, samples=6, seed=11).values(0)
+        player = load("rollouts:samples=6", seed=11)
+        own, _ = player._engine(rules)
+        load_state(own, info_state(g, g.turn))
+        assert RolloutSearch(own, samples=6, seed=11).values(0) == real
+        best = max(real.values())
+        assert real[player.act({}, {"info_state": info_state(g, g.turn)})] == best
+        compared += 1
+    assert compared > 3

@@ -1,0 +1,132 @@
+"""Recording a compiled teacher's decisions on the batched engine, for ``training/imitation.py``.
+
+The teacher is ``heuristic`` or ``rollouts:samples=N`` (:class:`sniff_env.vector.rollouts.
+RolloutSearch`: the heuristic improved by playing every move out on sampled deals), seated on
+one side of each game against a compiled built-in drawn per game from ``opponents``. Games run
+in one batch; the search is split over ``workers`` threads (its kernels release the GIL), each
+with its own generator, so the data depends on ``seed`` and ``workers`` only.
+"""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from sniff_env.players import parse_spec
+from sniff_env.rules import Rules
+from training.vector_rollout import compiled_builtin
+
+Batch = dict[str, np.ndarray]
+TEACHERS = ("heuristic", "rollouts")
+
+
+def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> Any:
+    """``choose(games) -> actions`` for the teacher ``spec`` on ``engine``."""
+    from sniff_env.vector.rollouts import RolloutSearch
+
+    if parse_spec(spec)[0] == "heuristic":
+        return compiled_builtin(engine, spec)
+    base, _, opts = spec.partition(":")
+    key, _, value = opts.partition("=")
+    if base != "rollouts" or (opts and (key != "samples" or not value.isdigit())):
+        raise ValueError(f"the vector engine's teachers are heuristic and rollouts:samples=N; got {spec!r}")
+    samples = int(value) if opts else 64
+    searches = [RolloutSearch(engine, samples, seed + k) for k in range(workers)]
+    pool = ThreadPoolExecutor(workers) if workers > 1 else None
+
+    def choose(games: np.ndarray) -> np.ndarray:
+        if pool is None:
+            return searches[0].actions(games)
+        parts = np.array_split(games, workers)
+        return np.concatenate(list(pool.map(lambda k: searches[k].actions(parts[k]), range(workers))))
+
+    return choose
+
+
+def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
+    """``args.games`` games: the teacher's observations, masks, choices and discounted points
+    returns (as ``training/imitation.py`` records them), in game order."""
+    from sniff_env.vector import kernels as K
+    from sniff_env.vector.engine import VectorEngine
+
+    rng = random.Random(f"imitation:{args.seed}")
+    G = args.games
+    eng = VectorEngine(rules, G, max_hands=args.max_hands, threads=1)
+    eng.deal(np.arange(G), True, [rng.getrandbits(62) for _ in range(G)])
+    teacher = teacher_fn(eng, args.teacher, args.workers, rng.getrandbits(63))
+    opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    opp_fns = [compiled_builtin(eng, spec) for spec in opponents]
+    opp_of = np.array([rng.randrange(len(opponents)) for _ in range(G)])
+    sides = np.array([rules.side_of(s) for s in range(rules.num_players)])
+    side = sides[np.array([rng.randrange(rules.num_players) for _ in range(G)])]
+    explore = np.random.default_rng(rng.getrandbits(63))
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[np.ndarray] = []
+    games: list[np.ndarray] = []
+    margins: list[np.ndarray] = []
+    done = 0
+    while True:
+        over = np.flatnonzero(eng.phase == K.HAND_OVER)
+        if over.size:
+            eng.deal(over, False)
+        live = np.flatnonzero(eng.phase == K.PLAY)
+        if live.size == 0:
+            break
+        act = np.zeros(G, np.int64)
+        ours = sides[eng.turn[live]] == side[live]
+        rows = live[ours]
+        if rows.size:
+            choice = teacher(rows)
+            keep = eng.num_legal[rows] > 1
+            obs.append(eng.obs[rows[keep]].copy())
+            masks.append(eng.mask[rows[keep]].copy())
+            actions.append(choice[keep])
+            games.append(rows[keep])
+            margins.append(_margins(eng.scores[rows[keep]], side[rows[keep]]))
+            wander = explore.random(rows.size) < args.explore
+            act[rows] = np.where(wander, eng.sample_actions(explore)[rows], choice)
+        for k, fn in enumerate(opp_fns):
+            theirs = live[~ours][opp_of[live[~ours]] == k]
+            if theirs.size:
+                act[theirs] = fn(theirs)
+        eng.step(act)
+        finished = int((eng.phase == K.GAME_OVER).sum())
+        if progress is not None and finished > done:
+            progress(finished - done)
+        done = finished
+    eng.close()
+    game_ids = np.concatenate(games)
+    order = np.argsort(game_ids, kind="stable")  # game order; within a game, decision order
+    data = {
+        "obs": np.concatenate(obs)[order],
+        "masks": np.concatenate(masks)[order],
+        "actions": np.concatenate(actions)[order],
+        "games": game_ids[order],
+    }
+    margin = np.concatenate(margins)[order]
+    end = _margins(eng.scores, side)
+    data["returns"] = _returns(data["games"], margin, end, args.gamma, args.reward_scale)
+    return data
+
+
+def _margins(scores: np.ndarray, side: np.ndarray) -> np.ndarray:
+    """Each row's side score less the mean of the other sides' scores."""
+    scores = np.asarray(scores, np.float64)
+    mine = scores[np.arange(len(side)), side]
+    return mine - (scores.sum(1) - mine) / (scores.shape[1] - 1)
+
+
+def _returns(games: np.ndarray, margin: np.ndarray, end: np.ndarray, gamma: float, scale: float) -> np.ndarray:
+    """The discounted points return of each decision (games contiguous, in decision order)."""
+    out = np.zeros(len(games), np.float32)
+    acc = 0.0
+    for i in range(len(games) - 1, -1, -1):
+        last = i + 1 == len(games) or games[i + 1] != games[i]
+        nxt = end[games[i]] if last else margin[i + 1]
+        acc = (nxt - margin[i]) * scale + (0.0 if last else gamma * acc)
+        out[i] = acc
+    return out
