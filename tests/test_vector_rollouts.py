@@ -161,3 +161,14 @@ def test_player_from_the_information_state_searches_the_same_position(
         assert real[player.act({}, {"info_state": info_state(g, g.turn)})] == best
         compared += 1
     assert compared > 3
+
+
+def test_q_values_rank_as_the_search_plays() -> None:
+    rules = make_rules("sniff", 2)
+    for eng, _ in positions(rules, 120, 6):
+        games = np.zeros(1, np.int64)
+        q = RolloutSearch(eng, samples=5, seed=2).q_values(games)
+        chosen = RolloutSearch(eng, samples=5, seed=2).actions(games)
+        legal = set(eng.legal[0, : eng.S[0, K.NLEGAL]].tolist())
+        assert {int(a) for a in np.flatnonzero(np.isfinite(q[0]))} == legal
+        assert int(np.argmax(q[0])) == int(chosen[0])

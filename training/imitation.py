@@ -78,6 +78,11 @@ class Args:
         metadata={"help": "'python' (any players) or 'vector' (batched engine; teacher heuristic or "
                           "rollouts:samples=N, opponents greedy or heuristic)"},
     )
+    soft_temperature: float = field(
+        default=0.0,
+        metadata={"help": "with the rollouts teacher: learn the softmax of its move values (points) at this "
+                          "temperature instead of its single choice (0: its choice)"},
+    )
     data: str = field(
         default="", metadata={"help": "train on the decisions a run saved (its teacher-data.npz) instead of recording"}
     )
@@ -236,6 +241,11 @@ def train(args: Args) -> Path:
     obs_t = torch.from_numpy(train_set["obs"])
     mask_t = torch.from_numpy(train_set["masks"].astype(bool))
     act_t = torch.from_numpy(train_set["actions"])
+    soft_t = None
+    if args.soft_temperature > 0:
+        if "values" not in train_set:
+            raise SystemExit("--soft-temperature needs a teacher that values every move (rollouts:samples=N)")
+        soft_t = torch.softmax(torch.from_numpy(train_set["values"]) / args.soft_temperature, dim=1)
     ret_t = torch.from_numpy(train_set["returns"])
     size = len(act_t)
     steps = args.epochs * max(1, (size + args.batch_size - 1) // args.batch_size)
@@ -247,7 +257,11 @@ def train(args: Args) -> Path:
             optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - step / steps)
             idx = order[lo : lo + args.batch_size]
             logits, value = net(obs_t[idx])
-            pi_loss = nn.functional.cross_entropy(masked_logits(logits, mask_t[idx]), act_t[idx])
+            if soft_t is None:
+                pi_loss = nn.functional.cross_entropy(masked_logits(logits, mask_t[idx]), act_t[idx])
+            else:
+                logp = torch.log_softmax(masked_logits(logits, mask_t[idx]), dim=1)
+                pi_loss = -(soft_t[idx] * logp).sum(1).mean()
             v_loss = 0.5 * ((value - ret_t[idx]) ** 2).mean()
             loss = pi_loss + args.vf_coef * v_loss
             optimizer.zero_grad()

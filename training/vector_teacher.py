@@ -23,12 +23,13 @@ Batch = dict[str, np.ndarray]
 TEACHERS = ("heuristic", "rollouts")
 
 
-def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> Any:
-    """``choose(games) -> actions`` for the teacher ``spec`` on ``engine``."""
+def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bool]:
+    """For the teacher ``spec`` on ``engine``: ``(fn, values)`` where ``fn(games)`` gives the
+    actions (``values`` False: the heuristic) or every action's value (True: the search)."""
     from sniff_env.vector.rollouts import RolloutSearch
 
     if parse_spec(spec)[0] == "heuristic":
-        return compiled_builtin(engine, spec)
+        return compiled_builtin(engine, spec), False
     base, _, opts = spec.partition(":")
     key, _, value = opts.partition("=")
     if base != "rollouts" or (opts and (key != "samples" or not value.isdigit())):
@@ -37,18 +38,19 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> Any:
     searches = [RolloutSearch(engine, samples, seed + k) for k in range(workers)]
     pool = ThreadPoolExecutor(workers) if workers > 1 else None
 
-    def choose(games: np.ndarray) -> np.ndarray:
+    def q_values(games: np.ndarray) -> np.ndarray:
         if pool is None:
-            return searches[0].actions(games)
+            return searches[0].q_values(games)
         parts = np.array_split(games, workers)
-        return np.concatenate(list(pool.map(lambda k: searches[k].actions(parts[k]), range(workers))))
+        return np.concatenate(list(pool.map(lambda k: searches[k].q_values(parts[k]), range(workers))))
 
-    return choose
+    return q_values, True
 
 
 def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
     """``args.games`` games: the teacher's observations, masks, choices and discounted points
-    returns (as ``training/imitation.py`` records them), in game order."""
+    returns (as ``training/imitation.py`` records them), in game order; with the search as
+    teacher also ``values``, every action's mean margin (``-inf`` where illegal)."""
     from sniff_env.vector import kernels as K
     from sniff_env.vector.engine import VectorEngine
 
@@ -56,7 +58,7 @@ def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
     G = args.games
     eng = VectorEngine(rules, G, max_hands=args.max_hands, threads=1)
     eng.deal(np.arange(G), True, [rng.getrandbits(62) for _ in range(G)])
-    teacher = teacher_fn(eng, args.teacher, args.workers, rng.getrandbits(63))
+    teacher, valued = teacher_fn(eng, args.teacher, args.workers, rng.getrandbits(63))
     opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
     opp_fns = [compiled_builtin(eng, spec) for spec in opponents]
     opp_of = np.array([rng.randrange(len(opponents)) for _ in range(G)])
@@ -68,6 +70,7 @@ def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
     actions: list[np.ndarray] = []
     games: list[np.ndarray] = []
     margins: list[np.ndarray] = []
+    qs: list[np.ndarray] = []
     done = 0
     while True:
         over = np.flatnonzero(eng.phase == K.HAND_OVER)
@@ -80,7 +83,15 @@ def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
         ours = sides[eng.turn[live]] == side[live]
         rows = live[ours]
         if rows.size:
-            choice = teacher(rows)
+            if valued:
+                choice = eng.legal[rows, 0].astype(np.int64)
+                multi = eng.num_legal[rows] > 1
+                if multi.any():
+                    q = teacher(rows[multi])
+                    choice[multi] = np.argmax(q, axis=1)  # the first (lowest) of equal bests, as the search plays
+                    qs.append(q.astype(np.float32))
+            else:
+                choice = teacher(rows)
             keep = eng.num_legal[rows] > 1
             obs.append(eng.obs[rows[keep]].copy())
             masks.append(eng.mask[rows[keep]].copy())
@@ -107,6 +118,8 @@ def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
         "actions": np.concatenate(actions)[order],
         "games": game_ids[order],
     }
+    if valued:
+        data["values"] = np.concatenate(qs)[order]
     margin = np.concatenate(margins)[order]
     end = _margins(eng.scores, side)
     data["returns"] = _returns(data["games"], margin, end, args.gamma, args.reward_scale)

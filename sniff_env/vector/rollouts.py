@@ -189,6 +189,22 @@ def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
         out[i] = best
 
 
+@_jit
+def search_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                  hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
+                  act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
+                  rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, q: np.ndarray) -> None:
+    """``q[i, a]``: the mean margin of action ``a`` in game ``games[i]`` (``-inf`` where illegal)."""
+    for i in range(games.size):
+        b = games[i]
+        for a in range(q.shape[1]):
+            q[i, a] = -np.inf
+        rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
+                       rng, work, totals)
+        for j in range(S[b, NLEGAL]):
+            q[i, legal[b, j]] = totals[j] / samples
+
+
 def workspace(engine: VectorEngine) -> tuple[np.ndarray, ...]:
     """Scratch arrays for one thread searching games of ``engine``."""
     n, T, A = engine.rules.num_players, engine.tables.num_tiles, engine.num_actions
@@ -228,6 +244,17 @@ class RolloutSearch:
         search_actions(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                        t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals, out)
         return out
+
+    def q_values(self, games: np.ndarray) -> np.ndarray:
+        """``[len(games), num_actions]``: the mean margin of every action in each game, ``-inf``
+        where illegal (a single legal action is searched too). Its argmax, lowest action first,
+        is :meth:`actions`' choice where there is more than one legal action."""
+        t, eng = self.engine.tables, self.engine
+        games = np.ascontiguousarray(games, np.int64)
+        q = np.zeros((games.size, eng.num_actions), np.float64)
+        search_values(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+                      t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals, q)
+        return q
 
     def values(self, game: int) -> dict[int, float]:
         """The mean margin of every legal action in ``game``."""
