@@ -12,8 +12,8 @@ from ..commands.common import add_rules_arguments, rules_from_args
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "specs", nargs="+", metavar="PLAYER",
-        help="players: random, greedy, heuristic, search (options after a colon, e.g. "
-        "search:simulations=600) or the path of an exported policy file",
+        help="players: random, greedy, heuristic, search, rollouts (options after a colon, e.g. "
+        "search:simulations=600 or rollouts:samples=256) or the path of an exported policy file",
     )
     add_rules_arguments(parser)
     parser.add_argument("--games", type=int, default=200, help="games per pair, rounded up to whole deals (default: 200)")

@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_arguments(parser)
     parser.add_argument(
         "--opponent", action="append", default=[], metavar="SPEC",
-        help="an opponent: random, greedy, heuristic, search[:budget_s=0.5] or a policy file; repeat "
+        help="an opponent: random, greedy, heuristic, search[:budget_s=0.5], rollouts[:samples=256] or a policy file; repeat "
              "for each seat in turn (the last repeats). Default: checkpoints/sniff-2p.pt when it exists "
              "and fits the rules, else heuristic",
     )
