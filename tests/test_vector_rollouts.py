@@ -53,7 +53,7 @@ def test_one_sample_is_the_reference_playout_of_its_deal(preset: str, players: i
         work = workspace(eng)
         DH, DB, pool, taken = work[0], work[1], work[10], work[11]
         rng = search._rng.copy()
-        determinize(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, 0, rng, DH, DB, pool, taken)
+        determinize(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, 0, rng, DH, DB, pool, taken)
         values = search.values(0)
         hands = [sum(1 << int(x) for x in np.flatnonzero(DH[0, s])) for s in range(players)]
         bone = [int(x) for x in DB[0, eng.S[0, K.BONE_POS] : eng.S[0, K.BONE_LEN]]]
@@ -91,7 +91,7 @@ def test_deals_keep_sizes_and_known_missing_pips(players: int) -> None:
         info = info_state(g, g.turn)
         unseen = set(mask_tiles(info.unseen_mask))
         for _ in range(10):
-            determinize(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, 0, rng, work[0], work[1], work[10],
+            determinize(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, 0, rng, work[0], work[1], work[10],
                         work[11])
             dealt = [set(np.flatnonzero(work[0][0, s]).tolist()) for s in range(players)]
             assert [len(h) for h in dealt] == list(info.hand_sizes)

@@ -77,7 +77,7 @@ def load_state(engine: Any, state: InfoState) -> None:
         S[K.SCORES + side] = state.scores[side]
     engine.hands[0] = 0
     engine.hands[0, state.seat] = [(state.hand >> t) & 1 for t in range(T)]
-    played = engine._played[0]
+    played = engine.play_record[0]
     played[:] = -1
     for i, (tile, seat, _slot) in enumerate(state.plays):
         played[tile] = seat

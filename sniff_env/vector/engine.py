@@ -127,6 +127,12 @@ class VectorEngine:
         return self.S[:, K.WINNER]
 
     @property
+    def play_record(self) -> np.ndarray:
+        """``[B, 2T]``: ``played_by`` followed by the tiles of the hand in play order (the first
+        ``S[b, NPLAYS]`` of them), as the kernels keep them."""
+        return self._played
+
+    @property
     def hand_index(self) -> np.ndarray:
         return self.S[:, K.HAND_INDEX]
 

@@ -241,7 +241,7 @@ class RolloutSearch:
         t, eng = self.engine.tables, self.engine
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
-        search_actions(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+        search_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                        t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals, out)
         return out
 
@@ -252,14 +252,14 @@ class RolloutSearch:
         t, eng = self.engine.tables, self.engine
         games = np.ascontiguousarray(games, np.int64)
         q = np.zeros((games.size, eng.num_actions), np.float64)
-        search_values(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+        search_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                       t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals, q)
         return q
 
     def values(self, game: int) -> dict[int, float]:
         """The mean margin of every legal action in ``game``."""
         t, eng = self.engine.tables, self.engine
-        rollout_values(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+        rollout_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                        t.act_slot, eng.legal, game, self._w, self.samples, self._rng, self._work, self._totals)
         k = int(eng.S[game, NLEGAL])
         return {int(eng.legal[game, j]): float(self._totals[j]) / self.samples for j in range(k)}
