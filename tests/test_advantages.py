@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from training.advantages import chain_advantages
+from training.advantages import chain_advantages, points_returns
 
 
 def test_interleaved_chains_and_episode_ends() -> None:
@@ -26,3 +26,13 @@ def test_interleaved_chains_and_episode_ends() -> None:
 def test_without_bootstrap_a_chain_continues_from_its_own_value() -> None:
     adv = chain_advantages(np.array([1.0]), np.array([2.0]), np.array([False]), np.array([7]), 0.5, 0.9)
     assert adv == pytest.approx([1.0 + 0.5 * 2.0 - 2.0])
+
+
+def test_points_returns_discount_each_game_separately() -> None:
+    games = np.array([0, 0, 1])
+    margin = np.array([0.0, 10.0, 5.0])
+    end = np.array([30.0, -5.0])
+    out = points_returns(games, margin, end, gamma=0.5, scale=0.1)
+    # game 0: the last decision earns (30 - 10) * 0.1 = 2; the first (10 - 0) * 0.1 + 0.5 * 2 = 2
+    # game 1: (-5 - 5) * 0.1 = -1, with nothing carried over from game 0
+    np.testing.assert_allclose(out, [2.0, 2.0, -1.0], rtol=1e-6)

@@ -12,6 +12,20 @@ from collections.abc import Mapping
 import numpy as np
 
 
+def points_returns(games: np.ndarray, margin: np.ndarray, end: np.ndarray, gamma: float, scale: float) -> np.ndarray:
+    """The discounted ``points`` return of each decision of one side: ``margin[i]`` is the side's
+    score margin when decision ``i`` was taken, ``end[g]`` the margin at the end of game ``g``;
+    ``games`` holds each decision's game, each game's decisions contiguous and in time order."""
+    out = np.zeros(len(games), np.float32)
+    acc = 0.0
+    for i in range(len(games) - 1, -1, -1):
+        last = i + 1 == len(games) or games[i + 1] != games[i]
+        nxt = end[games[i]] if last else margin[i + 1]
+        acc = (nxt - margin[i]) * scale + (0.0 if last else gamma * acc)
+        out[i] = acc
+    return out
+
+
 def chain_advantages(
     rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, slots: np.ndarray,
     gamma: float, lam: float, bootstrap: Mapping[int, float] | None = None,

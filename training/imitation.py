@@ -37,6 +37,7 @@ from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
+from training.advantages import points_returns
 from training.config import parse_config, rules_for
 from training.evaluate import evaluator, masked_logits
 from training.network import export_policy, make_net, policy_meta, save_atomic
@@ -135,14 +136,10 @@ def play_games(rules: Rules, args: Args, first: int, count: int) -> Batch:
             move = rng.choice(info.legal) if rng.random() < args.explore else choice
             game.step(move)
         # discounted points return of each recorded decision, as PPO's critic sees it
-        end = _margin(game.scores, side)
-        ret = np.zeros(len(chain))
-        acc = 0.0
-        for k in range(len(chain) - 1, -1, -1):
-            nxt = chain[k + 1][1] if k + 1 < len(chain) else end
-            acc = (nxt - chain[k][1]) * args.reward_scale + args.gamma * acc
-            ret[k] = acc
-        returns.extend(ret.tolist())
+        margins = np.array([m for _, m in chain], np.float64)
+        end = np.array([_margin(game.scores, side)])
+        returns.extend(points_returns(np.zeros(len(chain), np.int64), margins, end, args.gamma,
+                                      args.reward_scale).tolist())
         assert len(returns) == len(actions) and len(actions) - start == len(chain)
     size = observer.size
     return {
@@ -227,7 +224,8 @@ def train(args: Args) -> Path:
     held = data["games"] >= (data["games"].max() + 1) * (1.0 - args.holdout)
     train_set = {k: v[~held] for k, v in data.items()}
     test_set = {k: v[held] for k, v in data.items()}
-    print(f"recorded {len(data['actions']):,} teacher decisions in {args.games:,} games "
+    games = len(np.unique(data["games"])) if args.data else args.games
+    print(f"{'loaded' if args.data else 'recorded'} {len(data['actions']):,} teacher decisions in {games:,} games "
           f"({time.time() - start_time:.0f} s); {len(test_set['actions']):,} held out")
 
     observer = Observer(rules)

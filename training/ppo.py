@@ -280,8 +280,6 @@ def train(args: Args) -> Path:
     )
     task = progress.add_task(args.exp_name, total=num_iterations * steps_per_iter, completed=global_step, status="")
     n = rules.num_players
-    if args.select_on and args.select_on not in args.eval_opponents.split(","):
-        raise SystemExit(f"--select-on {args.select_on!r} must be one of --eval-opponents ({args.eval_opponents})")
     best_rate = -1.0
     with progress:
         while iteration < num_iterations:
@@ -493,6 +491,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
     if args.engine not in ("python", "vector"):
         raise SystemExit(f"--engine must be 'python' or 'vector'; got {args.engine!r}")
+    if args.select_on and args.select_on not in args.eval_opponents.split(","):
+        raise SystemExit(f"--select-on {args.select_on!r} must be one of --eval-opponents ({args.eval_opponents})")
     train(args)
     return 0
 

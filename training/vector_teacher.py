@@ -17,6 +17,7 @@ import numpy as np
 
 from sniff_env.players import parse_spec
 from sniff_env.rules import Rules
+from training.advantages import points_returns
 from training.vector_rollout import compiled_builtin
 
 Batch = dict[str, np.ndarray]
@@ -72,27 +73,20 @@ def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
     margins: list[np.ndarray] = []
     qs: list[np.ndarray] = []
     done = 0
-    while True:
-        over = np.flatnonzero(eng.phase == K.HAND_OVER)
-        if over.size:
-            eng.deal(over, False)
-        live = np.flatnonzero(eng.phase == K.PLAY)
-        if live.size == 0:
-            break
+    while (live := eng.continue_games()).size:
         act = np.zeros(G, np.int64)
         ours = sides[eng.turn[live]] == side[live]
         rows = live[ours]
         if rows.size:
+            keep = eng.num_legal[rows] > 1  # single legal actions are played, not recorded
             if valued:
                 choice = eng.legal[rows, 0].astype(np.int64)
-                multi = eng.num_legal[rows] > 1
-                if multi.any():
-                    q = teacher(rows[multi])
-                    choice[multi] = np.argmax(q, axis=1)  # the first (lowest) of equal bests, as the search plays
+                if keep.any():
+                    q = teacher(rows[keep])
+                    choice[keep] = np.argmax(q, axis=1)  # the first (lowest) of equal bests, as the search plays
                     qs.append(q.astype(np.float32))
             else:
                 choice = teacher(rows)
-            keep = eng.num_legal[rows] > 1
             obs.append(eng.obs[rows[keep]].copy())
             masks.append(eng.mask[rows[keep]].copy())
             actions.append(choice[keep])
@@ -122,7 +116,7 @@ def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
         data["values"] = np.concatenate(qs)[order]
     margin = np.concatenate(margins)[order]
     end = _margins(eng.scores, side)
-    data["returns"] = _returns(data["games"], margin, end, args.gamma, args.reward_scale)
+    data["returns"] = points_returns(data["games"], margin, end, args.gamma, args.reward_scale)
     return data
 
 
@@ -131,15 +125,3 @@ def _margins(scores: np.ndarray, side: np.ndarray) -> np.ndarray:
     scores = np.asarray(scores, np.float64)
     mine = scores[np.arange(len(side)), side]
     return mine - (scores.sum(1) - mine) / (scores.shape[1] - 1)
-
-
-def _returns(games: np.ndarray, margin: np.ndarray, end: np.ndarray, gamma: float, scale: float) -> np.ndarray:
-    """The discounted points return of each decision (games contiguous, in decision order)."""
-    out = np.zeros(len(games), np.float32)
-    acc = 0.0
-    for i in range(len(games) - 1, -1, -1):
-        last = i + 1 == len(games) or games[i + 1] != games[i]
-        nxt = end[games[i]] if last else margin[i + 1]
-        acc = (nxt - margin[i]) * scale + (0.0 if last else gamma * acc)
-        out[i] = acc
-    return out

@@ -17,26 +17,42 @@ from ..tiles import tile_set
 from ._base import info_of
 
 
+def greedy_ties(layout: Layout, legal: list[int] | tuple[int, ...]) -> list[int]:
+    """The placements among ``legal`` on ``layout`` (a Game or an InfoState) that score most now
+    and, among those, place the heaviest tile, in the order of ``legal`` (empty if it holds only
+    the draw)."""
+    codec = action_codec(layout.rules.max_pip)
+    pips = tile_set(layout.rules.max_pip).pips
+    ties: list[int] = []
+    best_key = (-1, -1)
+    for a in legal:
+        if a == codec.draw_action:
+            continue
+        key = (points_after(layout, a), pips[codec.decode(a)[0]])
+        if key > best_key:
+            ties, best_key = [a], key
+        elif key == best_key:
+            ties.append(a)
+    return ties
+
+
 def greedy_action(layout: Layout, legal: list[int] | tuple[int, ...]) -> int:
     """The greedy choice among ``legal`` on ``layout`` (a Game or an InfoState).
 
     Never draws voluntarily; among equal points the heaviest tile, then the lowest action.
     """
-    rules = layout.rules
-    codec = action_codec(rules.max_pip)
-    pips = tile_set(rules.max_pip).pips
-    best, best_key = legal[0], (-1, -1)
-    for a in legal:
-        if a == codec.draw_action:
-            continue
-        tile = codec.decode(a)[0]
-        key = (points_after(layout, a), pips[tile])
-        if key > best_key:
-            best, best_key = a, key
-    return best
+    ties = greedy_ties(layout, legal)
+    return ties[0] if ties else legal[0]
 
 
 TIEBREAKS = ("lowest", "heuristic")
+
+
+def checked_tiebreak(tiebreak: str) -> str:
+    """``tiebreak`` if it is one of :data:`TIEBREAKS`, else :class:`ValueError`."""
+    if tiebreak not in TIEBREAKS:
+        raise ValueError(f"greedy tiebreak must be one of {', '.join(TIEBREAKS)}; got {tiebreak!r}")
+    return tiebreak
 
 
 class GreedyPlayer:
@@ -47,10 +63,8 @@ class GreedyPlayer:
     """
 
     def __init__(self, seed: int | None = None, name: str = "greedy", tiebreak: str = "lowest") -> None:
-        if tiebreak not in TIEBREAKS:
-            raise ValueError(f"greedy tiebreak must be one of {', '.join(TIEBREAKS)}; got {tiebreak!r}")
         self.name = name
-        self.tiebreak = tiebreak
+        self.tiebreak = checked_tiebreak(tiebreak)
 
     def reset(self, seed: int | None = None) -> None:
         pass
@@ -67,11 +81,7 @@ def greedy_heuristic_tiebreak(state: InfoState) -> int:
     action."""
     from .heuristic import HeuristicPlayer
 
-    codec = action_codec(state.rules.max_pip)
-    pips = tile_set(state.rules.max_pip).pips
-    keys = {a: (points_after(state, a), pips[codec.decode(a)[0]]) for a in state.legal if a != codec.draw_action}
-    top = max(keys.values())
-    tied = [a for a, k in keys.items() if k == top]
+    tied = greedy_ties(state, state.legal)
     if len(tied) == 1:
         return tied[0]
     values = HeuristicPlayer().evaluate(state)

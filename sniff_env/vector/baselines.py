@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..players.greedy import TIEBREAKS
+from ..players.greedy import checked_tiebreak
 from ..players.heuristic import Weights
 from ._compile import compiled
 from .engine import VectorEngine
@@ -31,19 +31,20 @@ from .kernels import (
     NPLAYS,
     NS,
     P_CHOICE,
-    P_DIV5,
     P_DRAW_ACTION,
     P_INLINE_BASE,
     P_MAX_PIP,
     P_N,
-    P_PARTNER,
     P_RESERVE,
     P_SNIFF,
     P_T,
     SNIFF_TILE,
     SPINNER,
     TURN,
+    _playable,
+    _side,
     lay,
+    points_for,
 )
 
 WEIGHT_ORDER = ("reply", "follow_up", "pip", "pip_late", "double", "variety", "playable", "draw_threshold", "block")
@@ -62,13 +63,6 @@ def weight_vector(weights: Weights) -> np.ndarray:
     if weights.counter:
         raise ValueError(f"the compiled heuristic has no 'counter' term; got counter={weights.counter}")
     return np.array([getattr(weights, name) for name in WEIGHT_ORDER], np.float64)
-
-
-@_inline
-def _points(P: np.ndarray, score_tab: np.ndarray, count: int) -> int:
-    if score_tab[count]:
-        return count // 5 if P[P_DIV5] else count
-    return 0
 
 
 @_inline
@@ -102,18 +96,10 @@ def _best_points(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.nd
         if S[b, END_OPEN + e]:
             pip = S[b, END_PIP + e]
             if pip == lo[tile] or pip == hi[tile]:
-                best = max(best, _points(P, score_tab, _count_after(S, b, P, lo, hi, tile, e, False)))
+                best = max(best, points_for(P, score_tab, _count_after(S, b, P, lo, hi, tile, e, False)))
                 if inline_ok and lo[tile] == hi[tile]:
-                    best = max(best, _points(P, score_tab, _count_after(S, b, P, lo, hi, tile, e, True)))
+                    best = max(best, points_for(P, score_tab, _count_after(S, b, P, lo, hi, tile, e, True)))
     return best
-
-
-@_inline
-def _fits(S: np.ndarray, b: int, lo: np.ndarray, hi: np.ndarray, tile: int) -> bool:
-    for e in range(4):
-        if S[b, END_OPEN + e] and (S[b, END_PIP + e] == lo[tile] or S[b, END_PIP + e] == hi[tile]):
-            return True
-    return False
 
 
 @_inline
@@ -126,11 +112,6 @@ def _sort_descending(x: np.ndarray, size: int) -> None:
             x[j + 1] = x[j]
             j -= 1
         x[j + 1] = v
-
-
-@_inline
-def _side(P: np.ndarray, seat: int) -> int:
-    return seat & 1 if P[P_PARTNER] else seat
 
 
 @_inline
@@ -166,7 +147,7 @@ def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P:
             values[j] = -np.inf
             continue
         tile, slot, inline = act_tile[a], act_slot[a], a >= inline_base
-        v = float(_points(P, score_tab, _count_after(S, b, P, lo, hi, tile, slot, inline)))
+        v = float(points_for(P, score_tab, _count_after(S, b, P, lo, hi, tile, slot, inline)))
         nrest = 0
         for t in range(T):
             if hands[b, seat, t] and t != tile:
@@ -190,7 +171,7 @@ def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P:
             for r in range(nrest):
                 t = rest[r]
                 mine = max(mine, _best_points(row, 0, P, lo, hi, score_tab, t, inline_ok))
-                playable += _fits(row, 0, lo, hi, t)
+                playable += _playable(row, 0, P, lo, hi, t)
                 pips_seen |= (1 << lo[t]) | (1 << hi[t])
             v += W[W_FOLLOW_UP] * mine
             v += W[W_PLAYABLE] * playable
@@ -201,7 +182,7 @@ def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P:
             if W[W_BLOCK] != 0.0:
                 fits = 0
                 for c in range(ncand):
-                    fits += _fits(row, 0, lo, hi, cand[c])
+                    fits += _playable(row, 0, P, lo, hi, cand[c])
                 v += W[W_BLOCK] * (1.0 - p_hold) ** fits
         v += (W[W_PIP] + W[W_PIP_LATE] * late) * (lo[tile] + hi[tile])
         if lo[tile] == hi[tile] and S[b, NPLAYS] > 0:
@@ -267,7 +248,7 @@ def greedy_actions(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: n
             if a == draw:
                 continue
             t = act_tile[a]
-            pts = _points(P, score_tab, _count_after(S, b, P, lo, hi, t, act_slot[a], a >= inline_base))
+            pts = points_for(P, score_tab, _count_after(S, b, P, lo, hi, t, act_slot[a], a >= inline_base))
             tied[j] = pts * 1024 + lo[t] + hi[t]  # the (points, pips) key
             if pts > best_pts or (pts == best_pts and lo[t] + hi[t] > best_pips):
                 best, best_pts, best_pips, ties = a, pts, lo[t] + hi[t], 1
@@ -291,10 +272,8 @@ class CompiledBaselines:
 
     def __init__(self, engine: VectorEngine, weights: Weights | None = None, greedy_tiebreak: str = "lowest") -> None:
         """``weights``: the heuristic's (default: stock); ``greedy_tiebreak`` as :class:`GreedyPlayer`'s."""
-        if greedy_tiebreak not in TIEBREAKS:
-            raise ValueError(f"greedy tiebreak must be one of {', '.join(TIEBREAKS)}; got {greedy_tiebreak!r}")
         self.engine = engine
-        self.greedy_tiebreak = greedy_tiebreak
+        self.greedy_tiebreak = checked_tiebreak(greedy_tiebreak)
         self.weights = weights or Weights()
         self._w = weight_vector(self.weights)
         self._row = np.zeros((1, NS), np.int64)

@@ -164,6 +164,14 @@ class VectorEngine:
                 self._script(int(games[i]), spec)
         self._deal_requested()
 
+    def continue_games(self) -> np.ndarray:
+        """Deal the next hand of every game whose hand is over; return the games now in play
+        (empty once every game is over)."""
+        over = np.flatnonzero(self.phase == K.HAND_OVER)
+        if over.size:
+            self.deal(over, False)
+        return np.flatnonzero(self.phase == K.PLAY)
+
     def _deal_requested(self) -> None:
         """``deal`` for the games whose ``_request`` is set (seeds already in place)."""
         self._run(K.deal, self.S, self.hands, self._played, self.bone, *self._args, self._request,

@@ -107,6 +107,14 @@ def _playable(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarr
 
 
 @_inline
+def points_for(P: np.ndarray, score_tab: np.ndarray, count: int) -> int:
+    """``layout.points_for``: the points a placement leaving ``count`` scores."""
+    if score_tab[count]:
+        return count // 5 if P[P_DIV5] else count
+    return 0
+
+
+@_inline
 def _drawable(S: np.ndarray, b: int, P: np.ndarray) -> int:
     return int(S[b, BONE_LEN] - S[b, BONE_POS] - P[P_RESERVE])
 
@@ -422,9 +430,7 @@ def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: n
     played_by[b, tile] = seat
     played_by[b, P[P_T] + S[b, NPLAYS]] = tile
     S[b, NPLAYS] += 1
-    points = 0
-    if score_tab[count]:
-        points = count // 5 if P[P_DIV5] else count
+    points = points_for(P, score_tab, count)
     S[b, PASSES] = 0
     if points:
         side = _side(P, seat)

@@ -29,7 +29,6 @@ from .kernels import (
     P_DRAW_ACTION,
     P_INLINE_BASE,
     P_N,
-    P_PARTNER,
     P_SIDES,
     P_T,
     PHASE,
@@ -39,6 +38,7 @@ from .kernels import (
     _advance,
     _draw,
     _place,
+    _side,
 )
 
 _jit = compiled()
@@ -58,11 +58,6 @@ def _next(state: np.ndarray) -> np.uint64:
 @_inline
 def _below(state: np.ndarray, n: int) -> int:
     return int(_next(state) % np.uint64(n))
-
-
-@_inline
-def _side(P: np.ndarray, seat: int) -> int:
-    return seat & 1 if P[P_PARTNER] else seat
 
 
 @_jit
