@@ -81,5 +81,42 @@ def test_vector_teacher_records_trains_from_a_policy_and_reuses_its_data(tmp_pat
     assert first["imitation_decisions"] == second["imitation_decisions"]
     for key, value in first["model"].items():  # same decisions, same seed: the same network
         assert torch.equal(value, second["model"][key]), key
-    with pytest.raises(ValueError, match="teachers are heuristic and rollouts:samples=N"):
+    with pytest.raises(ValueError, match="teachers are heuristic, rollouts:samples=N and hindsight"):
         main([*vec, "--exp-name", "x", "--teacher", "search"])
+
+
+def test_hindsight_teacher_labels_every_move_and_the_actor_plays(tmp_path: Path) -> None:
+    """The hindsight teacher values every legal move (finite there, -inf elsewhere) while an
+    exported policy plays the seat; the network regresses its logits on those values."""
+    base = ["--engine", "vector", "--teacher", "hindsight", "--opponents", "heuristic", "--arch", "move",
+            "--init", "checkpoints/sniff-2p.pt", "--games", "6", "--epochs", "1", "--eval-games", "4",
+            "--q-scale", "0.1", "--progress", "false", "--out-dir", str(tmp_path)]
+    assert main([*base, "--exp-name", "h", "--actor", "checkpoints/sniff-2p.pt"]) == 0
+    with np.load(tmp_path / "h" / "teacher-data.npz") as data:
+        values, masks = data["values"], data["masks"].astype(bool)
+        assert len(values) > 20
+        assert np.array_equal(np.isfinite(values), masks)
+        assert np.array_equal(data["actions"], np.argmax(values, axis=1))
+    first = torch.load(tmp_path / "h" / "checkpoint.pt", weights_only=False)["model"]
+    start = {k.removeprefix("net."): v for k, v in torch.jit.load("checkpoints/sniff-2p.pt").state_dict().items()}
+    assert set(first) == set(start)
+    assert any(not torch.equal(v, start[k]) for k, v in first.items())  # it learned something
+    with pytest.raises(SystemExit, match="need --engine vector"):
+        main(["--teacher", "hindsight", "--games", "2"])
+    with pytest.raises(SystemExit, match="not both"):
+        main([*base, "--exp-name", "x", "--soft-temperature", "2"])
+
+
+def test_centred_q_loss_sees_only_differences_between_legal_moves() -> None:
+    from training.imitation import centred_q_loss
+
+    mask = torch.tensor([[True, True, False, True], [False, True, True, False]])
+    targets = torch.tensor([[1.0, -2.0, float("-inf"), 4.0], [float("-inf"), 0.5, 1.5, float("-inf")]])
+    shifted = torch.where(mask, targets, torch.full_like(targets, 99.0)) + torch.tensor([[3.0], [-7.0]])
+    assert centred_q_loss(shifted, targets, mask).item() == pytest.approx(0.0, abs=1e-6)
+    off = shifted.clone()
+    off[0, 1] += 1.0  # one legal logit off by 1 in a row of 3: centred errors 2/3, -1/3, -1/3
+    assert centred_q_loss(off, targets, mask).item() == pytest.approx((4 / 9 + 1 / 9 + 1 / 9) / 3 / 2)
+    off[0, 2] += 50.0  # an illegal logit does not count
+    assert centred_q_loss(off, targets, mask).item() == pytest.approx((4 / 9 + 1 / 9 + 1 / 9) / 3 / 2)
+

@@ -16,7 +16,7 @@ from sniff_env.rules import Rules
 from sniff_env.tiles import mask_tiles
 from sniff_env.vector import kernels as K
 from sniff_env.vector.engine import VectorEngine
-from sniff_env.vector.rollouts import RolloutSearch, determinize, workspace
+from sniff_env.vector.rollouts import HindsightValues, RolloutSearch, determinize, workspace
 
 CASES = [("sniff", 2, {}), ("sniff", 3, {}), ("muggins", 4, {"partnership": True}), ("sniff-digital", 2, {})]
 
@@ -73,6 +73,37 @@ def test_one_sample_is_the_reference_playout_of_its_deal(preset: str, players: i
             gains = [d.scores[s] - before[s] for s in range(rules.num_sides)]
             others = [x for s, x in enumerate(gains) if s != me]
             assert v == pytest.approx(gains[me] - sum(others) / len(others)), (a, values)
+            checked += 1
+    assert checked > 5
+
+
+@pytest.mark.parametrize("preset,players,extra", CASES, ids=[f"{p}-{n}p" for p, n, _ in CASES])
+def test_hindsight_values_are_the_reference_playouts_of_the_real_deal(
+    preset: str, players: int, extra: dict[str, bool]
+) -> None:
+    """Each legal move's hindsight value is the margin the reference engine gives when that move
+    is played on the real game and the heuristic plays out the hand; illegal moves get -inf, and
+    the engine's games are left as they were."""
+    rules = make_rules(preset, players, **extra)
+    heuristic = HeuristicPlayer()
+    checked = 0
+    for eng, g in positions(rules, 140, 6):
+        before_state = (eng.S.copy(), eng.hands.copy(), eng.bone.copy(), eng.play_record.copy())
+        q = HindsightValues(eng).q_values(np.zeros(1, np.int64))[0]
+        for a, b in zip(before_state, (eng.S, eng.hands, eng.bone, eng.play_record), strict=True):
+            assert np.array_equal(a, b)
+        legal = set(g.legal_actions())
+        assert {int(a) for a in np.flatnonzero(np.isfinite(q))} == legal
+        me = rules.side_of(g.turn)
+        for a in legal:
+            d = g.copy()
+            start = list(d.scores)
+            d.step(a)
+            while d.phase is Phase.PLAY:
+                d.step(heuristic.act(None, {"info_state": info_state(d, d.turn)}))
+            gains = [d.scores[s] - start[s] for s in range(rules.num_sides)]
+            others = [x for s, x in enumerate(gains) if s != me]
+            assert q[a] == pytest.approx(gains[me] - sum(others) / len(others)), a
             checked += 1
     assert checked > 5
 

@@ -84,6 +84,16 @@ class Args:
         metadata={"help": "with the rollouts teacher: learn the softmax of its move values (points) at this "
                           "temperature instead of its single choice (0: its choice)"},
     )
+    actor: str = field(
+        default="",
+        metadata={"help": "with engine 'vector': who plays the teacher's seat while recording: '' (the teacher; "
+                          "heuristic for hindsight), a compiled built-in, or an exported policy file"},
+    )
+    q_scale: float = field(
+        default=0.0,
+        metadata={"help": "with a teacher that values every move (rollouts, hindsight): regress each legal move's "
+                          "logit, centred over the legal moves, on its value times this (0: learn choices)"},
+    )
     data: str = field(
         default="", metadata={"help": "train on the decisions a run saved (its teacher-data.npz) instead of recording"}
     )
@@ -187,10 +197,25 @@ def agreement(net: nn.Module, data: Batch) -> float:
     """Share of decisions where the network's masked argmax is the teacher's move."""
     if len(data["actions"]) == 0:
         return float("nan")
+    picks = []
     with torch.no_grad():
-        logits, _ = net(torch.from_numpy(data["obs"]))
-        pick = masked_logits(logits, torch.from_numpy(data["masks"].astype(bool))).argmax(1).numpy()
-    return float((pick == data["actions"]).mean())
+        for lo in range(0, len(data["actions"]), 8192):  # in chunks: the move network's features are large
+            logits, _ = net(torch.from_numpy(data["obs"][lo : lo + 8192]))
+            mask = torch.from_numpy(data["masks"][lo : lo + 8192].astype(bool))
+            picks.append(masked_logits(logits, mask).argmax(1).numpy())
+    return float((np.concatenate(picks) == data["actions"]).mean())
+
+
+def centred_q_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean squared error between the logits and the targets of the legal moves, each centred on
+    its row's mean over the legal moves (a softmax policy only sees differences); rows weigh
+    alike whatever their number of legal moves."""
+    m = mask.float()
+    count = m.sum(1, keepdim=True).clamp(min=1.0)
+    lg = torch.where(mask, logits, torch.zeros_like(logits))
+    tg = torch.where(mask, targets, torch.zeros_like(targets)).to(logits.dtype)
+    diff = (lg - (lg * m).sum(1, keepdim=True) / count) - (tg - (tg * m).sum(1, keepdim=True) / count)
+    return ((diff**2 * m).sum(1) / count.squeeze(1)).mean()
 
 
 def train(args: Args) -> Path:
@@ -239,11 +264,14 @@ def train(args: Args) -> Path:
     obs_t = torch.from_numpy(train_set["obs"])
     mask_t = torch.from_numpy(train_set["masks"].astype(bool))
     act_t = torch.from_numpy(train_set["actions"])
-    soft_t = None
+    soft_t = q_t = None
+    if (args.soft_temperature > 0 or args.q_scale > 0) and "values" not in train_set:
+        raise SystemExit("--soft-temperature and --q-scale need a teacher that values every move "
+                         "(rollouts:samples=N or hindsight)")
     if args.soft_temperature > 0:
-        if "values" not in train_set:
-            raise SystemExit("--soft-temperature needs a teacher that values every move (rollouts:samples=N)")
         soft_t = torch.softmax(torch.from_numpy(train_set["values"]) / args.soft_temperature, dim=1)
+    elif args.q_scale > 0:
+        q_t = torch.from_numpy(train_set["values"])
     ret_t = torch.from_numpy(train_set["returns"])
     size = len(act_t)
     steps = args.epochs * max(1, (size + args.batch_size - 1) // args.batch_size)
@@ -255,7 +283,9 @@ def train(args: Args) -> Path:
             optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - step / steps)
             idx = order[lo : lo + args.batch_size]
             logits, value = net(obs_t[idx])
-            if soft_t is None:
+            if q_t is not None:
+                pi_loss = centred_q_loss(logits, q_t[idx] * args.q_scale, mask_t[idx])
+            elif soft_t is None:
                 pi_loss = nn.functional.cross_entropy(masked_logits(logits, mask_t[idx]), act_t[idx])
             else:
                 logp = torch.log_softmax(masked_logits(logits, mask_t[idx]), dim=1)
@@ -301,6 +331,10 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("--games and --workers must be at least 1")
     if args.engine not in ("python", "vector"):
         raise SystemExit(f"--engine must be 'python' or 'vector'; got {args.engine!r}")
+    if args.engine != "vector" and (args.actor or args.teacher == "hindsight"):
+        raise SystemExit("--actor and the hindsight teacher need --engine vector")
+    if args.soft_temperature > 0 and args.q_scale > 0:
+        raise SystemExit("give --soft-temperature or --q-scale, not both")
     train(args)
     return 0
 

@@ -1,16 +1,22 @@
 """Recording a compiled teacher's decisions on the batched engine, for ``training/imitation.py``.
 
-The teacher is ``heuristic`` or ``rollouts:samples=N`` (:class:`sniff_env.vector.rollouts.
-RolloutSearch`: the heuristic improved by playing every move out on sampled deals), seated on
-one side of each game against a compiled built-in drawn per game from ``opponents``. Games run
-in one batch; the search is split over ``workers`` threads (its kernels release the GIL), each
-with its own generator, so the data depends on ``seed`` and ``workers`` only.
+The teacher is ``heuristic``, ``rollouts:samples=N`` (:class:`sniff_env.vector.rollouts.
+RolloutSearch`: the heuristic improved by playing every move out on sampled deals) or
+``hindsight`` (:class:`sniff_env.vector.rollouts.HindsightValues`: every move played out once on
+the real deal, an unbiased sample of its value to the heuristic). It is seated on one side of
+each game against a compiled built-in drawn per game from ``opponents``. The moves in its seat
+are played by ``actor``: the teacher itself by default, or a compiled built-in, or an exported
+policy (the student's own positions); ``hindsight`` reads hidden tiles, so it only labels and
+never plays. Games run in one batch; the teacher is split over ``workers`` threads (its kernels
+release the GIL), each with its own generator, so the data depends on ``seed`` and ``workers``
+only.
 """
 
 from __future__ import annotations
 
 import random
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,22 +27,25 @@ from training.advantages import points_returns
 from training.vector_rollout import compiled_builtin
 
 Batch = dict[str, np.ndarray]
-TEACHERS = ("heuristic", "rollouts")
+TEACHERS = ("heuristic", "rollouts", "hindsight")
 
 
 def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bool]:
     """For the teacher ``spec`` on ``engine``: ``(fn, values)`` where ``fn(games)`` gives the
-    actions (``values`` False: the heuristic) or every action's value (True: the search)."""
-    from sniff_env.vector.rollouts import RolloutSearch
+    actions (``values`` False: the heuristic) or every action's value (True: the search and
+    hindsight)."""
+    from sniff_env.vector.rollouts import HindsightValues, RolloutSearch
 
     if parse_spec(spec)[0] == "heuristic":
         return compiled_builtin(engine, spec), False
     base, _, opts = spec.partition(":")
     key, _, value = opts.partition("=")
-    if base != "rollouts" or (opts and (key != "samples" or not value.isdigit())):
-        raise ValueError(f"the vector engine's teachers are heuristic and rollouts:samples=N; got {spec!r}")
-    samples = int(value) if opts else 64
-    searches = [RolloutSearch(engine, samples, seed + k) for k in range(workers)]
+    if spec == "hindsight":
+        searches: list[Any] = [HindsightValues(engine) for _ in range(workers)]
+    elif base == "rollouts" and (not opts or (key == "samples" and value.isdigit())):
+        searches = [RolloutSearch(engine, int(value) if opts else 64, seed + k) for k in range(workers)]
+    else:
+        raise ValueError(f"the vector engine's teachers are heuristic, rollouts:samples=N and hindsight; got {spec!r}")
     pool = ThreadPoolExecutor(workers) if workers > 1 else None
 
     def q_values(games: np.ndarray) -> np.ndarray:
@@ -46,6 +55,27 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bo
         return np.concatenate(list(pool.map(lambda k: searches[k].q_values(parts[k]), range(workers))))
 
     return q_values, True
+
+
+def actor_fn(engine: Any, spec: str, rules: Rules) -> Callable[[np.ndarray], np.ndarray]:
+    """The batched choice function of ``spec`` on ``engine``: a compiled built-in or an exported
+    policy file (its masked argmax)."""
+    if not spec.endswith((".pt", ".ts")):
+        return compiled_builtin(engine, spec)
+    import torch
+
+    from sniff_env.players.policy import load_checked
+    from training.evaluate import masked_logits
+
+    module = load_checked(spec, rules)[0]
+
+    def act(games: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            logits = module(torch.from_numpy(np.array(engine.obs[games])))
+            mask = torch.from_numpy(engine.mask[games].astype(bool))
+            return masked_logits(logits, mask).argmax(1).numpy().astype(np.int64)
+
+    return act
 
 
 def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
@@ -60,6 +90,8 @@ def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
     eng = VectorEngine(rules, G, max_hands=args.max_hands, threads=1)
     eng.deal(np.arange(G), True, [rng.getrandbits(62) for _ in range(G)])
     teacher, valued = teacher_fn(eng, args.teacher, args.workers, rng.getrandbits(63))
+    actor_spec = args.actor or ("heuristic" if args.teacher == "hindsight" else "")
+    actor = actor_fn(eng, actor_spec, rules) if actor_spec else None
     opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
     opp_fns = [compiled_builtin(eng, spec) for spec in opponents]
     opp_of = np.array([rng.randrange(len(opponents)) for _ in range(G)])
@@ -93,7 +125,8 @@ def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
             games.append(rows[keep])
             margins.append(_margins(eng.scores[rows[keep]], side[rows[keep]]))
             wander = explore.random(rows.size) < args.explore
-            act[rows] = np.where(wander, eng.sample_actions(explore)[rows], choice)
+            move = choice if actor is None else actor(rows)
+            act[rows] = np.where(wander, eng.sample_actions(explore)[rows], move)
         for k, fn in enumerate(opp_fns):
             theirs = live[~ours][opp_of[live[~ours]] == k]
             if theirs.size:

@@ -2,8 +2,10 @@
 
 Placements still equal after that (the same tile on two ends, or two tiles of the same weight)
 go to the lowest action; with ``tiebreak="heuristic"`` (spec ``greedy:tiebreak=heuristic``) to
-the one the stock heuristic values most (what the next seat can score back, what the seat keeps),
-which looks no further than that tie and only to break it.
+the one the stock heuristic values most (what the next seat can score back, what the seat keeps);
+with ``tiebreak="rollouts"`` (spec ``greedy:tiebreak=rollouts,samples=64``) to the one the
+rollout search (:mod:`sniff_env.players.rollouts`) values most. Either looks only at that tie
+and only to break it: the points now and the tile's weight always come first.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def greedy_action(layout: Layout, legal: list[int] | tuple[int, ...]) -> int:
     return ties[0] if ties else legal[0]
 
 
-TIEBREAKS = ("lowest", "heuristic")
+TIEBREAKS = ("lowest", "heuristic", "rollouts")
 
 
 def checked_tiebreak(tiebreak: str) -> str:
@@ -59,21 +61,37 @@ class GreedyPlayer:
     """Scores the most it can now (deterministic; ``seed`` is accepted and unused).
 
     ``tiebreak`` orders the placements still equal on points and tile weight: ``"lowest"``
-    action (the default) or the stock ``"heuristic"`` value.
+    action (the default), the stock ``"heuristic"`` value, or the ``"rollouts"`` search's value
+    over ``samples`` deals (seeded by ``seed``; the other tie-breaks use no randomness).
     """
 
-    def __init__(self, seed: int | None = None, name: str = "greedy", tiebreak: str = "lowest") -> None:
+    def __init__(self, seed: int | None = None, name: str = "greedy", tiebreak: str = "lowest",
+                 samples: int | None = None) -> None:
         self.name = name
         self.tiebreak = checked_tiebreak(tiebreak)
+        if samples is not None and tiebreak != "rollouts":
+            raise ValueError(f"greedy's samples option goes with tiebreak=rollouts only; got tiebreak={tiebreak!r}")
+        self._search: Any = None
+        if tiebreak == "rollouts":
+            from .rollouts import RolloutPlayer
+
+            self._search = RolloutPlayer(seed, samples=64 if samples is None else samples)
 
     def reset(self, seed: int | None = None) -> None:
-        pass
+        if self._search is not None:
+            self._search.reset(seed)
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         state = info_of(info)
         if self.tiebreak == "lowest":
             return greedy_action(state, state.legal)
-        return greedy_heuristic_tiebreak(state)
+        if self.tiebreak == "heuristic":
+            return greedy_heuristic_tiebreak(state)
+        tied = greedy_ties(state, state.legal)
+        if len(tied) <= 1:
+            return tied[0] if tied else state.legal[0]
+        values = self._search.values(state)
+        return max(tied, key=lambda a: (values[a], -a))
 
 
 def greedy_heuristic_tiebreak(state: InfoState) -> int:

@@ -115,51 +115,87 @@ def determinize(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.n
 
 
 @_jit
+def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+               pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+               legal: np.ndarray, b: int, W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray) -> None:
+    """Add to ``totals[j]`` the margin of ``legal[b, j]`` played on the deal in ``work``'s first
+    two arrays (every hand, and the boneyard) and the hand played out by the heuristic."""
+    DH, DB, RS, RH, RP, RB, RL, row, scratch, values, pool, taken = work
+    T, n, sides = P[P_T], P[P_N], P[P_SIDES]
+    me = _side(P, S[b, TURN])
+    draw, inline_base = P[P_DRAW_ACTION], P[P_INLINE_BASE]
+    for j in range(S[b, NLEGAL]):
+        for c in range(NS):
+            RS[0, c] = S[b, c]
+        for c in range(2 * T):
+            RP[0, c] = played[b, c]
+        for s in range(n):
+            for t in range(T):
+                RH[0, s, t] = DH[0, s, t]
+        for t in range(T):
+            RB[0, t] = DB[0, t]
+        a = legal[b, j]
+        while True:
+            if a == draw:
+                _draw(RS, RH, RB, 0, True)
+            else:
+                _place(RS, RH, RP, 0, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= inline_base)
+            if RS[0, PHASE] != PLAY:
+                break
+            _advance(RS, RH, RB, 0, P, lo, hi, pip_tiles, RL)
+            if RS[0, PHASE] != PLAY:
+                break
+            a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch,
+                                 values)
+        mine, others = 0.0, 0.0
+        for s in range(sides):
+            gain = RS[0, SCORES + s] - S[b, SCORES + s]
+            if s == me:
+                mine = gain
+            else:
+                others += gain
+        totals[j] += mine - others / (sides - 1)
+
+
+@_jit
 def rollout_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
                    hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                    act_slot: np.ndarray, legal: np.ndarray, b: int, W: np.ndarray, samples: int, rng: np.ndarray,
                    work: tuple[np.ndarray, ...], totals: np.ndarray) -> None:
     """``totals[j]``: the summed margin of ``legal[b, j]`` over ``samples`` deals (see the module).
     ``played`` is the engine's whole ``[B, 2T]`` play record; ``work`` is :func:`workspace`'s."""
-    DH, DB, RS, RH, RP, RB, RL, row, scratch, values, pool, taken = work
-    T, n, sides = P[P_T], P[P_N], P[P_SIDES]
-    me = _side(P, S[b, TURN])
-    draw, inline_base = P[P_DRAW_ACTION], P[P_INLINE_BASE]
+    DH, DB, pool, taken = work[0], work[1], work[10], work[11]
     for j in range(S[b, NLEGAL]):
         totals[j] = 0.0
     for _ in range(samples):
         determinize(S, hands, played, P, lo, hi, b, rng, DH, DB, pool, taken)
-        for j in range(S[b, NLEGAL]):
-            for c in range(NS):
-                RS[0, c] = S[b, c]
-            for c in range(2 * T):
-                RP[0, c] = played[b, c]
-            for s in range(n):
-                for t in range(T):
-                    RH[0, s, t] = DH[0, s, t]
+        _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals)
+
+
+@_jit
+def hindsight_values(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, played: np.ndarray, P: np.ndarray,
+                     lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
+                     act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray,
+                     W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, q: np.ndarray) -> None:
+    """``q[i, a]``: the margin of action ``a`` in game ``games[i]`` played on the game's real deal
+    (every hand and the boneyard as they are) with the hand played out by the heuristic; ``-inf``
+    where illegal. It reads the hidden tiles: a training target, never a player."""
+    DH, DB = work[0], work[1]
+    T, n = P[P_T], P[P_N]
+    for i in range(games.size):
+        b = games[i]
+        for a in range(q.shape[1]):
+            q[i, a] = -np.inf
+        for s in range(n):
             for t in range(T):
-                RB[0, t] = DB[0, t]
-            a = legal[b, j]
-            while True:
-                if a == draw:
-                    _draw(RS, RH, RB, 0, True)
-                else:
-                    _place(RS, RH, RP, 0, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= inline_base)
-                if RS[0, PHASE] != PLAY:
-                    break
-                _advance(RS, RH, RB, 0, P, lo, hi, pip_tiles, RL)
-                if RS[0, PHASE] != PLAY:
-                    break
-                a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch,
-                                     values)
-            mine, others = 0.0, 0.0
-            for s in range(sides):
-                gain = RS[0, SCORES + s] - S[b, SCORES + s]
-                if s == me:
-                    mine = gain
-                else:
-                    others += gain
-            totals[j] += mine - others / (sides - 1)
+                DH[0, s, t] = hands[b, s, t]
+        for t in range(T):
+            DB[0, t] = bone[b, t]
+        for j in range(S[b, NLEGAL]):
+            totals[j] = 0.0
+        _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals)
+        for j in range(S[b, NLEGAL]):
+            q[i, legal[b, j]] = totals[j]
 
 
 @_jit
@@ -258,3 +294,24 @@ class RolloutSearch:
                        t.act_slot, eng.legal, game, self._w, self.samples, self._rng, self._work, self._totals)
         k = int(eng.S[game, NLEGAL])
         return {int(eng.legal[game, j]): float(self._totals[j]) / self.samples for j in range(k)}
+
+
+class HindsightValues:
+    """Every legal move's margin on the real deal, the hand played out by the heuristic, for games
+    of one :class:`VectorEngine`: one unbiased sample of the move's value to the heuristic, as
+    training targets. It reads the hidden tiles, so it is never a player."""
+
+    def __init__(self, engine: VectorEngine, weights: Weights | None = None) -> None:
+        self.engine = engine
+        self._w = weight_vector(weights or Weights())
+        self._work = workspace(engine)
+        self._totals = np.zeros(engine.num_actions, np.float64)
+
+    def q_values(self, games: np.ndarray) -> np.ndarray:
+        """``[len(games), num_actions]``: each legal action's margin, ``-inf`` where illegal."""
+        t, eng = self.engine.tables, self.engine
+        games = np.ascontiguousarray(games, np.int64)
+        q = np.zeros((games.size, eng.num_actions), np.float64)
+        hindsight_values(eng.S, eng.hands, eng.bone, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab,
+                         t.act_tile, t.act_slot, eng.legal, games, self._w, self._work, self._totals, q)
+        return q
