@@ -12,8 +12,7 @@ from sniff_env.infostate import determinize, info_state
 from sniff_env.layout import count_after
 from sniff_env.players import Player, PlayerSpecError, load, parse_spec
 
-FAST_SPECS = ["random", "greedy", "heuristic", "search:simulations=8", "rollouts:samples=4",
-              "greedy:tiebreak=rollouts,samples=4"]
+FAST_SPECS = ["random", "greedy", "heuristic", "search:simulations=8", "rollouts:samples=4"]
 
 
 def _play(game: Game, players: list[Player], max_decisions: int = 400) -> int:

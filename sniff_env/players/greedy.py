@@ -2,10 +2,8 @@
 
 Placements still equal after that (the same tile on two ends, or two tiles of the same weight)
 go to the lowest action; with ``tiebreak="heuristic"`` (spec ``greedy:tiebreak=heuristic``) to
-the one the stock heuristic values most (what the next seat can score back, what the seat keeps);
-with ``tiebreak="rollouts"`` (spec ``greedy:tiebreak=rollouts,samples=64``) to the one the
-rollout search (:mod:`sniff_env.players.rollouts`) values most. Either looks only at that tie
-and only to break it: the points now and the tile's weight always come first.
+the one the stock heuristic values most (what the next seat can score back, what the seat keeps),
+which looks no further than that tie and only to break it.
 """
 
 from __future__ import annotations
@@ -47,7 +45,7 @@ def greedy_action(layout: Layout, legal: list[int] | tuple[int, ...]) -> int:
     return ties[0] if ties else legal[0]
 
 
-TIEBREAKS = ("lowest", "heuristic", "rollouts")
+TIEBREAKS = ("lowest", "heuristic")
 
 
 def checked_tiebreak(tiebreak: str) -> str:
@@ -61,37 +59,21 @@ class GreedyPlayer:
     """Scores the most it can now (deterministic; ``seed`` is accepted and unused).
 
     ``tiebreak`` orders the placements still equal on points and tile weight: ``"lowest"``
-    action (the default), the stock ``"heuristic"`` value, or the ``"rollouts"`` search's value
-    over ``samples`` deals (seeded by ``seed``; the other tie-breaks use no randomness).
+    action (the default) or the stock ``"heuristic"`` value.
     """
 
-    def __init__(self, seed: int | None = None, name: str = "greedy", tiebreak: str = "lowest",
-                 samples: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, name: str = "greedy", tiebreak: str = "lowest") -> None:
         self.name = name
         self.tiebreak = checked_tiebreak(tiebreak)
-        if samples is not None and tiebreak != "rollouts":
-            raise ValueError(f"greedy's samples option goes with tiebreak=rollouts only; got tiebreak={tiebreak!r}")
-        self._search: Any = None
-        if tiebreak == "rollouts":
-            from .rollouts import RolloutPlayer
-
-            self._search = RolloutPlayer(seed, samples=64 if samples is None else samples)
 
     def reset(self, seed: int | None = None) -> None:
-        if self._search is not None:
-            self._search.reset(seed)
+        pass
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         state = info_of(info)
         if self.tiebreak == "lowest":
             return greedy_action(state, state.legal)
-        if self.tiebreak == "heuristic":
-            return greedy_heuristic_tiebreak(state)
-        tied = greedy_ties(state, state.legal)
-        if len(tied) <= 1:
-            return tied[0] if tied else state.legal[0]
-        values = self._search.values(state)
-        return max(tied, key=lambda a: (values[a], -a))
+        return greedy_heuristic_tiebreak(state)
 
 
 def greedy_heuristic_tiebreak(state: InfoState) -> int:

@@ -41,13 +41,6 @@ class RolloutPlayer:
         load_state(engine, state)
         return int(search.actions(np.zeros(1, np.int64))[0])
 
-    def values(self, state: InfoState) -> dict[int, float]:
-        """The search's mean margin of every legal action of ``state`` (searched even when
-        there is one)."""
-        engine, search = self._engine(state.rules)
-        load_state(engine, state)
-        return search.values(0)
-
     def _engine(self, rules: Rules) -> tuple[Any, Any]:
         if rules not in self._engines:
             from ..vector.engine import VectorEngine

@@ -266,20 +266,14 @@ def greedy_actions(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: n
                     best, best_v = a, values[j]
         out[i] = best if best >= 0 else legal[b, 0]
 
-COMPILED_TIEBREAKS = ("lowest", "heuristic")
-
 
 class CompiledBaselines:
     """Greedy and heuristic choices for many games of one :class:`VectorEngine` at once."""
 
     def __init__(self, engine: VectorEngine, weights: Weights | None = None, greedy_tiebreak: str = "lowest") -> None:
-        """``weights``: the heuristic's (default: stock); ``greedy_tiebreak`` as :class:`GreedyPlayer`'s,
-        ``"lowest"`` or ``"heuristic"`` (the rollouts tie-break is not compiled here)."""
+        """``weights``: the heuristic's (default: stock); ``greedy_tiebreak`` as :class:`GreedyPlayer`'s."""
         self.engine = engine
         self.greedy_tiebreak = checked_tiebreak(greedy_tiebreak)
-        if self.greedy_tiebreak not in COMPILED_TIEBREAKS:
-            raise ValueError(f"the compiled greedy breaks ties by {' or '.join(COMPILED_TIEBREAKS)}; "
-                             f"got {greedy_tiebreak!r}: use the reference player for it")
         self.weights = weights or Weights()
         self._w = weight_vector(self.weights)
         self._row = np.zeros((1, NS), np.int64)
