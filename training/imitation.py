@@ -13,6 +13,12 @@ With ``explore`` > 0 the teacher's seat sometimes plays a uniformly random legal
 teacher alone would never reach. Games are generated in parallel worker processes; the data
 depends only on ``seed``, not on the number of workers.
 
+On the batched engine (``--engine vector``) the teacher may also value every legal move (the
+compiled rollout search, or ``hindsight`` playouts on the real deal); the network then learns
+those values (``--q-scale``: its logits, centred over the legal moves, regress on them) or their
+softmax (``--soft-temperature``), and ``--actor`` lets another player, such as the student's own
+exported policy, play the teacher's seat so that the labels fall on the student's positions.
+
     python training/imitation.py --config configs/training/sniff-2p-imitation.toml
 """
 

@@ -15,8 +15,8 @@ only.
 from __future__ import annotations
 
 import random
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np

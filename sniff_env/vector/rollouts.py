@@ -120,7 +120,7 @@ def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
                legal: np.ndarray, b: int, W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray) -> None:
     """Add to ``totals[j]`` the margin of ``legal[b, j]`` played on the deal in ``work``'s first
     two arrays (every hand, and the boneyard) and the hand played out by the heuristic."""
-    DH, DB, RS, RH, RP, RB, RL, row, scratch, values, pool, taken = work
+    DH, DB, RS, RH, RP, RB, RL, row, scratch, values, _pool, _taken = work
     T, n, sides = P[P_T], P[P_N], P[P_SIDES]
     me = _side(P, S[b, TURN])
     draw, inline_base = P[P_DRAW_ACTION], P[P_INLINE_BASE]
