@@ -109,6 +109,34 @@ def test_learning_curve_png(tmp_path: Path) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_stage_comparison_plays_each_policy(tmp_path: Path) -> None:
+    """``curves.py --stages`` plays each exported file on the batched engine: its figures are the
+    in-training evaluator's on the same seeds, and it writes the PNG and the JSON beside it."""
+    import json
+
+    import torch
+
+    from training.curves import main as curves_main
+    from training.curves import stage_rates
+    from training.evaluate import win_rate_vector
+
+    rates = stage_rates(["checkpoints/sniff-2p.pt"], ["greedy"], 20, [3, 4])
+    row = rates["checkpoints/sniff-2p.pt"]["greedy"]
+    module = torch.jit.load("checkpoints/sniff-2p.pt")
+    rules = make_rules("sniff", 2)
+    expected = (win_rate_vector(module, rules, "greedy", 20, 3, 40) + win_rate_vector(module, rules, "greedy", 20, 4, 40)) / 2
+    assert row["games"] == 40 and row["win_rate"] == pytest.approx(expected)
+    assert row["low"] <= row["win_rate"] <= row["high"]
+    out = tmp_path / "stages.png"
+    assert curves_main(["--stages", "--opponents", "greedy", "--games", "10", "--seeds", "5",
+                        "checkpoints/sniff-2p.pt", "checkpoints/sniff-2p.pt", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    saved = json.loads(out.with_suffix(".json").read_text())
+    assert set(saved) == {"checkpoints/sniff-2p.pt"} and saved["checkpoints/sniff-2p.pt"]["greedy"]["games"] == 10
+    with pytest.raises(SystemExit):
+        curves_main(["--stages", "--seeds", "x", "checkpoints/sniff-2p.pt", str(out)])
+
+
 def test_shipped_imitation_configs_parse() -> None:
     from training.config import parse_config
     from training.imitation import Args as ImitationArgs

@@ -5,6 +5,13 @@
 Several folders (the stages of one agent, each started from the last) are drawn end to end:
 
     python training/curves.py runs/sniff-2p-finetune/tb runs/sniff-2p-finetune-2/tb out.png
+
+Stages without TensorBoard logs (imitation rounds) are compared by playing their exported files:
+``--stages`` evaluates each against compiled built-ins on the batched engine, over duplicate
+games on seeds that no stage was selected on, and writes the PNG and a JSON of the figures:
+
+    python training/curves.py --stages --opponents heuristic,greedy --games 4000 --seeds 901,902,903 \
+        runs/sniff-2p-selfplay.pt runs/sniff-2p-search-values.pt out.png
 """
 
 from __future__ import annotations
@@ -65,15 +72,85 @@ def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: s
     return Path(out)
 
 
+def stage_rates(policies: list[str], opponents: list[str], games: int, seeds: list[int],
+                max_hands: int = 40) -> dict[str, dict[str, dict[str, float]]]:
+    """``{policy: {opponent: {"games", "wins", "win_rate", "low", "high"}}}``: each exported
+    policy's win rate (argmax, draws half) against each compiled built-in over ``games`` duplicate
+    games per seed (:func:`training.evaluate.win_rate_vector`), with a 95% Wilson interval."""
+    from sniff_env.evaluation.ratings import wilson_interval
+    from sniff_env.players.policy import load_checked
+    from training.evaluate import win_rate_vector
+
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for path in policies:
+        module, _, rules = load_checked(path)
+        out[path] = {}
+        for opp in opponents:
+            wins = sum(win_rate_vector(module, rules, opp, games, seed, max_hands) * games for seed in seeds)
+            total = games * len(seeds)
+            low, high = wilson_interval(wins, total)
+            out[path][opp] = {"games": total, "wins": wins, "win_rate": wins / total, "low": low, "high": high}
+    return out
+
+
+def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, title: str | None = None) -> Path:
+    """A PNG of :func:`stage_rates`' figures, one line per opponent across the stages, with the
+    intervals as error bars, and the figures as JSON beside it (same name, ``.json``)."""
+    import json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from sniff_env.atomic import atomic_path
+
+    names = [Path(p).stem for p in rates]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opp in sorted({o for r in rates.values() for o in r}):
+        rows = [r[opp] for r in rates.values()]
+        y = [x["win_rate"] for x in rows]
+        err = [[v - x["low"] for v, x in zip(y, rows, strict=True)], [x["high"] - v for v, x in zip(y, rows, strict=True)]]
+        ax.errorbar(range(len(rows)), y, yerr=err, marker="o", capsize=3, label=f"against {opp}")
+    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xticks(range(len(names)), names, rotation=15, fontsize=8)
+    ax.set_ylabel("win rate (duplicate games)")
+    ax.set_ylim(0.3, 1)
+    ax.set_title(title or "stages")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    with atomic_path(out, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    with atomic_path(Path(out).with_suffix(".json"), suffix=".json") as tmp:
+        Path(tmp).write_text(json.dumps(rates, indent=2) + "\n")
+    return Path(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("paths", nargs="+", help="the run's TensorBoard folders (runs/NAME/tb), then the PNG to write")
     parser.add_argument("--title", default=None)
     parser.add_argument("--smooth", type=int, default=6, help="moving average over this many evaluations")
+    parser.add_argument("--stages", action="store_true",
+                        help="the paths are exported policies (the stages of one agent): play them instead")
+    parser.add_argument("--opponents", default="heuristic,greedy", help="with --stages: compiled built-ins to face")
+    parser.add_argument("--games", type=int, default=2000, help="with --stages: duplicate games per seed")
+    parser.add_argument("--seeds", default="901", help="with --stages: comma-separated evaluation seeds")
     args = parser.parse_args(argv)
     if len(args.paths) < 2:
-        parser.error("give at least one TensorBoard folder and the PNG to write")
+        parser.error("give at least one TensorBoard folder (or policy, with --stages) and the PNG to write")
     *logdirs, out = args.paths
+    if args.stages:
+        try:
+            seeds = [int(x) for x in args.seeds.split(",")]
+        except ValueError:
+            parser.error(f"--seeds must be comma-separated whole numbers; got {args.seeds!r}")
+        rates = stage_rates(logdirs, [o.strip() for o in args.opponents.split(",") if o.strip()], args.games, seeds)
+        for path, row in rates.items():
+            print(path, ", ".join(f"{o} {x['win_rate']:.3f} [{x['low']:.3f}, {x['high']:.3f}]" for o, x in row.items()))
+        print(f"wrote {plot_stages(rates, out, args.title)}")
+        return 0
     print(f"wrote {plot_curves(logdirs, out, args.title, args.smooth)}")
     return 0
 
