@@ -20,6 +20,9 @@ import argparse
 import sys
 from pathlib import Path
 
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 
 def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: str | None = None,
                 smooth: int = 6) -> Path:
