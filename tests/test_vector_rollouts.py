@@ -40,6 +40,18 @@ def positions(rules: Rules, seed: int, count: int) -> list[tuple[VectorEngine, G
     return out
 
 
+def playout_margin(game: Game, action: int, side: int, heuristic: HeuristicPlayer) -> float:
+    """On the reference engine: ``action`` played in ``game`` and the hand played out by the
+    heuristic; what ``side`` gained less the mean of what the other sides gained."""
+    before = list(game.scores)
+    game.step(action)
+    while game.phase is Phase.PLAY:
+        game.step(heuristic.act(None, {"info_state": info_state(game, game.turn)}))
+    gains = [game.scores[s] - before[s] for s in range(game.rules.num_sides)]
+    others = [x for s, x in enumerate(gains) if s != side]
+    return gains[side] - sum(others) / len(others)
+
+
 @pytest.mark.parametrize("preset,players,extra", CASES, ids=[f"{p}-{n}p" for p, n, _ in CASES])
 def test_one_sample_is_the_reference_playout_of_its_deal(preset: str, players: int, extra: dict[str, bool]) -> None:
     """With one sample, each move's value is the margin the reference engine gives when that
@@ -66,13 +78,7 @@ def test_one_sample_is_the_reference_playout_of_its_deal(preset: str, players: i
             d.hands = list(hands)
             d.boneyard = tuple(d.boneyard[: d.bone_pos]) + tuple(bone)
             d._legal = None
-            before = list(d.scores)
-            d.step(a)
-            while d.phase is Phase.PLAY:
-                d.step(heuristic.act(None, {"info_state": info_state(d, d.turn)}))
-            gains = [d.scores[s] - before[s] for s in range(rules.num_sides)]
-            others = [x for s, x in enumerate(gains) if s != me]
-            assert v == pytest.approx(gains[me] - sum(others) / len(others)), (a, values)
+            assert v == pytest.approx(playout_margin(d, a, me, heuristic)), (a, values)
             checked += 1
     assert checked > 5
 
@@ -96,14 +102,7 @@ def test_hindsight_values_are_the_reference_playouts_of_the_real_deal(
         assert {int(a) for a in np.flatnonzero(np.isfinite(q))} == legal
         me = rules.side_of(g.turn)
         for a in legal:
-            d = g.copy()
-            start = list(d.scores)
-            d.step(a)
-            while d.phase is Phase.PLAY:
-                d.step(heuristic.act(None, {"info_state": info_state(d, d.turn)}))
-            gains = [d.scores[s] - start[s] for s in range(rules.num_sides)]
-            others = [x for s, x in enumerate(gains) if s != me]
-            assert q[a] == pytest.approx(gains[me] - sum(others) / len(others)), a
+            assert q[a] == pytest.approx(playout_margin(g.copy(), a, me, heuristic)), a
             checked += 1
     assert checked > 5
 

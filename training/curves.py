@@ -8,7 +8,8 @@ Several folders (the stages of one agent, each started from the last) are drawn 
 
 Stages without TensorBoard logs (imitation rounds) are compared by playing their exported files:
 ``--stages`` evaluates each against compiled built-ins on the batched engine, over duplicate
-games on seeds that no stage was selected on, and writes the PNG and a JSON of the figures:
+games on the given seeds (choose ones no training run played), and writes the PNG and a JSON
+of the figures:
 
     python training/curves.py --stages --opponents heuristic,greedy --games 4000 --seeds 901,902,903 \
         runs/sniff-2p-selfplay.pt runs/sniff-2p-search-values.pt out.png
@@ -89,8 +90,9 @@ def stage_rates(policies: list[str], opponents: list[str], games: int, seeds: li
         module, _, rules = load_checked(path)
         out[path] = {}
         for opp in opponents:
-            wins = sum(win_rate_vector(module, rules, opp, games, seed, max_hands) * games for seed in seeds)
-            total = games * len(seeds)
+            played = 2 * max(games // 2, 1)  # win_rate_vector plays whole duplicate pairs
+            wins = sum(win_rate_vector(module, rules, opp, games, seed, max_hands) * played for seed in seeds)
+            total = played * len(seeds)
             low, high = wilson_interval(wins, total)
             out[path][opp] = {"games": total, "wins": wins, "win_rate": wins / total, "low": low, "high": high}
     return out

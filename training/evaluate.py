@@ -7,6 +7,7 @@ signal logged to TensorBoard while training.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
 
@@ -53,6 +54,17 @@ def win_rate(policy: LogitsFn, rules: Rules, opponent: str, games: int, seed: in
     return score / played
 
 
+def policy_actions(policy: LogitsFn, engine: Any, games: Any) -> Any:
+    """The masked argmax of ``policy`` for the seat to act in each of ``games`` of a batched
+    ``engine`` (a :class:`sniff_env.vector.engine.VectorEngine`), as int64 actions."""
+    import numpy as np
+
+    obs = torch.from_numpy(engine.obs[games].copy())
+    mask = torch.from_numpy(engine.mask[games].astype(bool))
+    with torch.no_grad():
+        return masked_logits(policy(obs), mask).argmax(1).numpy().astype(np.int64)
+
+
 def win_rate_vector(policy: LogitsFn, rules: Rules, opponent: str, games: int, seed: int, max_hands: int) -> float:
     """:func:`win_rate` on the batched engine, all games at once, against a compiled built-in
     (``greedy`` or ``heuristic``): each seed is played twice, the policy's side first and then
@@ -73,11 +85,7 @@ def win_rate_vector(policy: LogitsFn, rules: Rules, opponent: str, games: int, s
             actions = np.zeros(eng.num_envs, np.int64)
             ours = sides[eng.turn[live]] == mine[live]
             if ours.any():
-                rows = live[ours]
-                obs = torch.from_numpy(eng.obs[rows].copy())
-                mask = torch.from_numpy(eng.mask[rows].astype(bool))
-                with torch.no_grad():
-                    actions[rows] = masked_logits(policy(obs), mask).argmax(1).numpy()
+                actions[live[ours]] = policy_actions(policy, eng, live[ours])
             if (~ours).any():
                 actions[live[~ours]] = opp(live[~ours])
             eng.step(actions)

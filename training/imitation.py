@@ -82,13 +82,13 @@ class Args:
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
     engine: str = field(
         default="python",
-        metadata={"help": "'python' (any players) or 'vector' (batched engine; teacher heuristic or "
-                          "rollouts:samples=N, opponents greedy or heuristic)"},
+        metadata={"help": "'python' (any players) or 'vector' (batched engine; teacher heuristic, "
+                          "rollouts:samples=N or hindsight, opponents greedy or heuristic)"},
     )
     soft_temperature: float = field(
         default=0.0,
-        metadata={"help": "with the rollouts teacher: learn the softmax of its move values (points) at this "
-                          "temperature instead of its single choice (0: its choice)"},
+        metadata={"help": "with a teacher that values every move (rollouts, hindsight): learn the softmax of its "
+                          "move values (points) at this temperature instead of its single choice (0: its choice)"},
     )
     actor: str = field(
         default="",

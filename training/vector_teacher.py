@@ -58,24 +58,17 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bo
 
 
 def actor_fn(engine: Any, spec: str, rules: Rules) -> Callable[[np.ndarray], np.ndarray]:
-    """The batched choice function of ``spec`` on ``engine``: a compiled built-in or an exported
-    policy file (its masked argmax)."""
-    if not spec.endswith((".pt", ".ts")):
-        return compiled_builtin(engine, spec)
-    import torch
-
+    """The batched choice function of ``spec`` on ``engine``: a compiled built-in, or (any spec
+    that names no built-in, as :func:`sniff_env.players.load` reads it) an exported policy file,
+    its masked argmax."""
+    from sniff_env.players import BUILTIN
     from sniff_env.players.policy import load_checked
-    from training.evaluate import masked_logits
+    from training.evaluate import policy_actions
 
+    if parse_spec(spec)[0] in BUILTIN:
+        return compiled_builtin(engine, spec)
     module = load_checked(spec, rules)[0]
-
-    def act(games: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            logits = module(torch.from_numpy(np.array(engine.obs[games])))
-            mask = torch.from_numpy(engine.mask[games].astype(bool))
-            return masked_logits(logits, mask).argmax(1).numpy().astype(np.int64)
-
-    return act
+    return lambda games: policy_actions(module, engine, games)
 
 
 def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
