@@ -235,24 +235,24 @@ def chooser(engine: VectorEngine, variant: Variant, seed: int) -> Callable[[np.n
     if variant.kind == "heuristic-player":
         return CompiledBaselines(engine).heuristic
     t = engine.tables
+    stock = weight_vector(Weights())
     w = weight_vector(Weights.from_kwargs(None, **variant.weights)) * (-1.0 if variant.reversed else 1.0)
-    base = CompiledBaselines(engine)
     work, rng = workspace(engine), np.array([seed & (2**64 - 1)], np.uint64)
-    flags = np.zeros(engine.num_actions, np.int64)
+    row, scratch = np.zeros((1, NS), np.int64), np.zeros((3, t.num_tiles), np.int64)
+    values, flags = np.zeros(engine.num_actions, np.float64), np.zeros(engine.num_actions, np.int64)
 
     def choose(games: np.ndarray) -> np.ndarray:
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
         if variant.kind == "playouts":
             playout_tiebreak_actions(engine.S, engine.hands, engine.bone, engine.play_record, t.params, t.lo, t.hi,
-                                     t.pip_tiles, t.score_tab, t.act_tile, t.act_slot, engine.legal, games,
-                                     weight_vector(Weights()), variant.samples, variant.hindsight,
-                                     PLAYOUT_PLAYERS[variant.me], PLAYOUT_PLAYERS[variant.opp], rng, work, flags,
-                                     base._values, out)
+                                     t.pip_tiles, t.score_tab, t.act_tile, t.act_slot, engine.legal, games, stock,
+                                     variant.samples, variant.hindsight, PLAYOUT_PLAYERS[variant.me],
+                                     PLAYOUT_PLAYERS[variant.opp], rng, work, flags, values, out)
         else:
             greedy_actions(engine.S, engine.hands, engine.played_by, t.params, t.lo, t.hi, t.score_tab, t.act_tile,
-                           t.act_slot, engine.legal, games, w, base._row, base._scratch, base._values, flags,
-                           variant.kind == "value", out)
+                           t.act_slot, engine.legal, games, w, row, scratch, values, flags, variant.kind == "value",
+                           out)
         return out
 
     return choose
