@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_vector_rollouts import positions
+from test_vector_rollouts import positions, swap_hidden_tile
 
 from sniff_env.game import Game, Phase
 from sniff_env.infostate import info_state
@@ -42,7 +42,8 @@ def totals_of(eng: VectorEngine, samples: int, hindsight: bool, me: int, opp: in
     playout_tiebreak_actions(eng.S, eng.hands, eng.bone, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles,
                              t.score_tab, t.act_tile, t.act_slot, eng.legal, np.zeros(1, np.int64),
                              weight_vector(Weights()), samples, hindsight, me, opp, np.array([seed], np.uint64),
-                             workspace(eng), np.zeros(eng.num_actions, np.int64), totals, np.zeros(1, np.int64))
+                             workspace(eng), np.zeros(eng.num_actions, np.int64),
+                             np.zeros(eng.num_actions, np.int64), totals, np.zeros(1, np.int64))
     return totals[: int(eng.S[0, K.NLEGAL])]
 
 
@@ -87,19 +88,10 @@ def test_determinized_playouts_ignore_the_hidden_tiles() -> None:
     one, which reads them, changes for some position."""
     swapped, hindsight_moved = 0, 0
     for eng, _ in tied_positions(21, 60):
-        opp = 1 - int(eng.S[0, K.TURN])
         first = totals_of(eng, 8, False, GREEDY, PLAYOUT_PLAYERS["random"], seed=3)
         seen_first = totals_of(eng, 4, True, GREEDY, GREEDY, seed=3)
-        lack, t = int(eng.S[0, K.LACKING + opp]), eng.tables
-        held = [int(x) for x in np.flatnonzero(eng.hands[0, opp])]
-        lo, hi = int(eng.S[0, K.BONE_POS]), int(eng.S[0, K.BONE_LEN])
-        ok = [i for i in range(lo, hi) if not (lack >> t.lo[eng.bone[0, i]] & 1 or lack >> t.hi[eng.bone[0, i]] & 1)]
-        if not held or not ok:
+        if not swap_hidden_tile(eng):
             continue
-        i, x = ok[0], held[0]
-        y = int(eng.bone[0, i])
-        eng.hands[0, opp, x], eng.hands[0, opp, y] = 0, 1
-        eng.bone[0, i] = x
         assert np.array_equal(totals_of(eng, 8, False, GREEDY, PLAYOUT_PLAYERS["random"], seed=3), first)
         hindsight_moved += not np.array_equal(totals_of(eng, 4, True, GREEDY, GREEDY, seed=3), seen_first)
         swapped += 1

@@ -139,6 +139,24 @@ def test_deals_keep_sizes_and_known_missing_pips(players: int) -> None:
         assert constrained > 0
 
 
+def swap_hidden_tile(eng: VectorEngine) -> bool:
+    """In game 0 of a 2-player ``eng``, swap a tile of the opponent of the seat to act with a
+    boneyard tile it may hold (none of the pips it is known to lack): the hidden tiles change,
+    what the seat knows does not. False where no such swap exists."""
+    opp = 1 - int(eng.S[0, K.TURN])
+    lack, t = int(eng.S[0, K.LACKING + opp]), eng.tables
+    held = [int(x) for x in np.flatnonzero(eng.hands[0, opp])]
+    lo, hi = int(eng.S[0, K.BONE_POS]), int(eng.S[0, K.BONE_LEN])
+    ok = [i for i in range(lo, hi) if not (lack >> t.lo[eng.bone[0, i]] & 1 or lack >> t.hi[eng.bone[0, i]] & 1)]
+    if not held or not ok:
+        return False
+    i, x = ok[0], held[0]
+    y = int(eng.bone[0, i])
+    eng.hands[0, opp, x], eng.hands[0, opp, y] = 0, 1
+    eng.bone[0, i] = x
+    return True
+
+
 def test_choice_ignores_the_hidden_tiles() -> None:
     """Swapping tiles between the opponent's hand and the boneyard (within what the seat knows)
     leaves the search's values, with the same seed, unchanged."""
@@ -147,17 +165,8 @@ def test_choice_ignores_the_hidden_tiles() -> None:
     for eng, g in positions(rules, 80, 10):
         seat, opp = int(eng.S[0, K.TURN]), 1 - int(eng.S[0, K.TURN])
         first = RolloutSearch(eng, samples=8, seed=3).values(0)
-        lack = int(eng.S[0, K.LACKING + opp])
-        t = eng.tables
-        held = [int(x) for x in np.flatnonzero(eng.hands[0, opp])]
-        lo, hi = int(eng.S[0, K.BONE_POS]), int(eng.S[0, K.BONE_LEN])
-        ok = [i for i in range(lo, hi) if not (lack >> t.lo[eng.bone[0, i]] & 1 or lack >> t.hi[eng.bone[0, i]] & 1)]
-        if not held or not ok:
+        if not swap_hidden_tile(eng):
             continue
-        i, x = ok[0], held[0]
-        y = int(eng.bone[0, i])
-        eng.hands[0, opp, x], eng.hands[0, opp, y] = 0, 1
-        eng.bone[0, i] = x
         assert RolloutSearch(eng, samples=8, seed=3).values(0) == first
         assert seat != opp
         swapped += 1

@@ -42,114 +42,48 @@ from sniff_env.rules import Rules
 from sniff_env.vector._compile import compiled
 from sniff_env.vector.baselines import (
     CompiledBaselines,
-    _count_after,
     greedy_actions,
+    greedy_scan,
     heuristic_choice,
     weight_vector,
 )
 from sniff_env.vector.engine import VectorEngine
-from sniff_env.vector.kernels import (
-    NLEGAL,
-    NS,
-    P_DRAW_ACTION,
-    P_INLINE_BASE,
-    P_N,
-    P_SIDES,
-    P_T,
-    PHASE,
-    PLAY,
-    SCORES,
-    TURN,
-    _advance,
-    _draw,
-    _place,
-    _side,
-    points_for,
-)
-from sniff_env.vector.rollouts import _below, determinize, workspace
+from sniff_env.vector.kernels import NLEGAL, NS, P_N, P_T, TURN, _side
+from sniff_env.vector.rollouts import _below, apply_move, determinize, load_deal, rollout_margin, workspace
 from training.config import parse_config, rules_for
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
 PLAYOUT_PLAYERS = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
 
 _jit = compiled()
-_inline = compiled(inline=True)
-
-
-@_inline
-def _greedy_key(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
-                act_tile: np.ndarray, act_slot: np.ndarray, a: int) -> int:
-    """Greedy's order of placement ``a`` in game ``b``: points now, then the tile's pips."""
-    t = act_tile[a]
-    pts = points_for(P, score_tab, _count_after(S, b, P, lo, hi, t, act_slot[a], a >= P[P_INLINE_BASE]))
-    return int(pts * 1024 + lo[t] + hi[t])
-
-
-@_inline
-def _greedy_row(RS: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
-                act_tile: np.ndarray, act_slot: np.ndarray, RL: np.ndarray) -> int:
-    """The stock greedy's choice (ties: the lowest action) in the one game of ``RS``."""
-    best, best_key = -1, -1
-    for j in range(RS[0, NLEGAL]):
-        a = RL[0, j]
-        if a == P[P_DRAW_ACTION]:
-            continue
-        key = _greedy_key(RS, 0, P, lo, hi, score_tab, act_tile, act_slot, a)
-        if key > best_key or (key == best_key and a < best):
-            best, best_key = a, key
-    return best if best >= 0 else RL[0, 0]
 
 
 @_jit
 def _play_tied(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
                legal: np.ndarray, b: int, W: np.ndarray, me_player: int, opp_player: int, rng: np.ndarray,
-               work: tuple[np.ndarray, ...], tied: np.ndarray, totals: np.ndarray) -> None:
+               work: tuple[np.ndarray, ...], tied: np.ndarray, keys: np.ndarray, totals: np.ndarray) -> None:
     """Add to ``totals[j]``, for each ``legal[b, j]`` with ``tied[j]``, its margin to the end of
     the hand on the deal in ``work``'s first two arrays, the seat's side played by ``me_player``
-    and the others by ``opp_player``."""
-    DH, DB, RS, RH, RP, RB, RL, row, scratch, values, _pool, _taken = work
-    T, n, sides = P[P_T], P[P_N], P[P_SIDES]
+    and the others by ``opp_player`` (``keys``: work space for greedy)."""
+    RS, RH, RP, RL, row, scratch, values = work[2], work[3], work[4], work[6], work[7], work[8], work[9]
     me = _side(P, S[b, TURN])
     for j in range(S[b, NLEGAL]):
         if not tied[j]:
             continue
-        for c in range(NS):
-            RS[0, c] = S[b, c]
-        for c in range(2 * T):
-            RP[0, c] = played[b, c]
-        for s in range(n):
-            for t in range(T):
-                RH[0, s, t] = DH[0, s, t]
-        for t in range(T):
-            RB[0, t] = DB[0, t]
+        load_deal(S, played, P, b, work)
         a = legal[b, j]
-        while True:
-            if a == P[P_DRAW_ACTION]:
-                _draw(RS, RH, RB, 0, True)
-            else:
-                _place(RS, RH, RP, 0, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= P[P_INLINE_BASE])
-            if RS[0, PHASE] != PLAY:
-                break
-            _advance(RS, RH, RB, 0, P, lo, hi, pip_tiles, RL)
-            if RS[0, PHASE] != PLAY:
-                break
+        while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
             who = me_player if _side(P, RS[0, TURN]) == me else opp_player
             if who == RANDOM:
                 a = RL[0, _below(rng, RS[0, NLEGAL])]
             elif who == GREEDY:
-                a = _greedy_row(RS, P, lo, hi, score_tab, act_tile, act_slot, RL)
+                a = greedy_scan(RS, 0, P, lo, hi, score_tab, act_tile, act_slot, RL, keys)[0]
+                a = a if a >= 0 else RL[0, 0]
             else:
                 a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch,
                                      values)
-        mine, others = 0.0, 0.0
-        for s in range(sides):
-            gain = RS[0, SCORES + s] - S[b, SCORES + s]
-            if s == me:
-                mine = gain
-            else:
-                others += gain
-        totals[j] += mine - others / (sides - 1)
+        totals[j] += rollout_margin(S, P, b, work)
 
 
 @_jit
@@ -157,27 +91,18 @@ def playout_tiebreak_actions(S: np.ndarray, hands: np.ndarray, bone: np.ndarray,
                              lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
                              act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray,
                              W: np.ndarray, samples: int, hindsight: bool, me_player: int, opp_player: int,
-                             rng: np.ndarray, work: tuple[np.ndarray, ...], tied: np.ndarray, totals: np.ndarray,
-                             out: np.ndarray) -> None:
+                             rng: np.ndarray, work: tuple[np.ndarray, ...], tied: np.ndarray, keys: np.ndarray,
+                             totals: np.ndarray, out: np.ndarray) -> None:
     """Greedy's action in each of ``games`` (``out[i]``), its ties broken by the best summed
     margin over ``samples`` playouts (see :func:`_play_tied`); each on a deal of what the seat
-    cannot see (``determinize``) or, with ``hindsight``, on the real deal."""
+    cannot see (``determinize``) or, with ``hindsight``, on the real deal. ``tied`` and ``keys``
+    (int64, one per action) are work space."""
     T, n = P[P_T], P[P_N]
     DH, DB, pool, taken = work[0], work[1], work[10], work[11]
     for i in range(games.size):
         b = games[i]
         k = S[b, NLEGAL]
-        best, best_key, ties = -1, -1, 0
-        for j in range(k):
-            a = legal[b, j]
-            tied[j] = -1
-            if a == P[P_DRAW_ACTION]:
-                continue
-            tied[j] = key = _greedy_key(S, b, P, lo, hi, score_tab, act_tile, act_slot, a)
-            if key > best_key:
-                best, best_key, ties = a, key, 1
-            elif key == best_key:
-                best, ties = min(best, a), ties + 1
+        best, best_key, ties = greedy_scan(S, b, P, lo, hi, score_tab, act_tile, act_slot, legal, tied)
         if ties > 1:
             for j in range(k):
                 tied[j] = 1 if tied[j] == best_key else 0
@@ -192,7 +117,7 @@ def playout_tiebreak_actions(S: np.ndarray, hands: np.ndarray, bone: np.ndarray,
                 else:
                     determinize(S, hands, played, P, lo, hi, b, rng, DH, DB, pool, taken)
                 _play_tied(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, me_player,
-                           opp_player, rng, work, tied, totals)
+                           opp_player, rng, work, tied, keys, totals)
             best_v = -np.inf
             for j in range(k):
                 a = legal[b, j]
@@ -239,7 +164,8 @@ def chooser(engine: VectorEngine, variant: Variant, seed: int) -> Callable[[np.n
     w = weight_vector(Weights.from_kwargs(None, **variant.weights)) * (-1.0 if variant.reversed else 1.0)
     work, rng = workspace(engine), np.array([seed & (2**64 - 1)], np.uint64)
     row, scratch = np.zeros((1, NS), np.int64), np.zeros((3, t.num_tiles), np.int64)
-    values, flags = np.zeros(engine.num_actions, np.float64), np.zeros(engine.num_actions, np.int64)
+    values = np.zeros(engine.num_actions, np.float64)
+    flags, keys = (np.zeros(engine.num_actions, np.int64) for _ in range(2))
 
     def choose(games: np.ndarray) -> np.ndarray:
         games = np.ascontiguousarray(games, np.int64)
@@ -248,7 +174,7 @@ def chooser(engine: VectorEngine, variant: Variant, seed: int) -> Callable[[np.n
             playout_tiebreak_actions(engine.S, engine.hands, engine.bone, engine.play_record, t.params, t.lo, t.hi,
                                      t.pip_tiles, t.score_tab, t.act_tile, t.act_slot, engine.legal, games, stock,
                                      variant.samples, variant.hindsight, PLAYOUT_PLAYERS[variant.me],
-                                     PLAYOUT_PLAYERS[variant.opp], rng, work, flags, values, out)
+                                     PLAYOUT_PLAYERS[variant.opp], rng, work, flags, keys, values, out)
         else:
             greedy_actions(engine.S, engine.hands, engine.played_by, t.params, t.lo, t.hi, t.score_tab, t.act_tile,
                            t.act_slot, engine.legal, games, w, row, scratch, values, flags, variant.kind == "value",

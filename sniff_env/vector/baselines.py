@@ -88,6 +88,35 @@ def _count_after(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.nd
 
 
 @_inline
+def greedy_key(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
+               act_tile: np.ndarray, act_slot: np.ndarray, a: int) -> int:
+    """Greedy's order of placement ``a`` in game ``b`` as one number: points now, then the tile's pips."""
+    t = act_tile[a]
+    pts = points_for(P, score_tab, _count_after(S, b, P, lo, hi, t, act_slot[a], a >= P[P_INLINE_BASE]))
+    return int(pts * 1024 + lo[t] + hi[t])
+
+
+@_inline
+def greedy_scan(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
+                act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, keys: np.ndarray) -> tuple[int, int, int]:
+    """Greedy's scan of the legal actions of game ``b`` (``legal[b]``): ``keys[j]`` the
+    :func:`greedy_key` of ``legal[b, j]`` (-1 for the draw); returns the lowest action with the
+    best key (-1 if there is no placement), that key, and how many placements share it."""
+    best, best_key, ties = -1, -1, 0
+    for j in range(S[b, NLEGAL]):
+        a = legal[b, j]
+        keys[j] = -1
+        if a == P[P_DRAW_ACTION]:
+            continue
+        keys[j] = key = greedy_key(S, b, P, lo, hi, score_tab, act_tile, act_slot, a)
+        if key > best_key:
+            best, best_key, ties = a, key, 1
+        elif key == best_key:
+            best, ties = min(best, a), ties + 1
+    return best, best_key, ties
+
+
+@_inline
 def _best_points(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
                  tile: int, inline_ok: bool) -> int:
     """``heuristic.best_points`` for one tile: the most it could score on game ``b``'s layout now."""
@@ -236,33 +265,17 @@ def greedy_actions(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: n
     ``games[i]``): the placement that scores most now, ties to the heaviest tile, then (with
     ``by_value``) to the heuristic value with weights ``W`` (the stock ones), then to the lowest
     action. Work space as for :func:`heuristic_actions`, plus ``tied`` (int64, one per action)."""
-    draw = P[P_DRAW_ACTION]
-    inline_base = P[P_INLINE_BASE]
     for i in range(games.size):
         b = games[i]
         k = S[b, NLEGAL]
-        best, best_pts, best_pips, ties = -1, -1, -1, 0
-        for j in range(k):
-            a = legal[b, j]
-            tied[j] = -1
-            if a == draw:
-                continue
-            t = act_tile[a]
-            pts = points_for(P, score_tab, _count_after(S, b, P, lo, hi, t, act_slot[a], a >= inline_base))
-            tied[j] = pts * 1024 + lo[t] + hi[t]  # the (points, pips) key
-            if pts > best_pts or (pts == best_pts and lo[t] + hi[t] > best_pips):
-                best, best_pts, best_pips, ties = a, pts, lo[t] + hi[t], 1
-            elif pts == best_pts and lo[t] + hi[t] == best_pips:
-                ties += 1
-                best = min(best, a)
+        best, best_key, ties = greedy_scan(S, b, P, lo, hi, score_tab, act_tile, act_slot, legal, tied)
         if by_value and ties > 1:
-            top = best_pts * 1024 + best_pips
             heuristic_values(S, hands, played_by, P, lo, hi, score_tab, act_tile, act_slot, legal, b, W, row,
                              scratch, values)
             best, best_v = -1, -np.inf
             for j in range(k):
                 a = legal[b, j]
-                if tied[j] == top and (values[j] > best_v or (values[j] == best_v and a < best)):
+                if tied[j] == best_key and (values[j] > best_v or (values[j] == best_v and a < best)):
                     best, best_v = a, values[j]
         out[i] = best if best >= 0 else legal[b, 0]
 

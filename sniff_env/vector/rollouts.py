@@ -114,47 +114,69 @@ def determinize(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.n
             pos += 1
 
 
+@_inline
+def load_deal(S: np.ndarray, played: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> None:
+    """Set the rollout game of ``work`` to game ``b`` with the deal in ``work``'s first two arrays
+    (every hand, and the boneyard)."""
+    DH, DB, RS, RH, RP, RB = work[0], work[1], work[2], work[3], work[4], work[5]
+    T, n = P[P_T], P[P_N]
+    for c in range(NS):
+        RS[0, c] = S[b, c]
+    for c in range(2 * T):
+        RP[0, c] = played[b, c]
+    for s in range(n):
+        for t in range(T):
+            RH[0, s, t] = DH[0, s, t]
+    for t in range(T):
+        RB[0, t] = DB[0, t]
+
+
+@_inline
+def apply_move(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
+               act_tile: np.ndarray, act_slot: np.ndarray, work: tuple[np.ndarray, ...], a: int) -> bool:
+    """Play action ``a`` in the rollout game of ``work`` and the forced draws and passes after it;
+    whether the hand goes on (the next decision's legal actions are then in ``work``'s ``RL``)."""
+    RS, RH, RP, RB, RL = work[2], work[3], work[4], work[5], work[6]
+    if a == P[P_DRAW_ACTION]:
+        _draw(RS, RH, RB, 0, True)
+    else:
+        _place(RS, RH, RP, 0, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= P[P_INLINE_BASE])
+    if RS[0, PHASE] != PLAY:
+        return False
+    _advance(RS, RH, RB, 0, P, lo, hi, pip_tiles, RL)
+    return bool(RS[0, PHASE] == PLAY)
+
+
+@_inline
+def rollout_margin(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> float:
+    """What the side to act in game ``b`` gained in the rollout game of ``work`` less the mean of
+    what the other sides gained."""
+    RS, sides = work[2], P[P_SIDES]
+    me = _side(P, S[b, TURN])
+    mine, others = 0.0, 0.0
+    for s in range(sides):
+        gain = RS[0, SCORES + s] - S[b, SCORES + s]
+        if s == me:
+            mine = gain
+        else:
+            others += gain
+    return mine - others / (sides - 1)
+
+
 @_jit
 def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
                legal: np.ndarray, b: int, W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray) -> None:
     """Add to ``totals[j]`` the margin of ``legal[b, j]`` played on the deal in ``work``'s first
     two arrays (every hand, and the boneyard) and the hand played out by the heuristic."""
-    DH, DB, RS, RH, RP, RB, RL, row, scratch, values, _pool, _taken = work
-    T, n, sides = P[P_T], P[P_N], P[P_SIDES]
-    me = _side(P, S[b, TURN])
-    draw, inline_base = P[P_DRAW_ACTION], P[P_INLINE_BASE]
+    RS, RH, RP, RL, row, scratch, values = work[2], work[3], work[4], work[6], work[7], work[8], work[9]
     for j in range(S[b, NLEGAL]):
-        for c in range(NS):
-            RS[0, c] = S[b, c]
-        for c in range(2 * T):
-            RP[0, c] = played[b, c]
-        for s in range(n):
-            for t in range(T):
-                RH[0, s, t] = DH[0, s, t]
-        for t in range(T):
-            RB[0, t] = DB[0, t]
+        load_deal(S, played, P, b, work)
         a = legal[b, j]
-        while True:
-            if a == draw:
-                _draw(RS, RH, RB, 0, True)
-            else:
-                _place(RS, RH, RP, 0, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= inline_base)
-            if RS[0, PHASE] != PLAY:
-                break
-            _advance(RS, RH, RB, 0, P, lo, hi, pip_tiles, RL)
-            if RS[0, PHASE] != PLAY:
-                break
+        while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
             a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch,
                                  values)
-        mine, others = 0.0, 0.0
-        for s in range(sides):
-            gain = RS[0, SCORES + s] - S[b, SCORES + s]
-            if s == me:
-                mine = gain
-            else:
-                others += gain
-        totals[j] += mine - others / (sides - 1)
+        totals[j] += rollout_margin(S, P, b, work)
 
 
 @_jit
