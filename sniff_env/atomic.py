@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -11,27 +12,49 @@ from pathlib import Path
 from typing import Any
 
 
+def _publish(tmp: str, target: Path, exclusive: bool) -> None:
+    """Move the finished ``tmp`` to ``target``; with ``exclusive``, only if ``target`` does not
+    exist yet (:class:`FileExistsError` otherwise), still never leaving it half-written."""
+    if not exclusive:
+        os.replace(tmp, target)
+        return
+    try:
+        os.link(tmp, target)  # fails if target exists: no race between the check and the write
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: create the name exclusively, then fill it
+        with open(target, "xb") as out, open(tmp, "rb") as src:
+            out.write(src.read())
+            out.flush()
+            os.fsync(out.fileno())
+
+
 @contextmanager
-def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp", exclusive: bool = False) -> Iterator[Path]:
     """Yield a temporary path in ``path``'s folder; when the block ends without error it replaces
     ``path`` (readable by everyone, as saved games and results are meant to be shared), and
-    otherwise it is removed, so ``path`` is never left half-written."""
+    otherwise it is removed, so ``path`` is never left half-written. With ``exclusive``, an
+    existing ``path`` is never replaced: :class:`FileExistsError` is raised instead."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file where the folder should be: not "the target exists"
+        raise NotADirectoryError(errno.ENOTDIR, "a file is in the way of its folder", str(target.parent)) from None
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
     os.close(fd)
     try:
         yield Path(tmp)
         os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
+        _publish(tmp, target, exclusive)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
 
 
-def write_json_atomic(path: str | os.PathLike[str], data: Any, indent: int = 1) -> Path:
-    """Write ``data`` as indented JSON to ``path`` atomically (flushed to disk before the rename)."""
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+def write_json_atomic(path: str | os.PathLike[str], data: Any, indent: int = 1, exclusive: bool = False) -> Path:
+    """Write ``data`` as indented JSON to ``path`` atomically (flushed to disk before the rename);
+    with ``exclusive``, refuse (:class:`FileExistsError`) to replace an existing file."""
+    with atomic_path(path, exclusive=exclusive) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=indent)
         fh.write("\n")
         fh.flush()

@@ -6,6 +6,10 @@ every decision (seat, action id, readable move, muggins claim), the events and t
 scoring lines; then the scores and the winner. A game still in progress is logged up to its
 last decision, so the same file serves to resume it.
 
+:func:`seat_log` is the other kind: what one seat may know of a game in progress (its own
+tiles, the public events, the finished hands' scoring), with no seed, no other hand and no
+boneyard. It is what a player is given while the game runs; it cannot be re-run.
+
 :func:`save_game_log` writes atomically (a temporary file, then ``os.replace``);
 :func:`load_game_log` checks the file and re-runs every decision through the engine, raising
 :class:`GameLogError` when the file is corrupt, of another format or version, or does not
@@ -26,9 +30,11 @@ from .deal import Deal, scripted_deal
 from .errors import SniffError
 from .game import Event, Game, HandRecord, Phase
 from .rules import Rules
+from .scoring import HandResult
 from .tiles import TileSet
 
 FORMAT = "sniff-game-log"
+SEAT_FORMAT = "sniff-seat-log"
 VERSION = 1
 
 
@@ -91,11 +97,29 @@ def event_json(ts: TileSet, e: Event) -> dict[str, Any]:
     return out
 
 
+def _result_json(r: HandResult) -> dict[str, Any]:
+    return {"ended_by": r.ended_by, "winner": r.winner, "pips": list(r.pips),
+            "side_points": list(r.side_points), "lines": list(r.lines)}
+
+
+def _check_players(game: Game, players: Sequence[str]) -> None:
+    if len(players) != game.rules.num_players:
+        raise ValueError(f"give one player name per seat ({game.rules.num_players}); got {list(players)!r}")
+
+
+def hand_starts(events: Sequence[Event]) -> list[int]:
+    """The index where each hand's events start: its deal, or the lots drawn just before it."""
+    starts = []
+    for i, e in enumerate(events):
+        if e.kind == "deal":
+            starts.append(i - 1 if i > 0 and events[i - 1].kind == "lots" else i)
+    return starts
+
+
 def game_log(game: Game, players: Sequence[str], meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """The log of ``game`` as a JSON-ready dict (the game is re-run, not changed)."""
     rules = game.rules
-    if len(players) != rules.num_players:
-        raise ValueError(f"give one player name per seat ({rules.num_players}); got {list(players)!r}")
+    _check_players(game, players)
     ts = game.ts
     sim = Game(rules, game.seed, max_hands=game.max_hands)
     hands: list[dict[str, Any]] = []
@@ -114,14 +138,7 @@ def game_log(game: Game, players: Sequence[str], meta: dict[str, Any] | None = N
             "events": [event_json(ts, e) for e in sim.events[first_event:]],
         }
         if index < len(sim.results):
-            r = sim.results[index]
-            hand["result"] = {
-                "ended_by": r.ended_by,
-                "winner": r.winner,
-                "pips": list(r.pips),
-                "side_points": list(r.side_points),
-                "lines": list(r.lines),
-            }
+            hand["result"] = _result_json(sim.results[index])
         hands.append(hand)
     if sim.scores != game.scores:
         raise GameLogError(f"the game's decisions re-run to scores {sim.scores}, not {game.scores}")
@@ -140,11 +157,45 @@ def game_log(game: Game, players: Sequence[str], meta: dict[str, Any] | None = N
     }
 
 
+def seat_log(game: Game, seat: int, players: Sequence[str], meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What ``seat`` may know of ``game`` as a JSON-ready dict: per hand, the seat's own tiles as
+    dealt, the events as the seat saw them (others' draws hidden) and, once the hand is over, its
+    scoring. No seed (it fixes every deal to come), no other hand, no boneyard."""
+    _check_players(game, players)
+    if not 0 <= seat < game.n:
+        raise ValueError(f"seat must be 0..{game.n - 1}; got {seat}")
+    ts, events = game.ts, game.public_events(seat)
+    deals = [rec.deal for rec in hand_records(game)]
+    starts = hand_starts(events) + [len(events)]
+    hands: list[dict[str, Any]] = []
+    for h, deal in enumerate(deals):
+        hand: dict[str, Any] = {
+            "your_tiles": [_pair(ts, t) for t in deal.hands[seat]],
+            "events": [event_json(ts, e) for e in events[starts[h] : starts[h + 1]]],
+        }
+        if h < len(game.results):
+            hand["result"] = _result_json(game.results[h])
+        hands.append(hand)
+    return {
+        "format": SEAT_FORMAT,
+        "version": VERSION,
+        "rules": game.rules.to_dict(),
+        "seat": seat,
+        "players": list(players),
+        "meta": dict(meta or {}),
+        "hands": hands,
+        "scores": list(game.scores),
+        "finished": game.phase is Phase.GAME_OVER,
+    }
+
+
 def save_game_log(
-    game: Game, path: str | Path, players: Sequence[str], meta: dict[str, Any] | None = None
+    game: Game, path: str | Path, players: Sequence[str], meta: dict[str, Any] | None = None,
+    exclusive: bool = False,
 ) -> Path:
-    """Save ``game`` (finished or not) as a JSON log at ``path``; ``players`` names each seat."""
-    return write_json_atomic(path, game_log(game, players, meta))
+    """Save ``game`` (finished or not) as a JSON log at ``path``; ``players`` names each seat.
+    With ``exclusive``, an existing file is never replaced (:class:`FileExistsError`)."""
+    return write_json_atomic(path, game_log(game, players, meta), exclusive=exclusive)
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -157,19 +208,34 @@ def _need(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: 
     return value
 
 
+def _is_pair(t: Any) -> bool:
+    return isinstance(t, list) and len(t) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in t)
+
+
+def _tiles(data: dict[str, Any], key: str, where: str, nested: bool = False) -> list[Any]:
+    """``data[key]``: a list of tiles as pip pairs (a list of such lists with ``nested``)."""
+    value = data.get(key, [])
+    groups = value if nested and isinstance(value, list) else [value]
+    if not all(isinstance(g, list) and all(_is_pair(t) for t in g) for g in groups):
+        shape = "a list per seat of tiles" if nested else "a list of tiles"
+        raise GameLogError(f"{where}: the deal's {key!r} must be {shape}, each tile a pair of pips like [5, 0]")
+    return list(value)
+
+
 def _deal_from_json(rules: Rules, ts: TileSet, data: Any, where: str) -> Deal:
     if not isinstance(data, dict):
         raise GameLogError(f"{where}: the deal must be a mapping; got {data!r}")
     leader = _need(data, "leader", int, where)
+    _need(data, "hands", list, where)
+    _need(data, "boneyard", list, where)
+    hands, boneyard = _tiles(data, "hands", where, nested=True), _tiles(data, "boneyard", where)
     try:
-        hands, bone, lead = scripted_deal(
-            rules, _need(data, "hands", list, where), _need(data, "boneyard", list, where), leader
-        )
-        lots = tuple(ts.index(t) for t in data.get("lots", []))
+        hands_i, bone, lead = scripted_deal(rules, hands, boneyard, leader)
+        lots = tuple(ts.index(t) for t in _tiles(data, "lots", where))
     except (ValueError, TypeError) as exc:
         raise GameLogError(f"{where}: bad deal: {exc}") from None
     assert bone is not None and lead is not None
-    return Deal(hands, bone, lead, lots)
+    return Deal(hands_i, bone, lead, lots)
 
 
 def parse_game_log(data: Any, source: str = "the log") -> GameLog:
@@ -177,6 +243,9 @@ def parse_game_log(data: Any, source: str = "the log") -> GameLog:
     if not isinstance(data, dict):
         raise GameLogError(f"{source} is not a JSON object")
     fmt, version = data.get("format"), data.get("version")
+    if fmt == SEAT_FORMAT:
+        raise GameLogError(f"{source} is one seat's record of a game in progress (no deals, no seed), which "
+                           "cannot be re-run; the full log is given once the game is over")
     if fmt != FORMAT:
         raise GameLogError(f"{source} is not a sniff game log (format {fmt!r}; expected {FORMAT!r})")
     if version != VERSION:
@@ -233,6 +302,8 @@ def parse_game_log(data: Any, source: str = "the log") -> GameLog:
         records.append(HandRecord(deal, tuple(actions)))
         recorded = hand.get("result")
         if recorded is not None:
+            if not isinstance(recorded, dict):
+                raise GameLogError(f"{where}: 'result' must be a mapping; got {type(recorded).__name__}")
             if h >= len(game.results):
                 raise GameLogError(f"{where}: the log records a result, but the hand is not over after its moves")
             if list(game.results[h].side_points) != recorded.get("side_points"):
@@ -255,11 +326,18 @@ def load_game_log(path: str | Path) -> GameLog:
     """Read, check and re-run the log at ``path``; :class:`GameLogError` says what is wrong."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes()
     except OSError as exc:
         raise GameLogError(f"cannot read the game log {str(path)!r}: {exc.strerror or exc}") from None
+    return parse_game_log(read_json(text, repr(str(path))), repr(str(path)))
+
+
+def read_json(text: str | bytes, source: str = "the log") -> Any:
+    """JSON text as data, or :class:`GameLogError` (also for nesting too deep to read, or a
+    number too long to convert)."""
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise GameLogError(f"{str(path)!r} is not valid JSON ({exc})") from None
-    return parse_game_log(data, repr(str(path)))
+        return json.loads(text)
+    except RecursionError:
+        raise GameLogError(f"{source} is nested too deeply to be a game log") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, an over-long integer
+        raise GameLogError(f"{source} is not valid JSON ({exc})") from None

@@ -10,8 +10,18 @@ from typing import Any
 import pytest
 
 from sniff_env.game import Game, Phase, new_game
-from sniff_env.gamelog import FORMAT, VERSION, GameLogError, load_game_log, save_game_log
+from sniff_env.gamelog import (
+    FORMAT,
+    SEAT_FORMAT,
+    VERSION,
+    GameLogError,
+    load_game_log,
+    parse_game_log,
+    save_game_log,
+    seat_log,
+)
 from sniff_env.presets import make_rules
+from sniff_env.tiles import mask_tiles
 
 
 def play_out(game: Game, seed: int, decisions: int | None = None) -> Game:
@@ -109,3 +119,49 @@ def test_unreadable_files(tmp_path: Path) -> None:
     bad.write_text("[1, 2]")
     with pytest.raises(GameLogError, match="not a JSON object"):
         load_game_log(bad)
+
+
+def test_a_seat_log_holds_only_what_the_seat_may_know() -> None:
+    game = new_game(make_rules("sniff", 2, target=200), seed=123_456_789_012)
+    while game.hand_index < 1 or len(game.hand_actions) < 4:  # into the second hand
+        play_out(game, 3, decisions=1)
+    data = seat_log(game, 0, ["human", "random"], {"human_seat": 0})
+    assert data["format"] == SEAT_FORMAT and not data["finished"] and "seed" not in data
+    assert "123456789012" not in json.dumps(data)
+    first, current = data["hands"]
+    assert first["result"]["lines"] and "result" not in current
+    assert [tuple(t) for t in current["your_tiles"]] == [game.ts.tiles[t] for t in game.deal.hands[0]]
+    assert [e["kind"] for e in current["events"]][:1] in (["deal"], ["lots"])
+    unseen = {game.ts.name(t) for t in [*mask_tiles(game.hands[1]), *game.boneyard[game.bone_pos:]]}
+    named = {e.get("tile") for e in current["events"]} | {"-".join(map(str, t)) for t in current["your_tiles"]}
+    assert not unseen & named, "no tile still hidden from seat 0 is named in this hand"
+    drawn_by_other = [e for e in current["events"] if e["kind"] == "draw" and e["seat"] == 1]
+    assert all(e["tile"] is None for e in drawn_by_other)
+    with pytest.raises(GameLogError, match="in progress"):
+        parse_game_log(data)
+
+
+def test_an_exclusive_save_never_replaces_a_file(finished: tuple[Game, Path]) -> None:
+    game, path = finished
+    before = path.read_text()
+    with pytest.raises(FileExistsError):
+        save_game_log(game, path, ["human", "random"], exclusive=True)
+    assert path.read_text() == before and sorted(p.name for p in path.parent.iterdir()) == ["game.json"]
+    blocker = path.parent / "blocker"
+    blocker.write_text("")
+    with pytest.raises(NotADirectoryError):
+        save_game_log(game, blocker / "game.json", ["human", "random"], exclusive=True)
+
+
+def test_a_result_that_is_not_a_mapping_is_refused(finished: tuple[Game, Path]) -> None:
+    _, path = finished
+    edit(path, lambda d: d["hands"][0].__setitem__("result", [1, 2]))
+    with pytest.raises(GameLogError, match="'result' must be a mapping"):
+        load_game_log(path)
+
+
+def test_nesting_too_deep_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(GameLogError, match="nested too deeply"):
+        load_game_log(path)

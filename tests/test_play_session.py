@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import time
+from pathlib import Path
 
 from conftest import action_for
+from rich.console import Console
 
 from sniff_env.game import new_game
 from sniff_env.play.screen import layout_picture, table_lines
-from sniff_env.play.session import HUMAN, Session, load_agent
+from sniff_env.play.session import HUMAN, Session, load_agent, safe_name
+from sniff_env.play.terminal import Terminal
 from sniff_env.presets import make_rules
 
 HANDS = [
@@ -85,3 +89,24 @@ def test_a_policy_that_cannot_play_falls_back_to_heuristic(tmp_path: object) -> 
     rules = make_rules("muggins", 3)
     agent, note = load_agent("no/such/policy.pt", rules, 0, fallback=True)
     assert agent.name == "heuristic" and note and "heuristic plays instead" in note
+
+
+def test_a_move_whose_log_cannot_be_written_is_taken_back(tmp_path: Path) -> None:
+    session = scripted()
+    (tmp_path / "blocker").write_text("")
+    session.save_path = tmp_path / "blocker" / "game.json"
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    answers = iter(["1", "quit"])
+    before = session.game.copy()
+    Terminal(session, console, read=lambda _prompt: next(answers)).run()
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "the move did not happen: cannot write the game log" in out and "the game is as it was" in out
+    assert "bye: the game is not saved" in out
+    assert session.game.hands == before.hands and session.game.hand_actions == before.hand_actions
+    assert not session.can_undo
+
+
+def test_names_from_logs_are_made_safe_to_print() -> None:
+    assert safe_name("\x1b[2Jboss\x07") == "\\x1b[2Jboss\\x07"
+    assert safe_name("[bold]x[/]") == "[bold]x[/]"  # markup is escaped where it is printed
+    assert len(safe_name("n" * 500)) == 60

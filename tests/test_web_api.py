@@ -3,7 +3,9 @@ of the human's seat never holds a tile that seat may not see."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import random
 import warnings
 from pathlib import Path
@@ -18,6 +20,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
+from sniff_env.deal import Deal
 from sniff_env.game import new_game
 from sniff_env.gamelog import parse_game_log
 from sniff_env.play.session import Session
@@ -27,10 +30,10 @@ from sniff_env.web.app import create_app
 from sniff_env.web.sessions import TableOptions
 
 
-def make_client(tmp_path: Path, **overrides: Any) -> TestClient:
+def make_client(tmp_path: Path, seed: int = 5, **overrides: Any) -> TestClient:
     rated = bool(overrides.pop("rated", False))
     rules = make_rules("sniff", 2, **{"target": 60, **overrides})
-    options = TableOptions(rules, ("random",), seed=5, rated=rated, games_dir=tmp_path, hint_budget_s=0.05)
+    options = TableOptions(rules, ("random",), seed=seed, rated=rated, games_dir=tmp_path, hint_budget_s=0.05)
     return TestClient(create_app(options))
 
 
@@ -170,19 +173,38 @@ def test_unclaimed_points_are_taken_by_muggins(tmp_path: Path) -> None:
     assert after["sides"][0]["score"] == 0
 
 
+def _finish(session: Session) -> None:
+    """Play the game out directly on the session (first legal move for the human)."""
+    while session.game.phase.name != "GAME_OVER":
+        if session.game.phase.name == "HAND_OVER":
+            session.next_hand()
+        else:
+            session.play(session.game.legal_actions()[0])
+
+
 def test_log_and_replay(client: TestClient) -> None:
     view = new(client)
     client.post(f"/api/games/{view['id']}/move", json={"version": 0, "action": view["options"][0]["action"]})
-    log = client.get(f"/api/games/{view['id']}/log").json()
-    assert parse_game_log(log).game.hand_index == 0
-    r = client.post("/api/replay", json=log)
+    so_far = client.get(f"/api/games/{view['id']}/log").json()
+    assert so_far["format"] == "sniff-seat-log" and "seed" not in so_far and not so_far["finished"]
+    assert sorted(map(tuple, so_far["hands"][0]["your_tiles"])) == sorted(map(tuple, view["hand"]))
+    refusal = client.post("/api/replay", json=so_far)
+    assert refusal.status_code == 422 and "in progress" in refusal.json()["error"]
+    session = session_of(client, view["id"])
+    on_disk = json.loads(session.save_path.read_text())  # type: ignore[union-attr]
+    assert on_disk["seed"] == session.seed and parse_game_log(on_disk).game.hand_index == 0
+    r = client.post("/api/replay", json=on_disk)
     assert r.status_code == 200
     frames = r.json()["frames"]
-    assert len(frames) == 1 + len(log["hands"][0]["decisions"])
+    assert len(frames) == 1 + len(on_disk["hands"][0]["decisions"])
     assert all(len(f["hands"]) == 2 for f in frames)
     assert client.post("/api/replay", content="{").status_code == 422
-    bad = client.post("/api/replay", json={**log, "scores": [99, 0]})
+    bad = client.post("/api/replay", json={**on_disk, "scores": [99, 0]})
     assert bad.status_code == 422 and "scores" in bad.json()["error"]
+    _finish(session)
+    full = client.get(f"/api/games/{view['id']}/log").json()
+    assert full["format"] == "sniff-game-log" and full["seed"] == session.seed and full["finished"]
+    assert parse_game_log(full).finished
 
 
 # -- the seat sees only what it may know --------------------------------------------------------------
@@ -251,3 +273,171 @@ def test_the_view_holds_no_hidden_tile(client: TestClient) -> None:
     over = client.get(f"/api/games/{view['id']}").json()
     assert json.dumps(over)  # once the hand is over, every hand is revealed
     assert [h["seat"] for h in over["result"]["hands"]] == [0, 1]
+
+
+def _view_leaks(data: Any, session: Session) -> list[tuple[int, int]]:
+    """The hidden tiles that a view-shaped answer names (as a pip pair or as text)."""
+    pairs: set[tuple[int, int]] = set()
+    strings: list[str] = []
+    _pairs_and_strings(data, pairs, strings)
+    text = " ".join(strings)
+    return [(lo, hi) for lo, hi in _hidden_tiles(session)
+            if (lo, hi) in pairs or f"{lo}-{hi}" in text or f"{hi}-{lo}" in text]
+
+
+def _without_values(hint: dict[str, Any]) -> list[tuple[int, str]]:
+    """A hint's moves (its values come from a timed search, so they vary run to run)."""
+    return sorted((h["action"], h["text"]) for h in hint["hints"])
+
+
+def _deal_anew(deal: Deal, human: int, rng: random.Random) -> Deal:
+    """``deal`` with the tiles the human was not dealt shuffled among the others and the boneyard."""
+    pool = [t for s, h in enumerate(deal.hands) if s != human for t in h] + list(deal.boneyard)
+    rng.shuffle(pool)
+    hands = []
+    for s, h in enumerate(deal.hands):
+        if s != human:
+            h, pool = tuple(pool[: len(h)]), pool[len(h):]
+        hands.append(h)
+    return dataclasses.replace(deal, hands=tuple(hands), boneyard=tuple(pool))
+
+
+def test_no_endpoint_gives_a_hidden_tile_or_the_seed(tmp_path: Path) -> None:
+    seed = 7_345_918_263_551
+    client = make_client(tmp_path, seed=seed)
+    answers = [client.post("/api/games")]
+    game_id = answers[0].json()["id"]
+    session = session_of(client, game_id)
+    assert session.seed == seed
+    url = f"/api/games/{game_id}"
+    rng = random.Random(11)
+    for _ in range(3):  # some history: two moves and an undo, each checked as it is answered
+        version = client.get(url).json()["version"]
+        options = session.options()
+        answers.append(client.post(f"{url}/move", json={"version": version,
+                                                       "action": options[rng.randrange(len(options))].action}))
+        assert not _view_leaks(answers[-1].json(), session)
+        assert session.game.phase.name == "PLAY", "the test needs a hand still in play"
+    answers.append(client.post(f"{url}/undo", json={"version": client.get(url).json()["version"]}))
+    assert answers[-1].status_code == 200 and not _view_leaks(answers[-1].json(), session)
+    answers.append(client.post(f"{url}/next", json={"version": client.get(url).json()["version"]}))
+    assert answers[-1].status_code == 409
+    assert session.human_to_move and session.game.hand_index == 0
+
+    gets = ["/", "/static/app.js", url, f"{url}/log", f"{url}/hint"]
+    first = {path: client.get(path) for path in gets}
+    assert all(r.status_code == 200 for r in first.values())
+    answers += first.values()
+    answers.append(client.post("/api/replay", content=first[f"{url}/log"].content))
+    assert answers[-1].status_code == 422
+    assert not _view_leaks(first[url].json(), session)
+    # the answers are the same whatever the hidden tiles and the seed are: they cannot show them
+    saved = session.game
+    for _ in range(4):
+        session.game = saved.copy()
+        _permute_hidden(session, rng)
+        session.game.deal = _deal_anew(session.game.deal, session.human, rng)
+        session.game.seed = session.seed = rng.randrange(2**62)
+        for path in gets:
+            again = client.get(path)
+            if path.endswith("/hint"):
+                assert _without_values(again.json()) == _without_values(first[path].json())
+            else:
+                assert again.content == first[path].content, path
+    session.game, session.seed = saved, seed
+    for r in answers:
+        assert str(seed) not in r.text and str(seed) not in str(r.headers), r.request.url
+    assert str(seed) in session.save_path.read_text()  # type: ignore[union-attr]  # the full log is on disk
+
+
+# -- a change and its log go together --------------------------------------------------------------
+def test_a_move_whose_log_cannot_be_written_is_not_played(client: TestClient, tmp_path: Path) -> None:
+    view = new(client)
+    session = session_of(client, view["id"])
+    (tmp_path / "blocker").write_text("a file where the log's folder should be")
+    session.save_path = tmp_path / "blocker" / "game.json"
+    action = view["options"][0]["action"]
+    played = len(session.game.hand_actions)
+    body = refused(client, view["id"], "POST", f"/api/games/{view['id']}/move", 507,
+                   json={"version": 0, "action": action})
+    assert body["error"].startswith("the move did not happen") and body["changed"] is False
+    assert "blocker" not in body["error"]  # the file's name holds the seed: it is not told
+    assert len(session.game.hand_actions) == played and not session.can_undo
+    session.save_path = tmp_path / "game.json"
+    r = client.post(f"/api/games/{view['id']}/move", json={"version": 0, "action": action})
+    assert r.status_code == 200 and r.json()["version"] == 1
+
+
+# -- games are capped, expire, and share their policy -------------------------------------------------
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_games_are_capped_and_expire(tmp_path: Path) -> None:
+    clock = Clock()
+    rules = make_rules("sniff", 2, target=60)
+    app = create_app(TableOptions(rules, ("random",), games_dir=tmp_path, max_games=3, idle_s=600), clock=clock)
+    client = TestClient(app)
+    ids = [new(client)["id"] for _ in range(3)]
+    clock.now += 1
+    assert client.get(f"/api/games/{ids[0]}").status_code == 200  # ids[0] is now the most recent
+    fourth = new(client)["id"]
+    gone = client.get(f"/api/games/{ids[1]}")
+    assert gone.status_code == 410 and "expired" in gone.json()["error"] and "keeps 3 games" in gone.json()["error"]
+    assert client.post(f"/api/games/{ids[1]}/move", json={"version": 0, "action": 0}).status_code == 410
+    assert len(app.state.store.tables) == 3
+    clock.now += 599
+    assert client.get(f"/api/games/{fourth}").status_code == 200
+    clock.now += 2
+    for game_id in (ids[0], ids[2]):
+        r = client.get(f"/api/games/{game_id}")
+        assert r.status_code == 410 and "idle for more than 10 minutes" in r.json()["error"]
+    assert client.get(f"/api/games/{fourth}").status_code == 200
+    assert client.get("/api/games/never-was").status_code == 404
+    assert len(list(tmp_path.glob("*.json"))) == 4, "every game's log was written when it started"
+
+
+@pytest.mark.parametrize("bad", [{"max_games": 0}, {"idle_s": 0}, {"idle_s": float("inf")},
+                                 {"hint_budget_s": float("nan")}, {"hint_budget_s": -1.0}])
+def test_table_options_refuse_nonsense(bad: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="must be"):
+        TableOptions(make_rules("sniff", 2), **bad)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads the memory of the process from /proc")
+def test_the_default_opponent_is_loaded_once_and_games_cost_little_memory(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import sniff_env.play.session as session_module
+
+    rules = make_rules("sniff", 2)
+    if session_module.default_opponent(rules) == "heuristic":
+        pytest.skip("the shipped policy checkpoints/sniff-2p.pt is not here")
+    from sniff_env.players import load as real_load
+
+    loads: list[str] = []
+
+    def counting_load(spec: str, **kwargs: Any) -> Any:
+        loads.append(spec)
+        return real_load(spec, **kwargs)
+
+    monkeypatch.setattr(session_module, "load", counting_load)
+    client = TestClient(create_app(TableOptions(rules, games_dir=tmp_path)))
+    for _ in range(5):
+        new(client)
+    before = _rss_mb()
+    games = 40
+    ids = [new(client)["id"] for _ in range(games)]
+    grown = _rss_mb() - before
+    assert loads == [session_module.default_opponent(rules)], "one load of the policy for the whole server"
+    agents = [session_of(client, i).seats[1].agent for i in ids]
+    assert all(a is not agents[0] for a in agents[1:]), "each game has its own player (its own generator)"
+    assert grown < games * 1.0, f"{games} games grew the server by {grown:.0f} MB"

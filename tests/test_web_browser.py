@@ -30,8 +30,12 @@ if not CHROMIUM.is_file():
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    games = tmp_path_factory.mktemp("games")
+def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("games")
+
+
+@pytest.fixture(scope="module")
+def server(games: Path) -> Iterator[str]:
     cmd = [sys.executable, "-m", "sniff_env.web", "--port", "0", "--seed", "3", "--opponent", "random",
            "--rule", "target=30", "--games-dir", str(games), "--hint-budget", "0.1"]
     env = {**os.environ, "SNIFF_HOME": str(games)}
@@ -148,8 +152,12 @@ def test_a_hand_in_the_browser(page: Any, tmp_path: Path) -> None:
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_replay_a_saved_log(page: Any, server: str) -> None:
-    log = page.evaluate(f"fetch('{server}api/games/' + window.sniff.state.id + '/log').then(r => r.text())")
+def test_replay_a_saved_log(page: Any, server: str, games: Path) -> None:
+    so_far = page.evaluate(f"fetch('{server}api/games/' + window.sniff.state.id + '/log').then(r => r.text())")
+    over = page.evaluate("window.sniff.state.phase") == "game_over"
+    expected = "sniff-game-log" if over else "sniff-seat-log"
+    assert json.loads(so_far)["format"] == expected, "while the game runs, the page gets no deal"
+    log = max(games.glob("*.json"), key=lambda p: p.stat().st_mtime).read_text()  # the server's full log
     assert json.loads(log)["format"] == "sniff-game-log"
     page.evaluate("(text) => window.sniff.openReplayText(text, 'game.json')", log)
     page.wait_for_selector("#replay-bar:not([hidden])")

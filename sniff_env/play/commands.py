@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ..commands.common import add_rules_arguments, rules_from_args
+from ..commands.common import add_rules_arguments, check_output_file, rules_from_args
 from ..errors import SniffError
 from ..gamelog import load_game_log
 from .session import Session
@@ -20,21 +20,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--opponent", action="append", default=[], metavar="SPEC",
         help="an opponent: random, greedy, heuristic, search[:budget_s=0.5], rollouts[:samples=256] or a policy file; repeat "
              "for each seat in turn (the last repeats). Default: checkpoints/sniff-2p.pt when it exists "
-             "and fits the rules, else heuristic",
+             "and fits the rules, else heuristic. With --resume: a policy file the log may name (a log may "
+             "name only built-in players and the shipped policies unless you allow a file here)",
     )
     parser.add_argument("--partner", metavar="SPEC", help="your partner with --rule partnership=true")
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 leads the list (default: 0)")
     parser.add_argument("--seed", type=int, help="game seed (default: random)")
     parser.add_argument("--save", type=Path, metavar="PATH",
-                        help="the game log file (default: $SNIFF_HOME/games/..., ~/.sniff by default)")
+                        help="the game log file, which must not exist yet (default: a new file in "
+                             "$SNIFF_HOME/games, ~/.sniff by default)")
+    parser.add_argument("--force", action="store_true", help="let --save replace an existing file")
     parser.add_argument("--resume", type=Path, metavar="PATH", help="continue a saved game")
     parser.add_argument("--rated", action="store_true", help="a rated game: undo is off")
 
 
+def trusted_files(args: argparse.Namespace) -> list[str]:
+    """The player specs named on the command line: the files a resumed log may name."""
+    return [*args.opponent, *([args.partner] if args.partner else [])]
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.save is not None:
+        check_output_file(args.save, args.force)
     if args.resume is not None:
         log = load_game_log(args.resume)
-        session = Session.resume(log, args.save or args.resume)
+        session = Session.resume(log, args.save or args.resume, trusted_files(args))
+        if args.save is None:
+            session.own(args.resume)
         if args.rated:
             session.rated = True
     else:
@@ -43,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
             rules, list(args.opponent), human=args.seat, partner=args.partner, seed=args.seed,
             rated=args.rated, save_path=args.save,
         )
+    session.overwrite = args.force
+    session.save()  # the log file exists from the start: a bad --save stops here, before any move
     return Terminal(session).run()
 
 

@@ -1,6 +1,8 @@
 """``sniff replay LOG``: step through a saved game move by move, every hand shown.
 
-Enter shows the next move, ``q`` quits; ``--all`` prints the whole game without waiting.
+Enter shows the next move, ``q`` quits; ``--all`` prints the whole game without waiting. A log
+is checked before it is shown; the names in it are printed as text (no markup, no control
+characters), so a log cannot restyle or take over the terminal.
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..game import Game
-from ..gamelog import GameLog, load_game_log
+from ..gamelog import load_game_log
 from ..tiles import mask_tiles
 from . import screen
 from .commands import main_for
-from .session import HUMAN, SeatPlayer, Session
+from .session import HUMAN, Session, safe_name
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,22 +27,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="print the whole game at once")
 
 
-def _viewer(log: GameLog, game: Game) -> Session:
-    """A session over ``game`` for drawing only: names from the log, no agents, no human seat."""
-    names = log.meta.get("names")
-    if not (isinstance(names, list) and len(names) == len(log.players)):
-        names = log.players
-    seats = [SeatPlayer("human" if spec == HUMAN else str(n), spec) for n, spec in zip(names, log.players)]
-    return Session(game, seats, human=-1, seed=log.seed)
-
-
 def run(args: argparse.Namespace) -> int:
     log = load_game_log(args.log)
     console = Console(highlight=False, soft_wrap=True)
     game = Game(log.rules, log.seed, max_hands=log.max_hands)
-    view = _viewer(log, game)
-    console.print(f"[bold]{escape(str(args.log))}[/]: {log.rules.name}, {log.rules.num_players} players, "
-                  f"seed {log.seed}; " + ", ".join(f"seat {s}: {p.name}" for s, p in enumerate(view.seats)))
+    view = Session.viewer(log, game, human_name=HUMAN)
+    seats = ", ".join(f"seat {s}: {escape(p.name)}" for s, p in enumerate(view.seats))
+    console.print(f"[bold]{escape(safe_name(args.log, 200))}[/]: {escape(safe_name(log.rules.name))}, "
+                  f"{log.rules.num_players} players, seed {log.seed}; {seats}")
 
     def show(start: int) -> None:
         for e in game.events[start:]:

@@ -15,7 +15,7 @@ from ..actions import END_NAMES, LEAD, NORTH, SOUTH
 from ..game import Event, Game, Phase
 from ..render import layout_arms
 from ..tiles import mask_tiles
-from .session import MoveOption, Session
+from .session import MoveOption, Session, safe_name
 
 COMMANDS_HELP = """\
 [bold]moves[/]   a number from the list (1), or a tile and an end: 5-0 west, 50w, 0-5 w, 5:0 W
@@ -61,8 +61,9 @@ def describe(session: Session, e: Event) -> str:
 
 
 def describe_event(game: Game, e: Event, names: Sequence[str], human: int = -1) -> str:
-    """One event in words; ``names`` names each seat, and seat ``human`` is addressed as "You"."""
-    who = names[e.player] if 0 <= e.player < len(names) else ""
+    """One event in words (rich markup; the names are escaped); ``names`` names each seat, and seat
+    ``human`` is addressed as "You"."""
+    who = escape(names[e.player]) if 0 <= e.player < len(names) else ""
     you = e.player == human
 
     def verb(base: str) -> str:
@@ -95,17 +96,17 @@ def scores_line(session: Session) -> str:
     parts = []
     for side, score in enumerate(session.game.scores):
         names = [p.name for s, p in enumerate(session.seats) if rules.side_of(s) == side]
-        parts.append(f"{' & '.join(names)} [bold]{score}[/]")
+        parts.append(f"{escape(' & '.join(names))} [bold]{score}[/]")
     return "scores: " + " · ".join(parts) + f"   (target {rules.target})"
 
 
 def table_lines(session: Session) -> list[str]:
     """The table as the human sees it: scores, hand sizes, the layout, recent events, own hand."""
     game, rules = session.game, session.rules
-    title = f"{rules.name} · {rules.num_players} players · hand {game.hand_index + 1}"
+    title = f"{safe_name(rules.name)} · {rules.num_players} players · hand {game.hand_index + 1}"
     lines = [f"[bold]── {escape(title)} ──[/]", scores_line(session)]
     others = ", ".join(
-        f"{p.name} {game.hands[s].bit_count()}" for s, p in enumerate(session.seats) if s != session.human
+        f"{escape(p.name)} {game.hands[s].bit_count()}" for s, p in enumerate(session.seats) if s != session.human
     )
     lines.append(f"tiles in hand: {others}    boneyard: {game.boneyard_size} ({max(game.drawable, 0)} drawable)")
     lines.append("")
@@ -152,7 +153,7 @@ def hand_over_lines(session: Session) -> list[str]:
     lines += [f"  {describe(session, e)}" for e in recent]
     for s, p in enumerate(session.seats):
         tiles = " ".join(game.ts.name(t) for t in mask_tiles(game.hands[s])) or "(none)"
-        lines.append(f"  seat {s} {p.name}: {tiles}  ({result.pips[s]} pips)")
+        lines.append(f"  seat {s} {escape(p.name)}: {tiles}  ({result.pips[s]} pips)")
     lines += [f"  {escape(line)}" for line in result.lines]
     lines.append(scores_line(session))
     if game.phase is Phase.GAME_OVER:
@@ -161,5 +162,5 @@ def hand_over_lines(session: Session) -> list[str]:
         else:
             names = [p.name for s, p in enumerate(session.seats) if session.rules.side_of(s) == game.winner]
             verb = "win" if names == ["You"] else "wins"
-            lines.append(f"[bold]the game is over: {' & '.join(names)} {verb}[/]")
+            lines.append(f"[bold]the game is over: {escape(' & '.join(names))} {verb}[/]")
     return lines

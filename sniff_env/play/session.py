@@ -3,12 +3,24 @@
 :class:`Session` owns the :class:`~sniff_env.game.Game`, the agent of every other seat, the
 undo snapshots and the log file. The terminal asks it for the human's options (with the points
 each would score), hands it the chosen move, and draws what it reports.
+
+A change and its log go together (:meth:`Session.commit`): when the log cannot be written the
+change is taken back and :class:`LogWriteError` says so. A session writes only files it
+created itself (new names are created exclusively) unless told it may overwrite its log file.
+A resumed log names the players of its seats; it may name built-in players and the shipped
+policy files, but any other file only when the caller trusts it (a log cannot choose which
+files this program loads).
 """
 
 from __future__ import annotations
 
+import copy
 import os
+import secrets
+import threading
 import time
+import unicodedata
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -17,7 +29,7 @@ from ..errors import GameOverError, SniffError
 from ..game import Event, Game, Phase, new_game
 from ..gamelog import GameLog, save_game_log
 from ..infostate import info_state
-from ..players import BUILTIN, Player, load
+from ..players import BUILTIN, Player, PlayerSpecError, load, parse_spec
 from ..rules import Rules
 
 HUMAN = "human"
@@ -43,32 +55,114 @@ class SeatPlayer:
     agent: Player | None = None
 
 
-def default_save_path(seed: int) -> Path:
-    """Where a game is logged unless told: ``$SNIFF_HOME/games`` (default ``~/.sniff/games``)."""
-    home = Path(os.environ.get("SNIFF_HOME") or Path.home() / ".sniff")
-    return home / "games" / f"{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}.json"
+class LogWriteError(SniffError):
+    """The game log cannot be written (``reason``, without the file's name); the change it was
+    to record has been taken back."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def default_save_path(seed: int, folder: Path | None = None) -> Path:
+    """A new log name in ``folder`` (default ``$SNIFF_HOME/games``, ``~/.sniff/games`` unless set):
+    the time, the seed and a random part, so that two games started in the same second differ."""
+    if folder is None:
+        folder = Path(os.environ.get("SNIFF_HOME") or Path.home() / ".sniff") / "games"
+    return folder / f"{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}-{secrets.token_hex(4)}.json"
+
+
+def _checkpoint_dirs() -> list[Path]:
+    """Where the shipped policies are looked for: ``checkpoints/`` here and beside the package."""
+    return [base / Path(CHECKPOINT_2P).parent for base in (Path.cwd(), Path(__file__).resolve().parents[2])]
 
 
 def default_opponent(rules: Rules) -> str:
     """The shipped 2-player policy when it exists (it plays level with ``heuristic``), else ``heuristic``."""
-    for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
-        path = base / CHECKPOINT_2P
+    for folder in _checkpoint_dirs():
+        path = folder / Path(CHECKPOINT_2P).name
         if path.is_file():
             return str(path)
     return "heuristic"
 
 
-def load_agent(spec: str, rules: Rules, seed: int, fallback: bool = False) -> tuple[Player, str | None]:
-    """The agent a spec names. With ``fallback``, an agent that cannot be loaded or cannot play
-    these rules (a policy trained for others) is replaced by ``heuristic``, with a note."""
+def shipped_policy(spec: str) -> bool:
+    """Whether ``spec`` is a policy file in a ``checkpoints/`` folder of the shipped agents."""
+    path = Path(spec).resolve()
+    return path.suffix == ".pt" and any(path.parent == folder.resolve() for folder in _checkpoint_dirs())
+
+
+def safe_name(name: object, limit: int = 60) -> str:
+    """A player name from an untrusted source, fit for a terminal: control characters (escape
+    sequences among them) written as ``\\x..`` escapes, and at most ``limit`` characters."""
+    text = "".join(
+        f"\\x{ord(c):02x}" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in str(name)
+    )
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class AgentCache:
+    """Policy players loaded once and shared (a server loads each policy file once, not once per
+    game): each game gets a shallow copy of the loaded player, reset with its own seed, so the
+    network is shared and the generator is the game's own. Built-in players are cheap and are
+    built afresh."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[tuple[str, Rules], Player | Exception] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._loaded)
+
+    def load(self, spec: str, rules: Rules, seed: int) -> Player:
+        with self._lock:
+            template = self._loaded.get((spec, rules))
+            if template is None:
+                try:
+                    template = load(spec, rules=rules, seed=seed)
+                except (ValueError, ImportError, OSError) as exc:
+                    template = exc
+                self._loaded[(spec, rules)] = template
+        if isinstance(template, Exception):
+            raise template
+        player = copy.copy(template)
+        player.reset(seed)
+        return player
+
+
+def load_agent(spec: str, rules: Rules, seed: int, fallback: bool = False,
+               cache: AgentCache | None = None) -> tuple[Player, str | None]:
+    """The agent a spec names (a policy file through ``cache`` when given). With ``fallback``, an
+    agent that cannot be loaded or cannot play these rules (a policy trained for others) is
+    replaced by ``heuristic``, with a note."""
     try:
         if spec.partition(":")[0] in BUILTIN:
             return load(spec, seed=seed), None
+        if cache is not None:
+            return cache.load(spec, rules, seed), None
         return load(spec, rules=rules, seed=seed), None
     except (ValueError, ImportError, OSError) as exc:
         if not fallback:
             raise SniffError(f"opponent {spec!r} cannot play: {exc}") from None
         return load("heuristic", seed=seed), f"{spec} cannot be used ({exc}); heuristic plays instead"
+
+
+def check_log_player(seat: int, spec: str, trusted: Collection[str] = ()) -> None:
+    """Refuse a player spec read from a log unless it is a well-formed built-in player, a shipped
+    policy file, or a file the caller trusts (named on its command line)."""
+    try:
+        base, _ = parse_spec(spec)
+    except PlayerSpecError as exc:
+        raise SniffError(f"the log's player for seat {seat} cannot be used: {exc}") from None
+    if base in BUILTIN or shipped_policy(spec):
+        return
+    if any(Path(spec).resolve() == Path(t).resolve() for t in trusted if t.partition(":")[0] not in BUILTIN):
+        return
+    raise SniffError(
+        f"the log names {safe_name(spec)!r} as the player of seat {seat}: that is no built-in player and no "
+        f"shipped policy file, and a log may not choose which files this program loads; if you trust that "
+        f"file, name it yourself with --opponent (or --partner)"
+    )
 
 
 @dataclass
@@ -84,7 +178,12 @@ class Session:
     notes: list[str] = field(default_factory=list)
     mark: int = 0
     """Index of the first event of "what just happened" (events since the human last moved)."""
+    overwrite: bool = False
+    """Whether ``save_path`` may replace a file this session did not write."""
     _undo: list[tuple[Game, int]] = field(default_factory=list)
+    _written: set[Path] = field(default_factory=set)
+    _hint_seed: int = field(default_factory=lambda: secrets.randbits(63))
+    """The hint's own seed: its values must not depend on (and so reveal) the game's seed."""
 
     # -- construction --------------------------------------------------------------------------
     @classmethod
@@ -97,6 +196,7 @@ class Session:
         seed: int | None = None,
         rated: bool = False,
         save_path: Path | None = None,
+        agents: AgentCache | None = None,
     ) -> Session:
         """A new game; ``opponents`` fill the other seats in order (the last one repeats)."""
         n = rules.num_players
@@ -114,27 +214,46 @@ class Session:
             else:
                 specs.append(queue.pop(0) if len(queue) > 1 else queue[0])
         session = cls(game, [], human, rated, save_path, game.seed)
-        session._seat_players(specs, fallback)
+        session._seat_players(specs, fallback, agents)
         return session
 
     @classmethod
-    def resume(cls, log: GameLog, save_path: Path) -> Session:
-        """Continue a logged game (its agents rebuilt from their specs)."""
+    def resume(cls, log: GameLog, save_path: Path, trusted: Collection[str] = (),
+               agents: AgentCache | None = None) -> Session:
+        """Continue a logged game (its agents rebuilt from their specs, each checked by
+        :func:`check_log_player`; ``trusted`` are the files the caller allows besides the shipped
+        ones). The log file itself is the session's own: saving replaces it."""
         human = log.meta.get("human_seat", log.players.index(HUMAN) if HUMAN in log.players else -1)
         if not isinstance(human, int) or not 0 <= human < log.rules.num_players:
             raise SniffError("this log has no human seat to resume (it is a game between agents)")
+        for seat, spec in enumerate(log.players):
+            if seat != human:
+                check_log_player(seat, spec, trusted)
         session = cls(log.game, [], human, bool(log.meta.get("rated", False)), save_path, log.seed)
-        session._seat_players(log.players, fallback=True)
+        session._seat_players(log.players, fallback=True, agents=agents)
         session.mark = len(log.game.events)
         return session
 
-    def _seat_players(self, specs: list[str], fallback: bool) -> None:
+    @classmethod
+    def viewer(cls, log: GameLog, game: Game, human_name: str | None = None) -> Session:
+        """A drawing-only session over ``game``: no agents, no human seat, the names from the log
+        (made safe to print; the human's seat called ``human_name`` when given)."""
+        names = log.meta.get("names")
+        if not (isinstance(names, list) and len(names) == len(log.players)):
+            names = log.players
+        seats = [SeatPlayer(human_name if spec == HUMAN and human_name else safe_name(n), spec)
+                 for n, spec in zip(names, log.players)]
+        return cls(game, seats, human=-1, seed=log.seed)
+
+    def _seat_players(self, specs: list[str], fallback: bool, agents: AgentCache | None = None) -> None:
         rules = self.game.rules
         for s, spec in enumerate(specs):
             if s == self.human:
                 self.seats.append(SeatPlayer("You", HUMAN))
                 continue
-            agent, note = load_agent(spec, rules, self.seed + 1000 * s, fallback)
+            # a built-in player that cannot be built is an error even where a policy may fall back
+            may_fall_back = fallback and spec.partition(":")[0] not in BUILTIN
+            agent, note = load_agent(spec, rules, self.seed + 1000 * s, may_fall_back, agents)
             if note:
                 self.notes.append(note)
                 spec = "heuristic"
@@ -184,7 +303,7 @@ class Session:
         the hand), best first."""
         from ..players.search import SearchPlayer
 
-        search = SearchPlayer(seed=self.seed + len(self.game.events), budget_s=budget_s)
+        search = SearchPlayer(seed=self._hint_seed + len(self.game.events), budget_s=budget_s)
         values = search.evaluate(info_state(self.game, self.human))
         return sorted(((o, values[o.action]) for o in self.options()), key=lambda p: -p[1])
 
@@ -229,9 +348,37 @@ class Session:
     def meta(self) -> dict[str, Any]:
         return {"human_seat": self.human, "rated": self.rated, "names": [p.name for p in self.seats]}
 
+    def own(self, path: Path) -> None:
+        """Count ``path`` as this session's own file (a resumed log): saving may replace it."""
+        self._written.add(Path(path).resolve())
+
     def save(self, path: Path | None = None) -> Path:
-        """Write the game log (to ``path``, or to the session's log file)."""
+        """Write the game log (to ``path``, or to the session's log file, a new name in the games
+        folder unless set). A file the session did not write itself is never replaced (unless
+        ``overwrite`` and it is ``save_path``); :class:`LogWriteError` says what went wrong."""
         target = path or self.save_path
         if target is None:
             target = self.save_path = default_save_path(self.seed)
-        return save_game_log(self.game, target, [p.spec for p in self.seats], self.meta)
+        resolved = Path(target).resolve()
+        exclusive = resolved not in self._written and not (self.overwrite and target == self.save_path)
+        try:
+            save_game_log(self.game, target, [p.spec for p in self.seats], self.meta, exclusive=exclusive)
+        except FileExistsError:
+            raise LogWriteError(f"{str(target)!r} already exists and is not this game's log; choose another file",
+                                "the file exists") from None
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise LogWriteError(f"cannot write the game log {str(target)!r}: {reason}", reason) from None
+        self._written.add(resolved)
+        return Path(target)
+
+    def commit(self, change: Callable[[], None], what: str = "the move") -> None:
+        """Make ``change`` and write the log: both or neither. When the log cannot be written the
+        session is put back as it was and :class:`LogWriteError` says that ``what`` did not happen."""
+        before = (self.game.copy(), self.mark, list(self._undo))
+        change()
+        try:
+            self.save()
+        except LogWriteError as exc:
+            self.game, self.mark, self._undo = before
+            raise LogWriteError(f"{what} did not happen: {exc}; the game is as it was", exc.reason) from None

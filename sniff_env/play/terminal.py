@@ -1,12 +1,14 @@
 """The command loop: draw the table, read a move or a command, and keep the log on disk.
 
 The log is written after every move of the human, so nothing is lost to a closed terminal;
-end of input (Ctrl-D) and Ctrl-C save and leave with a note saying how to resume.
+a move whose log cannot be written is taken back, with a message. End of input (Ctrl-D) and
+Ctrl-C save and leave with a note saying how to resume.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from rich.console import Console
@@ -48,7 +50,11 @@ class Terminal:
             return 130
 
     def _leave(self, why: str) -> None:
-        path = self.session.save()
+        try:
+            path = self.session.save()
+        except SniffError as exc:
+            self.say(f"{why}: [red]the game is not saved: {escape(str(exc))}[/]")
+            return
         if self.session.game.phase is Phase.GAME_OVER:
             self.say(f"{why}: the game log is in {escape(str(path))}")
         else:
@@ -64,15 +70,15 @@ class Terminal:
             game = session.game
             if game.phase is not Phase.PLAY:
                 self.say(screen.hand_over_lines(session))
-                path = session.save()
                 if game.phase is Phase.GAME_OVER:
+                    path = session.save()
                     self.say(f"game log: {escape(str(path))}\nwatch it again: sniff replay {escape(str(path))}")
                     return 0
                 answer = self.read("press Enter for the next hand (or quit) ").strip().lower()
                 if answer in QUIT_WORDS:
                     self._leave("bye")
                     return 0
-                session.next_hand()
+                self._try(lambda: session.commit(session.next_hand, "the next deal"))
                 continue
             if not self._turn():
                 return 0
@@ -98,18 +104,14 @@ class Terminal:
                 self.say("thinking…")
                 self.say(screen.hint_lines(session.hint(), options))
             elif word == "undo":
-                try:
-                    session.undo()
-                except SniffError as exc:
-                    self.say(f"[red]{escape(str(exc))}[/]")
+                if not self._try(lambda: session.commit(session.undo, "the undo")):
                     continue
                 self.say("[yellow]your last move is taken back[/]")
-                session.save()
                 return True
             elif word == "save":
                 try:
                     path = session.save(Path(rest.strip()) if rest.strip() else None)
-                except OSError as exc:
+                except SniffError as exc:
                     self.say(f"[red]cannot save: {escape(str(exc))}[/]")
                     continue
                 self.say(f"saved in {escape(str(path))}; resume with: sniff play --resume {escape(str(path))}")
@@ -119,6 +121,14 @@ class Terminal:
                 except MoveInputError as exc:
                     self.say(f"[red]{escape(str(exc))}[/]")
                     continue
-                session.play(move.action, move.claim)
-                session.save()
-                return True
+                if self._try(partial(session.commit, partial(session.play, move.action, move.claim))):
+                    return True
+
+    def _try(self, act: Callable[[], None]) -> bool:
+        """Run ``act``; a refusal (a rule, or a log that cannot be written) is shown, not raised."""
+        try:
+            act()
+        except SniffError as exc:
+            self.say(f"[red]{escape(str(exc))}[/]")
+            return False
+        return True

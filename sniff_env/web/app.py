@@ -8,17 +8,25 @@
 ``POST /api/games/{id}/undo``           ``{"version"}``: take back the last move (not when rated)
 ``POST /api/games/{id}/next``           ``{"version"}``: deal the next hand
 ``GET  /api/games/{id}/hint``           the search player's value of each legal move
-``GET  /api/games/{id}/log``            the game's JSON log (the format of ``sniff play``)
+``GET  /api/games/{id}/log``            once the game is over, its JSON log (the format of
+                                        ``sniff play``); until then what the human's seat may
+                                        know of it (``sniff-seat-log``: no seed, no other hand)
 ``POST /api/replay``                    a game log in the body; every position, hands face up
 ======================================  =========================================================
 
-Every refusal is a 4xx answer ``{"error": "...", ...}`` and changes nothing: 404 for an unknown
-game, 409 for a stale version or a move out of turn, 400 for an illegal move, 422 for a
-malformed body.
+No answer holds a tile the human's seat may not see, nor the game's seed, until the game is
+over (the full log is written on the server all along). Every refusal is a 4xx answer
+``{"error": "...", ...}`` and changes nothing: 404 for an unknown game, 410 for one the server
+has dropped (see :mod:`.sessions`), 409 for a stale version or a move out of turn, 400 for an
+illegal move, 422 for a malformed body or log, 413 for a body over ``MAX_BODY`` bytes, 429 when
+``MAX_REPLAYS`` replays are being worked out already, 403 for a change sent from another site
+(see :mod:`.borders`). A change whose log cannot be written is taken back and answered 507.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +35,22 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import GameOverError, SniffError
 from ..game import Phase
-from ..gamelog import GameLogError, game_log, parse_game_log
-from .sessions import Table, TableOptions, TableStore, WebError
+from ..gamelog import GameLogError, game_log, parse_game_log, read_json, seat_log
+from ..play.session import LogWriteError
+from .borders import Borders
+from .sessions import Table, TableOptions, TableStore, WebError, log_refusal
 from .views import replay_frames
 
 STATIC = Path(__file__).parent / "static"
+MAX_BODY = 1_000_000
+"""The longest request body accepted, in bytes (a game log to replay is far shorter)."""
+MAX_REPLAYS = 2
+"""Replays worked out at once; more are refused (429) rather than queued."""
 
 
 class Versioned(BaseModel):
@@ -53,12 +69,25 @@ def _error(status: int, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=status)
 
 
-def create_app(options: TableOptions) -> FastAPI:
-    """The application serving games set up by ``options``."""
+def replay_answer(body: bytes) -> JSONResponse:
+    """The frames of the uploaded log, or a 422 saying why it cannot be replayed (blocking work:
+    run it in a worker thread)."""
+    try:
+        log = parse_game_log(read_json(body, "the uploaded log"), "the uploaded log")
+    except GameLogError as exc:
+        return _error(422, str(exc))
+    return JSONResponse({"players": log.players, "frames": replay_frames(log)})
+
+
+def create_app(options: TableOptions, clock: Callable[[], float] | None = None) -> FastAPI:
+    """The application serving games set up by ``options`` (``clock``: seconds, for the idle
+    time of games; monotonic by default)."""
     app = FastAPI(title="Sniff web table", docs_url=None, redoc_url=None)
-    store = TableStore(options)
+    store = TableStore(options) if clock is None else TableStore(options, clock)
     app.state.store = store
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(Borders, hosts=options.hosts, max_body=MAX_BODY)
+    replays = threading.BoundedSemaphore(MAX_REPLAYS)
 
     @app.exception_handler(WebError)
     async def web_error(_: Request, exc: WebError) -> JSONResponse:
@@ -67,6 +96,10 @@ def create_app(options: TableOptions) -> FastAPI:
     @app.exception_handler(SniffError)
     async def game_error(_: Request, exc: SniffError) -> JSONResponse:
         return _error(400, str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail))
 
     @app.exception_handler(RequestValidationError)
     async def bad_body(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -85,18 +118,21 @@ def create_app(options: TableOptions) -> FastAPI:
     def view(game_id: str) -> dict[str, Any]:
         return store.get(game_id).view()
 
-    def change(table: Table, version: int, act: Any) -> dict[str, Any]:
+    def change(table: Table, version: int, act: Any, what: str) -> dict[str, Any]:
+        """Make a change and write the log, both or neither; count the change."""
         with table.lock:
             table.check(version)
             try:
-                act()
+                table.session.commit(act, what)
             except WebError:
                 raise
+            except LogWriteError as exc:
+                raise log_refusal(what, exc) from None
             except GameOverError as exc:
                 raise WebError(409, str(exc)) from None
             except SniffError as exc:
                 raise WebError(400, str(exc)) from None
-            table.changed()
+            table.version += 1
             return table.view()
 
     @app.post("/api/games/{game_id}/move")
@@ -115,12 +151,12 @@ def create_app(options: TableOptions) -> FastAPI:
                                legal=list(legal))
             session.play(body.action, body.claim)
 
-        return change(table, body.version, act)
+        return change(table, body.version, act, "the move")
 
     @app.post("/api/games/{game_id}/undo")
     def undo(game_id: str, body: Versioned) -> dict[str, Any]:
         table = store.get(game_id)
-        return change(table, body.version, table.session.undo)
+        return change(table, body.version, table.session.undo, "the undo")
 
     @app.post("/api/games/{game_id}/next")
     def next_hand(game_id: str, body: Versioned) -> dict[str, Any]:
@@ -133,7 +169,7 @@ def create_app(options: TableOptions) -> FastAPI:
                                     else "the game is over")
             session.next_hand()
 
-        return change(table, body.version, act)
+        return change(table, body.version, act, "the next deal")
 
     @app.get("/api/games/{game_id}/hint")
     def hint(game_id: str) -> dict[str, Any]:
@@ -151,20 +187,21 @@ def create_app(options: TableOptions) -> FastAPI:
         table = store.get(game_id)
         with table.lock:
             s = table.session
-            data = game_log(s.game, [p.spec for p in s.seats], s.meta)
-        name = f"sniff-{game_id}.json"
+            specs = [p.spec for p in s.seats]
+            if s.game.phase is Phase.GAME_OVER:
+                data, name = game_log(s.game, specs, s.meta), f"sniff-{game_id}.json"
+            else:
+                data, name = seat_log(s.game, s.human, specs, s.meta), f"sniff-{game_id}-so-far.json"
         return JSONResponse(data, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     @app.post("/api/replay")
     async def replay(request: Request) -> JSONResponse:
+        body = await request.body()  # at most MAX_BODY bytes: the border refuses longer ones
+        if not replays.acquire(blocking=False):
+            return _error(429, f"the server is replaying {MAX_REPLAYS} logs already; try again in a moment")
         try:
-            data = await request.json()
-        except ValueError:
-            return _error(422, "the body must be a game log in JSON")
-        try:
-            log = parse_game_log(data, "the uploaded log")
-        except GameLogError as exc:
-            return _error(422, str(exc))
-        return JSONResponse({"players": log.players, "frames": replay_frames(log)})
+            return await run_in_threadpool(replay_answer, body)
+        finally:
+            replays.release()
 
     return app

@@ -1,31 +1,85 @@
 """``sniff serve``: play in the browser, at a table served on this machine (127.0.0.1 by default).
 
 The options of new games are those of ``sniff play``. Open the printed address; each game has
-an id in the address, so a reload (or a bookmark, while the server runs) brings it back.
+an id in the address, so a reload (or a bookmark, while the server runs) brings it back. The
+server keeps ``--max-games`` games (the least recently used one is dropped beyond that) and
+drops a game idle for ``--idle-minutes``; a dropped game's log stays in ``--games-dir``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import socket
 import sys
 from pathlib import Path
 
-from ..commands.common import rules_from_args
+from ..commands.common import (
+    check_output_file,
+    check_output_folder,
+    positive_float,
+    positive_int,
+    rules_from_args,
+    whole_number,
+)
+from ..errors import SniffError
 from ..play.commands import add_arguments as add_play_arguments
 from ..play.commands import main_for
-from ..play.session import Session
-from .sessions import TableOptions
+from ..play.session import Session, default_save_path
+from .sessions import IDLE_S, MAX_GAMES, TableOptions
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_play_arguments(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks a free one)")
+    parser.add_argument("--port", type=whole_number(0, 65535, "a port, 0 to 65535"), default=8765,
+                        help="port, 0..65535 (default: 8765; 0 picks a free one)")
     parser.add_argument("--games-dir", type=Path, metavar="DIR",
                         help="where game logs are written (default: $SNIFF_HOME/games, ~/.sniff by default)")
-    parser.add_argument("--hint-budget", type=float, default=1.0, metavar="SECONDS",
-                        help="thinking time of the hint (default: 1.0)")
+    parser.add_argument("--hint-budget", type=positive_float, default=1.0, metavar="SECONDS",
+                        help="thinking time of the hint, a positive number (default: 1.0)")
+    parser.add_argument("--max-games", type=positive_int, default=MAX_GAMES, metavar="N",
+                        help=f"games kept at once; beyond that the least recently used is dropped "
+                             f"(default: {MAX_GAMES})")
+    parser.add_argument("--idle-minutes", type=positive_float, default=IDLE_S / 60, metavar="MINUTES",
+                        help=f"a game idle this long is dropped (default: {IDLE_S / 60:g})")
+
+
+def served_hosts(host: str) -> tuple[str, ...]:
+    """The host names a server bound to ``host`` answers to: the loopback names for a loopback
+    address, that name alone for another one, any for a wildcard address (empty)."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return (host.lower(), *LOOPBACK_NAMES) if host.lower() == "localhost" else (host.lower(),)
+    if address.is_unspecified:
+        return ()
+    if address.is_loopback:
+        return tuple(dict.fromkeys((str(address), *LOOPBACK_NAMES)))
+    return (str(address),)
+
+
+def check_games_dir(folder: Path | None) -> None:
+    """Refuse at startup a games folder that cannot be made or written."""
+    check_output_folder(default_save_path(0, folder).parent)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``, or a :class:`SniffError` saying why not."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise SniffError(f"cannot listen on {host!r}: it is not an address of this machine ({exc})") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise SniffError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,17 +90,20 @@ def run(args: argparse.Namespace) -> int:
     options = TableOptions(
         rules=rules_from_args(args), opponents=tuple(args.opponent), partner=args.partner, seat=args.seat,
         seed=args.seed, rated=args.rated, games_dir=args.games_dir, save_path=args.save,
-        hint_budget_s=args.hint_budget,
+        overwrite=args.force, hint_budget_s=args.hint_budget, max_games=args.max_games,
+        idle_s=args.idle_minutes * 60, hosts=served_hosts(args.host),
     )
-    # the seats are filled once here, so that a bad --opponent or --seat stops the server at once
-    Session.start(options.rules, list(options.opponents), human=options.seat, partner=options.partner)
+    check_games_dir(options.games_dir)
+    if options.save_path is not None:
+        check_output_file(options.save_path, options.overwrite)
     app = create_app(options)
+    # the seats are filled once here, so that a bad --opponent or --seat stops the server at once
+    Session.start(options.rules, list(options.opponents), human=options.seat, partner=options.partner,
+                  agents=app.state.store.agents)
     query = ""
     if args.resume is not None:
         query = f"?game={app.state.store.resume(args.resume).id}"
-    sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((args.host, args.port))
+    sock = listen(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"sniff table at http://{shown}:{port}/{query}  (Ctrl-C stops the server)", flush=True)

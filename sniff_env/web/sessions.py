@@ -3,22 +3,35 @@
 The version counts the changes of a game. Every request that changes one names the version it
 was made for, so a move sent from an old page (another tab, a double click) is refused instead
 of being applied to a position its sender never saw.
+
+The store holds at most ``max_games`` games and drops the least recently used one beyond that,
+and any game left idle for ``idle_s`` seconds; a request for a dropped game is answered 410
+(its log stays on disk, and ``sniff serve --resume LOG`` continues it). The policy players are
+loaded once per server and shared by its games.
 """
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import SniffError
 from ..gamelog import load_game_log
-from ..play.session import Session
+from ..play.session import AgentCache, LogWriteError, Session, default_save_path
 from ..rules import Rules
 from .views import seat_view
+
+MAX_GAMES = 200
+IDLE_S = 120 * 60.0
+FORGOTTEN = 10_000
+"""How many dropped games' ids are remembered, to answer 410 rather than 404 for them."""
 
 
 class WebError(SniffError):
@@ -30,9 +43,14 @@ class WebError(SniffError):
         self.extra = extra
 
 
+def _positive(name: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise SniffError(f"{name} must be a positive, finite number; got {value!r}")
+
+
 @dataclass(frozen=True)
 class TableOptions:
-    """How new games are set up: the options of ``sniff serve``."""
+    """How new games are set up and kept: the options of ``sniff serve``."""
 
     rules: Rules
     opponents: tuple[str, ...] = ()
@@ -43,7 +61,21 @@ class TableOptions:
     games_dir: Path | None = None
     save_path: Path | None = None
     """The log file of the first game (later games are logged in ``games_dir``)."""
+    overwrite: bool = False
+    """Whether ``save_path`` may replace an existing file."""
     hint_budget_s: float = 1.0
+    max_games: int = MAX_GAMES
+    """Games kept at once; beyond that the least recently used one is dropped."""
+    idle_s: float = IDLE_S
+    """A game not asked for during this many seconds is dropped."""
+    hosts: tuple[str, ...] = ()
+    """The host names the server answers to (the ``Host`` header); empty: any."""
+
+    def __post_init__(self) -> None:
+        _positive("the hint budget", self.hint_budget_s)
+        _positive("the idle time", self.idle_s)
+        if isinstance(self.max_games, bool) or not isinstance(self.max_games, int) or self.max_games < 1:
+            raise SniffError(f"the most games kept must be a whole number >= 1; got {self.max_games!r}")
 
 
 @dataclass
@@ -53,6 +85,7 @@ class Table:
     id: str
     session: Session
     version: int = 0
+    used: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def view(self) -> dict[str, Any]:
@@ -63,53 +96,96 @@ class Table:
             raise WebError(409, f"this request was made for version {version} of the game, which is now at "
                                 f"version {self.version}; reload the game and try again", version=self.version)
 
-    def changed(self) -> None:
-        """Count a change and write the log (the same JSON log as ``sniff play``)."""
-        self.version += 1
-        self.session.save()
+
+def log_refusal(what: str, exc: LogWriteError) -> WebError:
+    """The answer when a game's log cannot be written (the game is left as it was). The file's
+    name is not told: it holds the game's seed."""
+    return WebError(507, f"{what} did not happen: the server cannot write the game log ({exc.reason}); "
+                         "the game is as it was", changed=False)
 
 
 class TableStore:
-    """The games of one server, by id."""
+    """The games of one server, by id, least recently used first."""
 
-    def __init__(self, options: TableOptions) -> None:
+    def __init__(self, options: TableOptions, clock: Callable[[], float] = time.monotonic) -> None:
         self.options = options
-        self.tables: dict[str, Table] = {}
+        self.clock = clock
+        self.agents = AgentCache()
+        self.tables: OrderedDict[str, Table] = OrderedDict()
+        self._gone: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._first = True
+
+    def _drop(self, game_id: str, why: str) -> None:
+        del self.tables[game_id]
+        self._gone[game_id] = why
+        while len(self._gone) > FORGOTTEN:
+            self._gone.popitem(last=False)
+
+    def _sweep(self, now: float) -> None:
+        """Drop the games idle for too long (call with the lock held)."""
+        limit = self.options.idle_s
+        while self.tables:
+            oldest = next(iter(self.tables.values()))
+            if now - oldest.used <= limit:
+                break
+            self._drop(oldest.id, f"it was idle for more than {limit / 60:g} minutes")
 
     def _add(self, session: Session) -> Table:
         table = Table(secrets.token_urlsafe(9), session)
         with self._lock:
+            table.used = now = self.clock()
+            self._sweep(now)
+            while len(self.tables) >= self.options.max_games:
+                self._drop(next(iter(self.tables)), f"this server keeps {self.options.max_games} games, "
+                                                    "and it was the one left unplayed the longest")
             self.tables[table.id] = table
         return table
 
-    def _save_path(self, seed: int) -> Path | None:
-        if self.options.games_dir is None:
-            return None
-        return self.options.games_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}-{secrets.token_hex(3)}.json"
+    def _log_first(self, session: Session) -> None:
+        try:
+            session.save()
+        except LogWriteError as exc:
+            raise log_refusal("the new game", exc) from None
 
     def new(self) -> Table:
-        """A new game with the server's options (its seed for the first game only)."""
+        """A new game with the server's options (its seed for the first game only); its log is
+        written at once, to a new file."""
         o = self.options
         with self._lock:
             first, self._first = self._first, False
         session = Session.start(o.rules, list(o.opponents), human=o.seat, partner=o.partner,
-                                seed=o.seed if first else None, rated=o.rated)
-        session.save_path = (first and o.save_path) or self._save_path(session.seed)
+                                seed=o.seed if first else None, rated=o.rated, agents=self.agents)
+        session.save_path = (first and o.save_path) or default_save_path(session.seed, o.games_dir)
+        session.overwrite = bool(first and o.overwrite)
         session.advance()
+        self._log_first(session)
         return self._add(session)
 
     def resume(self, path: Path) -> Table:
-        """A game continued from a saved log."""
-        session = Session.resume(load_game_log(path), path)
+        """A game continued from a saved log (the policy files it may name: the shipped ones and
+        the server's own opponents)."""
+        trusted = [*self.options.opponents, *([self.options.partner] if self.options.partner else [])]
+        session = Session.resume(load_game_log(path), path, trusted, agents=self.agents)
+        session.own(path)
         session.rated = session.rated or self.options.rated
         session.advance()
+        self._log_first(session)
         return self._add(session)
 
     def get(self, game_id: str) -> Table:
-        table = self.tables.get(game_id)
-        if table is None:
-            raise WebError(404, f"there is no game {game_id!r} on this server (it may have been started by "
-                                "an earlier run of the server); start a new game")
-        return table
+        """The game ``game_id`` (now its most recent use), or a 404/410 refusal."""
+        with self._lock:
+            now = self.clock()
+            self._sweep(now)
+            table = self.tables.get(game_id)
+            if table is not None:
+                table.used = now
+                self.tables.move_to_end(game_id)
+                return table
+            why = self._gone.get(game_id)
+        if why is not None:
+            raise WebError(410, f"game {game_id!r} has expired: {why}. Its log is kept in the server's games "
+                                "folder (sniff serve --resume LOG continues it); start a new game", expired=True)
+        raise WebError(404, f"there is no game {game_id!r} on this server (it may have been started by "
+                            "an earlier run of the server); start a new game")

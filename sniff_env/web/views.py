@@ -15,10 +15,10 @@ from rich.text import Text
 
 from ..actions import EAST, END_NAMES, LEAD, NORTH, SOUTH, WEST
 from ..game import Event, Game, Phase
-from ..gamelog import GameLog
+from ..gamelog import GameLog, hand_starts
 from ..infostate import InfoState, info_state
 from ..play.screen import describe
-from ..play.session import HUMAN, SeatPlayer, Session
+from ..play.session import HUMAN, Session
 from ..tiles import TileSet, mask_tiles
 
 PHASES = {Phase.PLAY: "play", Phase.HAND_OVER: "hand_over", Phase.GAME_OVER: "game_over"}
@@ -76,11 +76,7 @@ def _plain(markup: str) -> str:
 
 def _hand_events(events: list[Event]) -> tuple[int, list[Event]]:
     """The events of the current hand (from its lots or deal on) and the index they start at."""
-    start = 0
-    for i in range(len(events) - 1, -1, -1):
-        if events[i].kind == "deal":
-            start = i - 1 if i > 0 and events[i - 1].kind == "lots" else i
-            break
+    start = (hand_starts(events) or [0])[-1]
     return start, events[start:]
 
 
@@ -177,15 +173,6 @@ def seat_view(session: Session) -> dict[str, Any]:
     return view
 
 
-def _viewer(log: GameLog, game: Game) -> Session:
-    """A drawing-only session over ``game``: names from the log, no agents, no human seat."""
-    names = log.meta.get("names")
-    if not (isinstance(names, list) and len(names) == len(log.players)):
-        names = log.players
-    seats = [SeatPlayer(str(n), spec) for n, spec in zip(names, log.players)]
-    return Session(game, seats, human=-1, seed=log.seed)
-
-
 def _frame(view: Session, title: str) -> dict[str, Any]:
     game = view.game
     frame = _base(view, info_state(game, 0), game.events, -1)
@@ -197,7 +184,7 @@ def _frame(view: Session, title: str) -> dict[str, Any]:
 def replay_frames(log: GameLog) -> list[dict[str, Any]]:
     """Every position of a logged game, every hand face up: each deal, then each decision."""
     game = Game(log.rules, log.seed, max_hands=log.max_hands)
-    view = _viewer(log, game)
+    view = Session.viewer(log, game)
     frames = []
     for rec in log.records:
         game.start_hand(rec.deal)
