@@ -13,6 +13,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("sniff_env.commands.rules", "list the presets and the rules fields"),
     "demo": ("sniff_env.commands.demo", "play one seeded game between built-in players and print it"),
     "bench": ("sniff_env.commands.bench", "benchmarks: engine, env, batched engine"),
+    "agents": ("sniff_env.commands.agents", "list the shipped agents with their rules, training and strength"),
     "eval": ("sniff_env.evaluation.cli", "tournament with duplicate deals, ratings and charts"),
     "play": ("sniff_env.play.commands", "play against the agents in the terminal, with hints, undo and saved games"),
     "replay": ("sniff_env.play.replay_cmd", "step through a saved game log, or print it with --all"),
@@ -38,8 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``sniff`` with ``argv`` (default: the process's arguments). Bad input of any kind
+    (options, rules, player specs, paths) ends with one line on stderr and exit status 2."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    args.argv = argv
     if args.command is None:
         parser.print_help()
         return 2
@@ -50,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except ValueError as exc:  # every bad-input error of the package is a ValueError
         print(f"sniff {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a path or address the user gave cannot be read or written
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"sniff {args.command}: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -11,6 +11,11 @@ class RulesError(SniffError):
     """A rules field has a value outside its choices, or the fields cannot be played together."""
 
 
+class OutputPathError(SniffError):
+    """A file or folder a command was asked to write cannot be written there, or already exists
+    and overwriting it was not asked for. Raised before any work is done."""
+
+
 class DealError(SniffError):
     """A scripted deal is malformed (duplicate tile, tile not in the set, wrong sizes, bad leader)."""
 

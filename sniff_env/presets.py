@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import RulesError
-from .rules import Rules, field_names
+from .rules import Rules, check_num_players, field_names
 
 _BY_COUNT_250_200 = {2: 250, 3: 200, 4: 200}
 
@@ -124,21 +124,20 @@ def make_rules(preset: str = "sniff", num_players: int = 2, **overrides: Any) ->
     unknown = set(overrides) - set(field_names())
     if unknown:
         raise RulesError(f"unknown rules field(s) {sorted(unknown)}; known fields: {field_names()}")
-    if "num_players" in overrides:
-        raise RulesError("give num_players as its own argument, not as an override")
+    check_num_players(num_players)
+    merged = {**PRESETS[preset], **overrides}
+    missing = [k for k, v in merged.items() if isinstance(v, Mapping) and num_players not in _by_count(v)]
+    if missing:
+        counts = sorted(set.intersection(*(set(_by_count(merged[k])) for k in missing)))
+        raise RulesError(
+            f"preset {preset!r} has no {' or '.join(missing)} for {num_players} players (only for "
+            f"{', '.join(map(str, counts))} players); override {' and '.join(missing)} explicitly"
+        )
     values: dict[str, Any] = {"num_players": num_players, "name": preset}
-    for key, value in {**PRESETS[preset], **overrides}.items():
-        values[key] = _for_count(key, value, num_players)
+    for key, value in merged.items():
+        values[key] = _by_count(value)[num_players] if isinstance(value, Mapping) else value
     return Rules(**values)
 
 
-def _for_count(key: str, value: Any, num_players: int) -> Any:
-    if isinstance(value, Mapping):
-        by_count = {int(k): v for k, v in value.items()}
-        if num_players not in by_count:
-            raise RulesError(
-                f"{key} gives no value for {num_players} players (it has {sorted(by_count)}); "
-                f"override {key} explicitly"
-            )
-        return by_count[num_players]
-    return value
+def _by_count(value: Mapping[Any, Any]) -> dict[int, Any]:
+    return {int(k): v for k, v in value.items()}

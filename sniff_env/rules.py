@@ -77,6 +77,9 @@ class HandEnd(StrEnum):
 
 DEFAULT_HAND_SIZES = {2: 7, 3: 6, 4: 5}
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
+ENGINE_INT_MAX = 2**63 - 1
+"""The largest whole number a rules field may hold: the compiled engine keeps every rules value
+and every score in a 64-bit signed integer."""
 
 _ENUM_FIELDS: dict[str, type[StrEnum]] = {
     "first_hand_lead": FirstLead,
@@ -139,16 +142,15 @@ class Rules:
         _check_int("max_pip", self.max_pip)
         if self.max_pip not in SUPPORTED_MAX_PIPS:
             raise RulesError(f"max_pip={self.max_pip!r} is not allowed; choose one of {SUPPORTED_MAX_PIPS}")
-        _check_int("num_players", self.num_players)
-        if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
-            raise RulesError(
-                f"num_players={self.num_players} is not allowed; {MIN_PLAYERS} to {MAX_PLAYERS} players"
-            )
+        check_num_players(self.num_players)
         if self.partnership and self.num_players != 4:
             raise RulesError(f"partnership needs exactly 4 players; got num_players={self.num_players}")
         if self.hand_size is None:
             if self.num_players not in DEFAULT_HAND_SIZES:
-                raise RulesError(f"with {self.num_players} players give hand_size explicitly")
+                defaults = ", ".join(f"{n} players: {h}" for n, h in DEFAULT_HAND_SIZES.items())
+                raise RulesError(
+                    f"{self.num_players} players have no default hand_size ({defaults}); give hand_size explicitly"
+                )
             object.__setattr__(self, "hand_size", DEFAULT_HAND_SIZES[self.num_players])
         _check_int("hand_size", self.hand_size)
         _check_int("boneyard_reserve", self.boneyard_reserve)
@@ -158,8 +160,11 @@ class Rules:
             raise RulesError(f"hand_size must be at least 1; got {self.hand_size}")
         if self.boneyard_reserve < 0:
             raise RulesError(f"boneyard_reserve must be 0 or more; got {self.boneyard_reserve}")
-        if self.target < 1:
-            raise RulesError(f"target must be at least 1; got {self.target}")
+        if not 1 <= self.target <= ENGINE_INT_MAX:
+            raise RulesError(
+                f"target must be at least 1 and at most {ENGINE_INT_MAX} (2**63 - 1, the largest number "
+                f"the compiled engine holds); got {self.target}"
+            )
         n_tiles = tile_set(self.max_pip).size
         needed = self.num_players * self.hand_size + self.boneyard_reserve
         if needed > n_tiles:
@@ -208,6 +213,18 @@ def field_choices(name: str) -> tuple[str, ...] | None:
     """Allowed string values of an enum field (``None`` for non-enum fields)."""
     enum = _ENUM_FIELDS.get(name)
     return tuple(m.value for m in enum) if enum else None
+
+
+def check_num_players(value: object) -> int:
+    """``value`` if it is a player count the rules allow, else a :class:`RulesError` saying which are."""
+    *most, last = map(str, DEFAULT_HAND_SIZES)
+    allowed = f"{', '.join(most)} or {last} (or up to {MAX_PLAYERS} with an explicit hand_size that the set can hold)"
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RulesError(f"num_players must be a whole number, {allowed}; got {value!r} ({type(value).__name__})")
+    if not MIN_PLAYERS <= value <= MAX_PLAYERS:
+        players = "1 player" if value == 1 else f"{value} players"
+        raise RulesError(f"num_players={value} is not allowed: there is no game of {players}; use {allowed}")
+    return value
 
 
 def _check_int(key: str, value: object) -> None:

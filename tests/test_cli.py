@@ -13,7 +13,7 @@ from sniff_env.cli import main
         (["eval", "greedy"], "at least two players"),
         (["eval", "greedy", "nosuch", "--games", "2"], "unknown player 'nosuch'"),
         (["rules", "--rule", "bogus=1"], "unknown rules field"),
-        (["rules", "--players", "9"], "hand_size"),
+        (["rules", "--players", "9"], "num_players=9 is not allowed"),
         (["demo", "--rule", "max_pip=7"], "max_pip"),
     ],
 )

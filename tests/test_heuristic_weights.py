@@ -12,7 +12,7 @@ import pytest
 from sniff_env import make_rules, new_game
 from sniff_env.game import Game, Phase
 from sniff_env.infostate import InfoState, info_state
-from sniff_env.players import load
+from sniff_env.players import PlayerSpecError, load
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
 from training.tune_heuristic import load_weights, main, proposals, spec_of
 
@@ -79,7 +79,7 @@ def test_spec_string_through_load() -> None:
     assert isinstance(player, HeuristicPlayer)
     assert player.weights == Weights(reply=1.2, follow_up=0.5)
     assert player.name == "heuristic:reply=1.2,follow_up=0.5"
-    with pytest.raises(TypeError, match="allowed"):
+    with pytest.raises(PlayerSpecError, match="its options are: .*reply"):
         load("heuristic:nonsense=1")
     w = Weights(reply=0.75, counter=0.3)
     assert _weights(spec_of(w, ["reply"])) == w  # a spec keeps every non-default weight

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sniff_env.commands.common import positive_int
 from sniff_env.game import Phase, new_game
 from sniff_env.presets import PRESET_NAMES, make_rules
 
@@ -88,11 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sniff bench engine", description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2], help="player counts to measure")
     parser.add_argument("--presets", nargs="+", default=list(PRESET_NAMES), choices=PRESET_NAMES)
-    parser.add_argument("--games", type=int, default=200, help="games per repeat")
-    parser.add_argument("--repeats", type=int, default=5, help="repeats; the median is shown")
-    parser.add_argument("--max-hands", type=int, default=20, help="hand limit per game")
+    parser.add_argument("--games", type=positive_int, default=200, help="games per repeat")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="repeats; the median is shown")
+    parser.add_argument("--max-hands", type=positive_int, default=20, help="hand limit per game")
     parser.add_argument("--no-peer", action="store_true", help="skip OpenSpiel even if installed")
     args = parser.parse_args(argv)
+    for players in args.players:  # refuse a bad player count before any work
+        for preset in args.presets:
+            make_rules(preset, players)
 
     from rich.console import Console
     from rich.table import Table

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..commands.common import add_rules_arguments, parse_overrides, positive_int, rules_from_args, seed_int
+
 
 def agent_steps_per_second(make: Callable[[], Any], steps: int, seed: int) -> float:
     """Random legal play for ``steps`` agent steps (resetting at the end of each game)."""
@@ -55,19 +57,20 @@ def _import_connect_four() -> Any:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="sniff bench env", description=__doc__)
-    parser.add_argument("--preset", default="sniff", help="rules preset (default: sniff)")
-    parser.add_argument("--players", type=int, default=2, help="number of players (default: 2)")
-    parser.add_argument("--steps", type=int, default=20_000, help="agent steps per repeat (default: 20000)")
-    parser.add_argument("--repeats", type=int, default=5, help="repeats; the median is reported (default: 5)")
-    parser.add_argument("--seed", type=int, default=0)
+    add_rules_arguments(parser)
+    parser.add_argument("--steps", type=positive_int, default=20_000, help="agent steps per repeat (default: 20000)")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="repeats; the median is reported (default: 5)")
+    parser.add_argument("--seed", type=seed_int, default=0)
     args = parser.parse_args(argv)
+    rules_from_args(args)  # refuse bad rules before any work
+    overrides = parse_overrides(args.rule)
 
     connect_four_v3 = _import_connect_four()
     from ..aec import env, raw_env
 
     makers: dict[str, Callable[[], Any]] = {
-        "sniff raw_env": lambda: raw_env(args.preset, args.players),
-        "sniff env()": lambda: env(args.preset, args.players),
+        "sniff raw_env": lambda: raw_env(args.preset, args.players, **overrides),
+        "sniff env()": lambda: env(args.preset, args.players, **overrides),
         "connect_four_v3 raw_env": connect_four_v3.raw_env,
         "connect_four_v3 env()": connect_four_v3.env,
     }

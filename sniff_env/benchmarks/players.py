@@ -18,7 +18,13 @@ import time
 
 import numpy as np
 
-from sniff_env.commands.common import add_rules_arguments, rules_from_args
+from sniff_env.commands.common import (
+    add_rules_arguments,
+    positive_float,
+    positive_int,
+    rules_from_args,
+    seed_int,
+)
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import InfoState, info_state
 from sniff_env.players import load
@@ -86,10 +92,10 @@ def compiled_rate(spec: str, rules: Rules, batch: int, seconds: float, seed: int
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sniff bench players", description=__doc__.split("\n")[0])
     add_rules_arguments(parser)
-    parser.add_argument("--batch", type=int, default=1024, help="games per compiled call")
-    parser.add_argument("--seconds", type=float, default=2.0, help="length of each timed window")
-    parser.add_argument("--repeats", type=int, default=5, help="windows per figure (the median is shown)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch", type=positive_int, default=1024, help="games per compiled call")
+    parser.add_argument("--seconds", type=positive_float, default=2.0, help="length of each timed window")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="windows per figure (the median is shown)")
+    parser.add_argument("--seed", type=seed_int, default=0)
     args = parser.parse_args(argv)
     rules = rules_from_args(args)
     states = sample_states(rules, 2000, args.seed)

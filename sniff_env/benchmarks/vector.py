@@ -22,7 +22,13 @@ import time
 
 import numpy as np
 
-from sniff_env.commands.common import add_rules_arguments, rules_from_args
+from sniff_env.commands.common import (
+    add_rules_arguments,
+    positive_float,
+    positive_int,
+    rules_from_args,
+    seed_int,
+)
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
@@ -92,13 +98,13 @@ def vector_rate(rules: Rules, batch: int, seconds: float, seed: int, sampler: st
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="sniff bench vector", description=__doc__.splitlines()[0])
     add_rules_arguments(parser)
-    parser.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 8192], help="batch sizes")
-    parser.add_argument("--seconds", type=float, default=1.0, help="length of one timed window")
-    parser.add_argument("--repeats", type=int, default=5, help="windows per figure (median shown)")
+    parser.add_argument("--batch", type=positive_int, nargs="+", default=[1, 64, 1024, 8192], help="batch sizes")
+    parser.add_argument("--seconds", type=positive_float, default=1.0, help="length of one timed window")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="windows per figure (median shown)")
     parser.add_argument("--sampler", choices=["legal", "argmax", "both"], default="both",
                         help="vectorized random legal actions: from the legal lists, or argmax of noise")
-    parser.add_argument("--threads", type=int, default=None, help="threads per batched call (default: cores)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=positive_int, default=None, help="threads per batched call (default: cores)")
+    parser.add_argument("--seed", type=seed_int, default=0)
     args = parser.parse_args(argv)
     rules = rules_from_args(args)
 

@@ -1,14 +1,53 @@
-"""Command-line options shared by subcommands: the preset, player count and rules overrides."""
+"""Command-line options shared by subcommands: the preset, player count and rules overrides;
+argparse types that refuse nonsense numbers; checks of the files a command will write."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
-from ..errors import RulesError
+from ..errors import OutputPathError, RulesError
 from ..presets import PRESET_NAMES, make_rules
-from ..rules import Rules
+from ..rules import ENGINE_INT_MAX, Rules
+
+
+def whole_number(low: int, high: int = ENGINE_INT_MAX, what: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``; anything else is a usage error
+    (exit status 2) that names the allowed range."""
+    allowed = what or (f"a whole number from {low}" + (f" to {high}" if high < ENGINE_INT_MAX else " up"))
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {allowed}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is out of range: give {allowed}")
+        return value
+
+    return parse
+
+
+positive_int = whole_number(1, what="a whole number, 1 or more")
+"""Counts: games, hands, steps, repeats, workers, batch sizes."""
+seed_int = whole_number(0, what=f"a whole number from 0 to {ENGINE_INT_MAX}")
+"""Seeds (the batched engine holds them as 64-bit integers; generators refuse negative ones)."""
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0 (durations, budgets)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: give a finite number above 0")
+    return value
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser, players: int = 2) -> None:
@@ -37,4 +76,42 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
-    return make_rules(args.preset, args.players, **parse_overrides(args.rule))
+    overrides = parse_overrides(args.rule)
+    if "num_players" in overrides:
+        raise RulesError(
+            f"--rule num_players={overrides['num_players']} cannot be set as a rule: "
+            f"give the number of players with --players (e.g. --players 3)"
+        )
+    return make_rules(args.preset, args.players, **overrides)
+
+
+def check_output_file(path: str | os.PathLike[str], force: bool = False, flag: str = "--force") -> Path:
+    """``path`` if a file can be written there; else :class:`OutputPathError` saying why.
+
+    Call it before the work whose result goes there. Its folder may be missing (it is made when
+    the file is written) if the nearest folder that exists is writable; an existing file is only
+    replaced when ``force`` is true (``flag`` names the option that asks for it)."""
+    target = Path(path)
+    if target.is_dir():
+        raise OutputPathError(f"cannot write {target}: it is a folder; give a file name")
+    if target.exists() and not force:
+        raise OutputPathError(f"{target} already exists; give another name, or {flag} to overwrite it")
+    check_output_folder(target.parent)
+    return target
+
+
+def check_output_folder(path: str | os.PathLike[str]) -> Path:
+    """``path`` if it is a writable folder or one that can be made; else :class:`OutputPathError`."""
+    folder = Path(path)
+    existing = next(p for p in (folder, *folder.parents) if p.exists() or p == p.parent)
+    if not existing.is_dir():
+        raise OutputPathError(f"cannot write into {folder}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OutputPathError(f"cannot write into {folder}: {existing} is not writable")
+    return folder
+
+
+def check_output_files(paths: Iterable[str | os.PathLike[str]], force: bool = False, flag: str = "--force") -> None:
+    """:func:`check_output_file` for each of ``paths``."""
+    for path in paths:
+        check_output_file(path, force, flag)

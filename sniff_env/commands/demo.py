@@ -9,13 +9,13 @@ from rich.console import Console
 
 from ..game import Phase, new_game
 from ..play.screen import describe_event
-from .common import add_rules_arguments, rules_from_args
+from .common import add_rules_arguments, positive_int, rules_from_args, seed_int
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_arguments(parser)
-    parser.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
-    parser.add_argument("--hands", type=int, default=1, help="hands to show (default: 1)")
+    parser.add_argument("--seed", type=seed_int, default=0, help="game seed (default: 0)")
+    parser.add_argument("--hands", type=positive_int, default=1, help="hands to show (default: 1)")
 
 
 def run(args: argparse.Namespace) -> int:

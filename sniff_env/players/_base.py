@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..infostate import InfoState
+from ..rules import ENGINE_INT_MAX
 
 
 def info_of(info: dict[str, Any]) -> InfoState:
@@ -25,3 +27,19 @@ def legal_actions(observation: Any, info: dict[str, Any]) -> list[int]:
         if acts:
             return acts
     raise ValueError("no legal action: the seat is not to move (empty info_state.legal and action mask)")
+
+
+def positive_count(key: str, value: object) -> int:
+    """``value`` if it is a whole number from 1 to 2**63 - 1 (what compiled code can hold), else
+    :class:`ValueError` naming ``key``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= ENGINE_INT_MAX:
+        raise ValueError(f"{key} must be a whole number from 1 to {ENGINE_INT_MAX}; got {value!r}")
+    return value
+
+
+def positive_seconds(key: str, value: object) -> float:
+    """``value`` as a float if it is a finite number of seconds above 0, else :class:`ValueError`
+    (an infinite or NaN budget would never end a search)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{key} must be a finite number of seconds above 0; got {value!r}")
+    return float(value)

@@ -17,7 +17,9 @@ next seat's best reply (a second ply that refines ``follow_up``).
 
 from __future__ import annotations
 
+import math
 import random
+import typing
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -63,6 +65,8 @@ class Weights:
         for key, v in values.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise TypeError(f"heuristic weight {key} must be a number; got {v!r}")
+            if not math.isfinite(v):
+                raise ValueError(f"heuristic weight {key} must be a finite number; got {v!r}")
         return replace(base or cls(), **{k: float(v) for k, v in values.items()})
 
 
@@ -120,6 +124,11 @@ class HeuristicPlayer:
             raise TypeError(f"give either weights= or weight keywords ({', '.join(sorted(overrides))}), not both")
         self.name = name
         self.weights = weights if weights is not None else Weights.from_kwargs(**overrides)
+
+    @classmethod
+    def keyword_options(cls) -> dict[str, Any]:
+        """The weight keywords the constructor takes, with their types (what a spec may give)."""
+        return typing.get_type_hints(Weights)
 
     def reset(self, seed: int | None = None) -> None:
         pass

@@ -16,16 +16,14 @@ import numpy as np
 
 from ..infostate import InfoState
 from ..rules import Rules
-from ._base import info_of
+from ._base import info_of, positive_count
 
 
 class RolloutPlayer:
     """``samples`` deals per move (spec ``rollouts:samples=64``); seeded by ``seed``."""
 
     def __init__(self, seed: int | None = None, name: str = "rollouts", samples: int = 64) -> None:
-        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-            raise ValueError(f"rollouts samples must be a positive whole number; got {samples!r}")
-        self.name, self.samples = name, samples
+        self.name, self.samples = name, positive_count("samples", samples)
         self._seed = seed or 0
         self._engines: dict[Rules, Any] = {}
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..game import Game, Phase
 from ..infostate import InfoState, determinize
-from ._base import info_of
+from ._base import info_of, positive_count, positive_seconds
 from .greedy import greedy_action
 
 
@@ -48,13 +48,9 @@ class SearchPlayer:
     ) -> None:
         if simulations is None and budget_s is None:
             budget_s = 0.2
-        if simulations is not None and simulations < 1:
-            raise ValueError(f"simulations must be at least 1; got {simulations}")
-        if budget_s is not None and budget_s <= 0:
-            raise ValueError(f"budget_s must be positive; got {budget_s}")
         self.name = name
-        self.simulations = simulations
-        self.budget_s = budget_s
+        self.simulations = None if simulations is None else positive_count("simulations", simulations)
+        self.budget_s = None if budget_s is None else positive_seconds("budget_s", budget_s)
         self._rng = random.Random(seed)
 
     def reset(self, seed: int | None = None) -> None:

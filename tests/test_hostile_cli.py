@@ -1,0 +1,197 @@
+"""Hostile input at the borders: each row is a command line, a player spec or a rules call, and
+the clear message it must get. No traceback, no hang, exit status 2, nothing played or written."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hostile import deadline  # noqa: F401  (a time limit per test: a hang fails the test)
+
+from sniff_env import Rules, RulesError, make_rules
+from sniff_env.cli import main
+from sniff_env.evaluation import run_tournament
+from sniff_env.players import BUILTIN, PlayerSpecError, load, spec_options
+from sniff_env.players.heuristic import HeuristicPlayer, Weights
+from sniff_env.players.search import SearchPlayer
+
+INT64_MAX = "9223372036854775807"
+
+CLI_ROWS: list[tuple[list[str], list[str]]] = [
+    # player specs: unknown options name the options that exist; budgets must be finite and positive
+    (["eval", "random", "heuristic:nonsense=1"], ["no option 'nonsense'", "seed, name, reply", "counter"]),
+    (["eval", "random", "search:depth=3"], ["no option 'depth'", "simulations", "budget_s"]),
+    (["eval", "random", "search:budget_s=NaN"], ["budget_s must be a finite number of seconds above 0", "nan"]),
+    (["eval", "random", "search:budget_s=inf"], ["budget_s must be a finite number", "inf"]),
+    (["eval", "random", "search:budget_s=-1"], ["budget_s must be a finite number of seconds above 0"]),
+    (["eval", "random", "search:budget_s=0"], ["budget_s must be a finite number of seconds above 0"]),
+    (["eval", "random", "search:budget_s=soon"], ["budget_s=soon", "must be a number"]),
+    (["eval", "random", "search:simulations=1e400"], ["simulations=1e400", "must be a whole number"]),
+    (["eval", "random", "search:simulations=2.5"], ["simulations=2.5", "must be a whole number"]),
+    (["eval", "random", "search:simulations=true"], ["simulations=true", "must be a whole number"]),
+    (["eval", "random", "search:simulations=0"], ["simulations must be a whole number from 1"]),
+    (["eval", "random", "search:simulations=1,simulations=2"], ["'simulations' is given twice"]),
+    (["eval", "random", "rollouts:samples=-4"], ["samples must be a whole number from 1"]),
+    (["eval", "random", "heuristic:reply=NaN"], ["heuristic weight reply must be a finite number"]),
+    (["eval", "random", "greedy:tiebreak=best"], ["tiebreak must be one of lowest, heuristic"]),
+    # rules: the player count has its own flag and a clear range; integers fit the compiled engine
+    (["eval", "random", "greedy", "--rule", "num_players=3"], ["--rule num_players=3", "--players 3"]),
+    (["demo", "--rule", "num_players=3"], ["--rule num_players=3", "--players"]),
+    (["rules", "--players", "1"], ["num_players=1 is not allowed", "2, 3 or 4", "up to 8"]),
+    (["rules", "--players", "0"], ["num_players=0 is not allowed", "2, 3 or 4"]),
+    (["rules", "--players", "9"], ["num_players=9 is not allowed", "2, 3 or 4"]),
+    (["rules", "--players", "5"], ["preset 'sniff' has no hand_size or boneyard_reserve for 5 players", "override"]),
+    (["rules", "--players", "two"], ["--players", "invalid int value: 'two'"]),
+    (["rules", "--rule", "target=9223372036854775808"], ["target must be at least 1 and at most", INT64_MAX]),
+    # counts and seeds: nothing silently replaced by a default or run another way
+    (["eval", "random", "greedy", "--max-hands", "0"], ["--max-hands: 0 is out of range", "1 or more"]),
+    (["eval", "random", "greedy", "--workers", "0"], ["--workers: 0 is out of range", "1 or more"]),
+    (["eval", "random", "greedy", "--workers", "-3"], ["--workers: -3 is out of range", "1 or more"]),
+    (["eval", "random", "greedy", "--games", "0"], ["--games: 0 is out of range", "1 or more"]),
+    (["eval", "random", "greedy", "--games", "many"], ["--games: 'many' is not a whole number"]),
+    (["eval", "random", "greedy", "--seed", "-1"], ["--seed: -1 is out of range", f"0 to {INT64_MAX}"]),
+    (["demo", "--hands", "0"], ["--hands: 0 is out of range"]),
+    (["demo", "--seed", "9223372036854775808"], ["--seed", "out of range"]),
+    (["bench", "env", "--steps", "-5"], ["--steps: -5 is out of range", "1 or more"]),
+    (["bench", "env", "--repeats", "0"], ["--repeats: 0 is out of range"]),
+    (["bench", "env", "--players", "9"], ["num_players=9 is not allowed"]),
+    (["bench", "engine", "--games", "0"], ["--games: 0 is out of range"]),
+    (["bench", "engine", "--players", "1"], ["num_players=1 is not allowed"]),
+    (["bench", "players", "--seconds", "nan"], ["--seconds: nan is out of range", "finite number above 0"]),
+    (["bench", "players", "--batch", "-1"], ["--batch: -1 is out of range"]),
+    (["bench", "vector", "--batch", "64", "0"], ["--batch: 0 is out of range"]),
+    (["bench", "vector", "--threads", "0"], ["--threads: 0 is out of range"]),
+    (["bench", "vector", "--seconds", "inf"], ["--seconds: inf is out of range"]),
+    # destinations, checked before anything is played
+    (["eval", "random", "greedy", "--out", "{file}/results"], ["is a file, not a folder"]),
+    (["eval", "random", "greedy", "--out", "{dir}/"], ["names a folder", "file name"]),
+    (["eval", "random", "greedy", "--out", "{dir}/old"], ["old.json already exists", "--force"]),
+    (["eval", "random", "greedy", "--save-games", "{file}"], ["is a file, not a folder"]),
+    (["eval", "random", "greedy", "--save-games", "{file}/games"], ["is a file, not a folder"]),
+    (["eval", "random", "greedy", "--save-games", "{logs}"], ["already holds tournament game logs", "--force"]),
+]
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """``sniff argv`` in this process: exit status, stdout, stderr (argparse errors exit)."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def places(tmp_path: Path) -> dict[str, str]:
+    """A regular file, a folder holding ``old.json``, and a folder holding a tournament game log."""
+    (tmp_path / "file").write_text("not a folder")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "old.json").write_text("{}")
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "pair0-1-deal00000-seating0.json").write_text("{}")
+    return {"file": str(tmp_path / "file"), "dir": str(tmp_path / "dir"), "logs": str(tmp_path / "logs")}
+
+
+@pytest.mark.parametrize(("argv", "words"), CLI_ROWS, ids=[" ".join(a) for a, _ in CLI_ROWS])
+def test_hostile_command_lines_get_one_clear_message(
+    argv: list[str], words: list[str], places: dict[str, str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_play(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("no game may be played")
+
+    monkeypatch.setattr("sniff_env.evaluation.tournament.play_deal", no_play)
+    before = {p: Path(p).read_text() if Path(p).is_file() else None for p in places.values()}
+    code, out, err = run_cli([a.format(**places) for a in argv], capsys)
+    assert code == 2, (out, err)
+    assert "Traceback" not in err + out
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("sniff"), err
+    for word in words:
+        assert word in last, last
+    assert {p: Path(p).read_text() if Path(p).is_file() else None for p in places.values()} == before
+    assert sorted(Path(places["logs"]).iterdir()) == [Path(places["logs"]) / "pair0-1-deal00000-seating0.json"]
+
+
+SPEC_ROWS: list[tuple[str, list[str]]] = [
+    ("random:temperature=2", ["'random' has no option 'temperature'", "seed, name"]),
+    ("greedy:tiebreak=1", ["tiebreak must be one of lowest, heuristic"]),
+    ("search:budget_s=nan", ["budget_s must be a finite number"]),
+    ("search:budget_s=Infinity", ["budget_s must be a finite number"]),
+    ("search:simulations=-2", ["simulations must be a whole number from 1"]),
+    ("search:simulations=9223372036854775808", ["simulations must be a whole number from 1 to", INT64_MAX]),
+    ("search:budget_s=true", ["budget_s=true", "must be a number"]),
+    ("rollouts:samples=1.5", ["samples=1.5", "must be a whole number"]),
+    ("rollouts:seed=x", ["seed=x", "must be a whole number"]),
+    ("heuristic:reply=1,reply=2", ["given twice"]),
+    ("heuristic:weights=1", ["no option 'weights'"]),  # a Weights object cannot come from a spec
+    ("heuristic:block", ["is not KEY=VALUE"]),
+]
+
+
+@pytest.mark.parametrize(("spec", "words"), SPEC_ROWS, ids=[s for s, _ in SPEC_ROWS])
+def test_hostile_player_specs_are_refused_at_once(spec: str, words: list[str]) -> None:
+    with pytest.raises(PlayerSpecError) as info:
+        load(spec)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_spec_options_come_from_the_constructors() -> None:
+    import inspect
+
+    for base, (module, cls_name) in BUILTIN.items():
+        cls = getattr(__import__(module, fromlist=[cls_name]), cls_name)
+        names = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "overrides", "weights")]
+        assert set(names) <= set(spec_options(cls)), base
+    assert set(Weights.field_names()) <= set(spec_options(HeuristicPlayer))
+    assert spec_options(SearchPlayer)["budget_s"] == (float, type(None))
+    assert load("search:name=123").name == "123"  # text options keep text that looks like a number
+    assert load("search:budget_s=1").budget_s == 1.0  # type: ignore[attr-defined]
+
+
+RULES_ROWS: list[tuple[Callable[[], Any], list[str]]] = [
+    (lambda: Rules(target=2**63), ["target must be at least 1 and at most", INT64_MAX]),
+    (lambda: make_rules("sniff", 2, target=10**30), ["at most", INT64_MAX]),
+    (lambda: Rules(num_players=1), ["num_players=1 is not allowed", "2, 3 or 4"]),
+    (lambda: Rules(num_players=9, hand_size=1), ["num_players=9 is not allowed", "up to 8"]),
+    (lambda: Rules(num_players="2"), ["num_players must be a whole number", "got '2' (str)"]),  # type: ignore[arg-type]
+    (lambda: Rules(num_players=5), ["5 players have no default hand_size", "2 players: 7", "give hand_size"]),
+    (lambda: make_rules("sniff", 0), ["num_players=0 is not allowed", "2, 3 or 4"]),
+    (lambda: make_rules("sniff", 9), ["num_players=9 is not allowed"]),
+    (lambda: make_rules("sniff", "2"), ["num_players must be a whole number", "2, 3 or 4", "got '2' (str)"]),  # type: ignore[arg-type]
+    (lambda: make_rules("sniff", True), ["num_players must be a whole number", "got True (bool)"]),  # type: ignore[arg-type]
+    (lambda: make_rules("muggins", 6), ["has no hand_size or target for 6 players", "only for 2, 3, 4"]),
+]
+
+
+@pytest.mark.parametrize(("make", "words"), RULES_ROWS)
+def test_hostile_rules_say_what_is_allowed(make: Callable[[], Any], words: list[str]) -> None:
+    with pytest.raises(RulesError) as info:
+        make()
+    for word in words:
+        assert word in str(info.value)
+
+
+@pytest.mark.parametrize("bad", [{"workers": 0}, {"workers": -3}, {"max_hands": 0}, {"games_per_pair": 0},
+                                 {"max_hands": True}])
+def test_tournament_refuses_nonsense_counts(bad: dict[str, Any]) -> None:
+    kwargs: dict[str, Any] = {"games_per_pair": 2, **bad}
+    with pytest.raises(ValueError, match=f"{next(iter(bad))} must be a whole number, 1 or more"):
+        run_tournament(["random", "greedy"], make_rules("sniff", 2), **kwargs)
+
+
+def test_out_writes_only_with_force_and_records_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "new" / "deeper" / "run"
+    argv = ["eval", "random", "greedy", "--games", "2", "--max-hands", "1", "--no-progress", "--out", str(out)]
+    assert run_cli(argv, capsys)[0] == 0
+    data = json.loads(Path(f"{out}.json").read_text())
+    assert data["command"].split()[:4] == ["sniff", "eval", "random", "greedy"] and data["max_hands"] == 1
+    code, _, err = run_cli(argv, capsys)
+    assert code == 2 and "already exists" in err
+    assert run_cli([*argv, "--seed", "4", "--force"], capsys)[0] == 0
+    assert json.loads(Path(f"{out}.json").read_text())["seed"] == 4
