@@ -62,8 +62,12 @@ def highest_double_holder(ts: TileSet, hands: Sequence[Sequence[int]]) -> int:
 def draw_lots(ts: TileSet, num_players: int, rng: random.Random) -> tuple[int, tuple[int, ...]]:
     """Every seat draws one tile; the heaviest leads. Returns (leader, tiles drawn)."""
     drawn = tuple(rng.sample(range(ts.size), num_players))
-    leader = max(range(num_players), key=lambda s: heavier_key(ts, drawn[s]))
-    return leader, drawn
+    return lots_leader(ts, drawn), drawn
+
+
+def lots_leader(ts: TileSet, drawn: Sequence[int]) -> int:
+    """The seat whose lot (``drawn[seat]``) is the heaviest tile: it leads."""
+    return max(range(len(drawn)), key=lambda s: heavier_key(ts, drawn[s]))
 
 
 def random_deal(rules: Rules, rng: random.Random, leader: int | None) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:

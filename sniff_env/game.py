@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from .actions import EAST, LEAD, NORTH, SLOTS, SOUTH, WEST, ActionCodec, action_codec
 from .deal import Deal, draw_lots, forced_lead_tile, highest_double_holder, random_deal, scripted_deal
-from .errors import GameOverError, IllegalMoveError
+from .errors import DealError, GameOverError, IllegalMoveError, SniffError
 from .rules import (
     DoublePlacement,
     Draw,
@@ -64,6 +64,14 @@ class HandRecord:
 
 
 _ALL_ENDS = (WEST, EAST, NORTH, SOUTH)
+
+
+def checked_max_hands(max_hands: object) -> int | None:
+    """``max_hands``, a harness's limit on the hands of a game: ``None`` or a positive whole number
+    (anything else raises :class:`SniffError`)."""
+    if max_hands is None or (isinstance(max_hands, int) and not isinstance(max_hands, bool) and max_hands >= 1):
+        return max_hands
+    raise SniffError(f"max_hands must be a positive whole number or None; got {max_hands!r}")
 
 
 class Game:
@@ -142,9 +150,7 @@ class Game:
     def __init__(
         self, rules: Rules, seed: int | None = None, record: bool = True, max_hands: int | None = None
     ) -> None:
-        if max_hands is not None and (not isinstance(max_hands, int) or max_hands < 1):
-            raise ValueError(f"max_hands must be a positive whole number or None; got {max_hands!r}")
-        self.max_hands = max_hands
+        self.max_hands = checked_max_hands(max_hands)
         """After this many hands the game ends even short of the target (highest score wins, a
         tie is a draw). Not a rule of the game: a limit for harnesses, since some rule sets let
         weak play drift below zero for ever."""
@@ -199,21 +205,31 @@ class Game:
         self.deal = deal
         self._setup_hand(deal)
 
+    def next_lead(self) -> int | FirstLead:
+        """How the leader of the next hand to deal is chosen: a seat, where the rules name it (the
+        rotation, the last hand's winner), else the draw that decides it (``FirstLead.LOTS``,
+        ``FirstLead.RANDOM``, or ``FirstLead.HIGHEST_DOUBLE``: the deal decides)."""
+        return self._lead_of(self.hand_index + 1)
+
+    def _lead_of(self, hand_index: int) -> int | FirstLead:
+        if hand_index == 0:
+            return self.rules.first_hand_lead
+        method = self.rules.next_hand_lead
+        if method is NextLead.ROTATE:
+            return (self.deal.leader + 1) % self.n
+        if method is NextLead.WINNER:
+            last = self.results[-1]
+            if last.ended_by == "domino" and last.winner is not None:
+                return last.winner
+            return FirstLead.LOTS
+        return FirstLead.HIGHEST_DOUBLE
+
     def _deal_by_rules(self) -> Deal:
         rules, ts = self.rules, self.ts
         rng = self.hand_rng(self.hand_index)
-        first = self.hand_index == 0
-        method: Any = rules.first_hand_lead if first else rules.next_hand_lead
+        method = self._lead_of(self.hand_index)
         lots: tuple[int, ...] = ()
-        leader: int | None = None
-        if method is NextLead.ROTATE:
-            leader = (self.deal.leader + 1) % self.n
-        elif method is NextLead.WINNER:
-            last = self.results[-1]
-            if last.ended_by == "domino" and last.winner is not None:
-                leader = last.winner
-            else:
-                method = FirstLead.LOTS
+        leader: int | None = method if isinstance(method, int) else None
         if method is FirstLead.LOTS:
             leader, lots = draw_lots(ts, self.n, rng)
         elif method is FirstLead.RANDOM:
@@ -250,6 +266,23 @@ class Game:
             self.events.append(Event("deal", deal.leader, total=self.hand_index))
         self.hand_start = None
         self.hand_start = self.copy()
+
+    def arrange_boneyard(self, order: Sequence[int]) -> None:
+        """Put the tiles not yet drawn in a new draw order, ``order`` (a permutation of them): a
+        chance node that picks each drawn tile as it is drawn does so. The deal record and the
+        hand's start follow, so :meth:`undo` and :func:`replay` see the tiles as drawn."""
+        left = self.boneyard[self.bone_pos :]
+        new = tuple(order)
+        if sorted(new) != sorted(left):
+            raise DealError(
+                f"the new draw order must hold exactly the undrawn tiles {sorted(left)}; got {list(new)}"
+            )
+        self.boneyard = self.boneyard[: self.bone_pos] + new
+        self.deal = Deal(self.deal.hands, self.boneyard, self.deal.leader, self.deal.lots)
+        if self.hand_start is not None:  # copies share their hand start: give this one its own
+            start = self.hand_start.copy()
+            start.boneyard, start.deal = self.boneyard, self.deal
+            self.hand_start = start
 
     # -- queries -----------------------------------------------------------------------------
     @property

@@ -1,25 +1,127 @@
-"""The numba options of every compiled function of the batched engine."""
+"""The numba options of every compiled function of the batched engine, and where they are cached.
+
+Compiled functions are cached on disk, keyed to the sources of this package. Numba's own cache
+checks only the file of the function it compiles, while the players and rollouts inline the
+rules of ``kernels.py``: a changed rule would have stayed in their cached code. Here every
+compiled function is cached in a directory named after a digest of all the package's ``.py``
+files (:data:`SOURCES_DIGEST`), and its cache index is keyed to that digest too, so a cache
+built from other sources is never loaded. The directory is the first writable of
+
+* ``$NUMBA_CACHE_DIR/sniff-env/<digest>`` when ``NUMBA_CACHE_DIR`` is set;
+* ``__pycache__/numba/<digest>`` in this package (a source checkout);
+* ``$XDG_CACHE_HOME/sniff-env/numba/<digest>`` (default ``~/.cache/sniff-env/numba/<digest>``),
+  for an install whose package directory is read-only.
+
+Each change of the sources makes a new directory; the directories of older sources are never
+read again and can be deleted. With no writable place, the functions compile in every process
+(with a warning).
+"""
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import os
+import tempfile
+import warnings
 from collections.abc import Callable
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
 
 import numba as nb
+from numba.core import caching, config
 
 F = TypeVar("F", bound=Callable[..., Any])
+PACKAGE = Path(__file__).resolve().parent
 
 
-def compiled(inline: bool = False) -> Callable[[F], F]:
-    """``numba.njit``, cached, releasing the GIL and without reference counting.
+def sources_digest(package: Path) -> str:
+    """A digest of the names and contents of the ``.py`` files of ``package`` (16 hex digits)."""
+    h = hashlib.sha256()
+    for path in sorted(package.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+SOURCES_DIGEST = sources_digest(PACKAGE)
+
+
+def _writable(path: Path) -> bool:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return False
+    return True
+
+
+def cache_dir(package: Path = PACKAGE, digest: str = SOURCES_DIGEST) -> Path | None:
+    """The first writable of the places listed in the module docstring, None if none is."""
+    user = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sniff-env" / "numba"
+    numba_dir: str = getattr(config, "CACHE_DIR", "")
+    roots = [Path(numba_dir) / "sniff-env"] if numba_dir else []
+    roots += [package / "__pycache__" / "numba", user]
+    return next((root / digest for root in roots if _writable(root / digest)), None)
+
+
+CACHE_DIR = cache_dir()
+if CACHE_DIR is None:
+    warnings.warn("no writable place for the compiled kernels' cache: they compile in every process",
+                  RuntimeWarning, stacklevel=1)
+
+
+class _SourcesLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """Numba's cache locator for :data:`CACHE_DIR`; the source stamp includes the digest."""
+
+    def __init__(self, py_func: Callable[..., Any], py_file: str) -> None:
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        assert CACHE_DIR is not None
+        self._cache_path = str(CACHE_DIR / self.get_suitable_cache_subpath(py_file))  # type: ignore[no-untyped-call]
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def get_source_stamp(self) -> object:
+        return SOURCES_DIGEST, super().get_source_stamp()  # type: ignore[no-untyped-call]
+
+
+_ResultCacheImpl: Any = caching.FunctionCache._impl_class  # numba renamed it; take it from where it is used
+
+
+class _SourcesCacheImpl(_ResultCacheImpl):  # type: ignore[misc]
+    _locator_classes: ClassVar[list[type]] = [_SourcesLocator]
+
+
+class SourcesCache(caching.FunctionCache):
+    """Numba's function cache, at :data:`CACHE_DIR`, with the digest in each entry's key (so that
+    even a locator chosen through ``NUMBA_CACHE_LOCATOR_CLASSES`` cannot load stale code)."""
+
+    _impl_class = _SourcesCacheImpl
+
+    def _index_key(self, sig: Any, codegen: Any) -> tuple[Any, ...]:
+        return (*super()._index_key(sig, codegen), SOURCES_DIGEST)  # type: ignore[no-untyped-call]
+
+
+def compiled(inline: bool = False, allocates: bool = False) -> Callable[[F], F]:
+    """``numba.njit``, cached (see the module docstring), releasing the GIL and without reference
+    counting unless the function ``allocates``.
 
     Reference counting is off (numba's ``_nrt`` option, which its type stubs do not list): the
     arrays all belong to the caller and nothing compiled allocates, while numba would otherwise
     update an atomic count for each array argument of each call, which cost more than the rules
     themselves and made threads contend. ``inline`` inlines the function into its callers (numba
     passes an array to a function that is not inlined field by field)."""
-    options: dict[str, Any] = {"cache": True, "nogil": True, "_nrt": False}
+    options: dict[str, Any] = {"nogil": True}
+    if not allocates:
+        options["_nrt"] = False
     if inline:
         options["inline"] = "always"
-    decorator: Callable[[F], F] = nb.njit(**options)
-    return decorator
+
+    def decorate(func: F) -> F:
+        dispatcher = nb.njit(**options)(func)
+        if CACHE_DIR is not None and inspect.getsourcefile(func):
+            dispatcher._cache = SourcesCache(func)  # type: ignore[no-untyped-call]
+        return dispatcher  # type: ignore[no-any-return]
+
+    return decorate

@@ -25,10 +25,11 @@ from typing import Any
 import numpy as np
 
 from ..deal import Deal
-from ..errors import IllegalMoveError
+from ..errors import GameOverError, IllegalMoveError
 from ..game import Game, deal_from_dict
 from ..rules import Rules
 from . import kernels as K
+from .checks import BatchError, check_memory, int_array, positive_int, rules_value
 from .tables import Tables, build_tables
 
 DealSpec = dict[str, Any] | Deal
@@ -41,43 +42,80 @@ def default_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _state_arrays(tables: Tables, B: int) -> dict[str, np.ndarray]:
+    """The arrays of the state of ``B`` games (as :class:`VectorEngine` documents them)."""
+    n, T, A = tables.rules.num_players, tables.num_tiles, tables.num_actions
+    return {
+        "S": np.zeros((B, K.NS), np.int64),
+        "hands": np.zeros((B, n, T), np.uint8),
+        "played": np.full((B, 2 * T), -1, np.int8),  # by tile, then the tiles in play order
+        "bone": np.zeros((B, T), np.int64),
+        "legal": np.zeros((B, A), np.int16),
+        "obs": np.zeros((B, tables.observer.size), np.float32),
+        "mask": np.zeros((B, A), np.int8),
+        "seeds": np.zeros(B, np.int64),
+        "order": np.zeros((B, T), np.int64),
+        "leaders": np.full(B, -1, np.int64),
+        "request": np.zeros(B, np.int64),
+    }
+
+
+def bytes_per_game(tables: Tables) -> int:
+    """The memory one game of a batch takes: its state arrays and its share of the threads'
+    scratch arrays (measured on the arrays themselves)."""
+    A, T = tables.num_actions, tables.num_tiles
+    scratch = sum(a.nbytes for a in K.workspace(1, A, T)) - sum(a.nbytes for a in K.workspace(0, A, T))
+    return sum(a.nbytes for a in _state_arrays(tables, 1).values()) + scratch
+
+
 class VectorEngine:
     """The state of ``num_envs`` games under one rule set, and the two batched transitions."""
 
     def __init__(
-        self, rules: Rules, num_envs: int, max_hands: int | None = None, threads: int | None = None
+        self,
+        rules: Rules,
+        num_envs: int,
+        max_hands: int | None = None,
+        threads: int | None = None,
+        max_bytes: int | None = None,
+        reserve_per_game: int = 0,
     ) -> None:
-        """``threads``: how many threads share each batched call (default: the usable cores)."""
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive whole number; got {num_envs!r}")
-        self.rules = rules
+        """``max_hands`` as in :class:`sniff_env.game.Game`; ``threads``: how many threads share
+        each batched call (default: the usable cores). A batch whose arrays (plus the caller's
+        ``reserve_per_game`` bytes a game) would take more than ``max_bytes`` is refused with
+        :class:`BatchError` (default limit: see :mod:`sniff_env.vector.checks`)."""
+        B = positive_int("num_envs", num_envs)
+        threads = None if threads is None else positive_int("threads", threads, " or None")
+        self.rules = rules_value(rules)
         self.tables: Tables = build_tables(rules, max_hands)
-        self.num_envs = B = num_envs
-        n, T, A = rules.num_players, self.tables.num_tiles, self.tables.num_actions
+        check_memory(B, bytes_per_game(self.tables) + reserve_per_game, max_bytes)
+        self.num_envs = B
+        T, A = self.tables.num_tiles, self.tables.num_actions
         self.num_actions = A
         self.obs_size = self.tables.observer.size
-        self.S = np.zeros((B, K.NS), np.int64)
+        arrays = _state_arrays(self.tables, B)
+        self.S = arrays["S"]
         """Per-game scalars; columns are the ``kernels`` constants (``TURN``, ``SCORES``...)."""
-        self.hands = np.zeros((B, n, T), np.uint8)
-        self._played = np.full((B, 2 * T), -1, np.int8)  # by tile, then the tiles in play order
+        self.hands = arrays["hands"]
+        self._played = arrays["played"]
         self.played_by = self._played[:, :T]
         """``played_by[b, t]``: the seat that played tile ``t`` this hand, -1 if none."""
-        self.bone = np.zeros((B, T), np.int64)
-        self.legal = np.zeros((B, A), np.int16)
+        self.bone = arrays["bone"]
+        self.legal = arrays["legal"]
         """``legal[b, :S[b, NLEGAL]]``: the legal actions of game ``b`` (unsorted)."""
-        self._obs = np.zeros((B, self.obs_size), np.float32)
+        self._obs = arrays["obs"]
         block = self.tables.observer.pieces["rules"]
         self._obs[:, block.start : block.stop] = self.tables.rules_vec  # constant: the kernels keep it
-        self._mask = np.zeros((B, A), np.int8)
+        self._mask = arrays["mask"]
         self.obs = _read_only(self._obs)
         """``[B, obs_size]``: the observation of the seat to act in each game (read-only: the
         kernels update it in place, so it is only valid until the next call)."""
         self.mask = _read_only(self._mask)
         """``[B, num_actions]``: the action mask of the seat to act in each game (read-only)."""
-        self.seeds = np.zeros(B, np.int64)
-        self._order = np.zeros((B, T), np.int64)
-        self._leaders = np.full(B, -1, np.int64)
-        self._request = np.zeros(B, np.int64)
+        self.seeds = arrays["seeds"]
+        self._order = arrays["order"]
+        self._leaders = arrays["leaders"]
+        self._request = arrays["request"]
         self._args = self.tables.kernel_args()
         n_threads = max(1, min(threads or default_threads(), B // MIN_GAMES_PER_THREAD))
         bounds = np.linspace(0, B, n_threads + 1).astype(int).tolist()
@@ -139,30 +177,64 @@ class VectorEngine:
     # -- transitions -------------------------------------------------------------------------
     def deal(
         self,
-        games: np.ndarray,
+        games: np.ndarray | Sequence[int],
         new_game: bool | np.ndarray,
         seeds: Sequence[int] | np.ndarray | None = None,
         deals: Sequence[DealSpec | None] | None = None,
     ) -> None:
-        """Deal the next hand of each game in ``games`` (indices), or with ``new_game`` the first
-        hand of a new game with seed ``seeds[i]``; ``deals[i]`` (new games only) scripts that
-        first hand as :func:`sniff_env.game.new_game` accepts it."""
-        games = np.asarray(games, np.int64).reshape(-1)
-        fresh = np.broadcast_to(np.asarray(new_game, np.bool_), games.shape)
-        if seeds is not None:
-            self.seeds[games[fresh]] = np.asarray(seeds, np.int64).reshape(-1)[fresh]
+        """Deal the next hand of each game in ``games`` (distinct indices), or with ``new_game`` (a
+        bool, or one per game) the first hand of a new game with seed ``seeds[i]``; ``deals[i]``
+        (new games only) scripts that first hand as :func:`sniff_env.game.new_game` accepts it.
+        Everything is checked before any game changes: a bad argument raises :class:`BatchError`
+        (a bad deal :class:`DealError`), the next hand of a game in play or over
+        :class:`GameOverError`."""
+        games = self._game_indices(games)
+        fresh = np.asarray(new_game)
+        if fresh.dtype != np.bool_ or fresh.shape not in ((), games.shape):
+            raise BatchError(f"new_game must be a bool or {games.size} bools (one per game); got {new_game!r}")
+        fresh = np.broadcast_to(fresh, games.shape)
+        new_seeds = self.seeds[games] if seeds is None else int_array("seeds", seeds, games.size, seeds=True)
+        scripts = [] if deals is None else self._scripts(games, fresh, new_seeds, deals)
+        playing = games[~fresh][self.phase[games[~fresh]] != K.HAND_OVER]
+        if playing.size:
+            raise GameOverError(f"game {playing[0]} has a hand in play or is over: start a new game there "
+                                "(new_game) instead of its next hand")
+        self.seeds[games[fresh]] = new_seeds[fresh]
         request = self._request
         request[:] = 0
         request[games] = np.where(fresh, K.NEW_GAME, K.NEXT_HAND)
-        if deals is not None:
-            for i, spec in enumerate(deals):
-                if spec is None:
-                    continue
-                if not fresh[i]:
-                    raise ValueError("a scripted deal can only start a new game")
-                request[games[i]] |= K.SCRIPTED
-                self._script(int(games[i]), spec)
+        for b, tiles, leader in scripts:
+            request[b] |= K.SCRIPTED
+            self._order[b, : len(tiles)] = tiles
+            self._leaders[b] = leader
         self._deal_requested()
+
+    def _game_indices(self, games: np.ndarray | Sequence[int]) -> np.ndarray:
+        """``games`` as int64 indices after checking that they are distinct games of the batch."""
+        games = int_array("games", games, None)
+        if games.size and (games.min() < 0 or games.max() >= self.num_envs or np.unique(games).size < games.size):
+            raise BatchError(f"games must be distinct indices 0..{self.num_envs - 1}; got {games.tolist()}")
+        return games
+
+    def _scripts(self, games: np.ndarray, fresh: np.ndarray, seeds: np.ndarray,
+                 deals: Sequence[DealSpec | None]) -> list[tuple[int, list[int], int]]:
+        """For each scripted deal: its game, its tiles in deal order (hands, then boneyard) and its
+        leader, each checked as :func:`sniff_env.game.new_game` checks a deal."""
+        if isinstance(deals, (str, bytes, dict, Deal)) or not isinstance(deals, Sequence) or len(deals) != games.size:
+            raise BatchError(f"deals must be a list of {games.size} deals or None (one per game); got {deals!r}"[:300])
+        scripts = []
+        for i, spec in enumerate(deals):
+            if spec is None:
+                continue
+            if not fresh[i]:
+                raise BatchError(f"deals[{i}]: a scripted deal can only start a new game (new_game)")
+            game = Game(self.rules, seed=int(seeds[i]), record=False)
+            if isinstance(spec, Deal):  # checked as the same deal written out
+                spec = {"hands": [list(h) for h in spec.hands], "boneyard": list(spec.boneyard), "leader": spec.leader}
+            deal = deal_from_dict(game, spec)
+            tiles = [t for hand in deal.hands for t in hand] + list(deal.boneyard)
+            scripts.append((int(games[i]), tiles, deal.leader))
+        return scripts
 
     def continue_games(self) -> np.ndarray:
         """Deal the next hand of every game whose hand is over; return the games now in play
@@ -177,13 +249,6 @@ class VectorEngine:
         self._run(K.deal, self.S, self.hands, self._played, self.bone, *self._args, self._request,
                   self.seeds, self._order, self._leaders, self.legal, self._obs, self._mask)
 
-    def _script(self, b: int, spec: DealSpec) -> None:
-        game = Game(self.rules, seed=int(self.seeds[b]), record=False)
-        deal = spec if isinstance(spec, Deal) else deal_from_dict(game, spec)
-        tiles = [t for hand in deal.hands for t in hand] + list(deal.boneyard)
-        self._order[b, : len(tiles)] = tiles
-        self._leaders[b] = deal.leader
-
     def step(self, actions: np.ndarray) -> None:
         """One decision per game in play (games not in play ignore their entry). An illegal
         action raises :class:`IllegalMoveError` before any game changes."""
@@ -192,11 +257,9 @@ class VectorEngine:
                   self._obs, self._mask)
 
     def _checked(self, actions: np.ndarray) -> np.ndarray:
-        """``actions`` as int64, after checking that every game in play got a legal one."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},); got {actions.shape}")
-        actions = np.ascontiguousarray(actions, np.int64)
+        """``actions`` as int64, after checking that they are ``num_envs`` whole numbers
+        (:class:`BatchError`) and that every game in play got a legal one (:class:`IllegalMoveError`)."""
+        actions = int_array("actions", actions, self.num_envs)
         bad = K.first_illegal(self.S, self._mask, actions)
         if bad >= 0:
             self._raise_illegal(bad, int(actions[bad]))
@@ -213,6 +276,8 @@ class VectorEngine:
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action for every game in play (0 elsewhere), as int16."""
+        if not isinstance(rng, np.random.Generator):
+            raise BatchError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)); got {rng!r}")
         out = np.empty(self.num_envs, self.legal.dtype)
         K.sample_actions(self.S, self.legal, rng.random(self.num_envs), out)
         return out

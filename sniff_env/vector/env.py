@@ -39,6 +39,7 @@ import numpy as np
 from ..presets import make_rules
 from ..rules import Rules
 from . import kernels as K
+from .checks import INT64_MAX, BatchError, rules_value, seed_value
 from .engine import DealSpec, VectorEngine
 
 Reward = Literal["points", "game"]
@@ -60,21 +61,28 @@ class SniffVectorEnv:
         num_players: int = 2,
         max_hands: int | None = None,
         threads: int | None = None,
+        max_bytes: int | None = None,
         **overrides: Any,
     ) -> None:
+        """``max_hands`` as in :class:`sniff_env.game.Game`; ``threads`` and ``max_bytes`` (the
+        memory the batch may take) as in :class:`VectorEngine`. Bad values raise a
+        :class:`sniff_env.errors.SniffError` naming what is allowed."""
         if reward not in ("points", "game"):
-            raise ValueError(f"reward must be 'points' or 'game'; got {reward!r}")
+            raise BatchError(f"reward must be 'points' or 'game'; got {reward!r}")
         if episode not in ("game", "hand"):
-            raise ValueError(f"episode must be 'game' or 'hand'; got {episode!r}")
+            raise BatchError(f"episode must be 'game' or 'hand'; got {episode!r}")
+        seed = seed_value("seed", seed)
         if isinstance(rules, str):
             rules = make_rules(rules, num_players, **overrides)
         elif overrides:
-            rules = rules.replace(**overrides)
+            rules = rules_value(rules).replace(**overrides)
+        rules = rules_value(rules)
         self.rules = rules
-        self.num_envs = num_envs
         self.reward = reward
         self.episode = episode
-        self.engine = VectorEngine(rules, num_envs, max_hands=max_hands, threads=threads)
+        self.engine = VectorEngine(rules, num_envs, max_hands=max_hands, threads=threads, max_bytes=max_bytes,
+                                   reserve_per_game=sum(a.nbytes for a in self._env_arrays(1, rules)))
+        self.num_envs = self.engine.num_envs
         self.num_players = rules.num_players
         self.num_sides = rules.num_sides
         self.num_actions = self.engine.num_actions
@@ -82,11 +90,28 @@ class SniffVectorEnv:
         self.observer = self.engine.tables.observer
         self._side_of_seat = np.array([rules.side_of(s) for s in range(rules.num_players)], np.int64)
         self._mode = (K.REWARD_GAME if reward == "game" else 0) | (K.EPISODE_HAND if episode == "hand" else 0)
-        self._next_seed = int(seed)
-        self._hand_start = np.zeros((num_envs, self.num_sides), np.int64)
+        self._next_seed = seed
+        self._hand_start = self._env_arrays(self.engine.num_envs, rules)[0]
+
+    @staticmethod
+    def _step_arrays(B: int, rules: Rules) -> tuple[np.ndarray, ...]:
+        """What a step returns besides the observations, in the order of ``env_step``'s arguments:
+        rewards, done, winner, final scores, seed, game over."""
+        return (np.empty((B, rules.num_players), np.float32), np.empty(B, np.bool_), np.empty(B, np.int64),
+                np.empty((B, rules.num_sides), np.int64), np.empty(B, np.int64), np.empty(B, np.bool_))
+
+    @staticmethod
+    def _env_arrays(B: int, rules: Rules) -> tuple[np.ndarray, ...]:
+        """The scores at each game's hand start, then one step's results: the env's share of memory."""
+        return np.zeros((B, rules.num_sides), np.int64), *SniffVectorEnv._step_arrays(B, rules)
+
+    def _seeds_from(self, start: int, count: int) -> np.ndarray:
+        if start + count - 1 > INT64_MAX:
+            raise BatchError(f"the running seed {start} has reached the largest seed (2**63 - 1): reset with a new seed")
+        return np.arange(start, start + count, dtype=np.int64)
 
     def _take_seeds(self, count: int) -> np.ndarray:
-        seeds = np.arange(self._next_seed, self._next_seed + count, dtype=np.int64)
+        seeds = self._seeds_from(self._next_seed, count)
         self._next_seed += count
         return seeds
 
@@ -97,31 +122,23 @@ class SniffVectorEnv:
         deals: Sequence[DealSpec | None] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start a new game everywhere: with ``seeds[b]`` each, else from ``seed`` (or the running
-        seed counter) on; ``deals[b]`` scripts a game's first hand (see :func:`new_game`)."""
-        if seed is not None:
-            self._next_seed = int(seed)
-        if seeds is None:
-            seeds = self._take_seeds(self.num_envs)
-        elif len(seeds) != self.num_envs:
-            raise ValueError(f"seeds must give one seed per game ({self.num_envs}); got {len(seeds)}")
-        if deals is not None and len(deals) != self.num_envs:
-            raise ValueError(f"deals must give one entry (or None) per game ({self.num_envs}); got {len(deals)}")
+        seed counter) on; ``deals[b]`` scripts a game's first hand (see :func:`new_game`). Bad
+        arguments raise before anything changes, the seed counter included."""
+        start = self._next_seed if seed is None else seed_value("seed", seed)
+        given = seeds is not None
         eng = self.engine
-        eng.deal(np.arange(self.num_envs), True, seeds, deals)
+        eng.deal(np.arange(self.num_envs), True, seeds if given else self._seeds_from(start, self.num_envs), deals)
+        self._next_seed = start if given else start + self.num_envs
         self._hand_start[:] = 0
         return eng.obs, eng.mask, eng.turn.copy()
 
     def step(self, actions: np.ndarray) -> StepResult:
-        """Play one decision in every game; see the module docstring for the results."""
+        """Play one decision in every game; see the module docstring for the results. Actions that
+        are not ``num_envs`` whole numbers raise :class:`BatchError`, an illegal one in a game
+        :class:`IllegalMoveError`, before any game changes."""
         eng = self.engine
         actions = eng._checked(actions)
-        B = self.num_envs
-        rewards = np.empty((B, self.num_players), np.float32)
-        done = np.empty(B, np.bool_)
-        winner = np.empty(B, np.int64)
-        final_scores = np.empty((B, self.num_sides), np.int64)
-        seed = np.empty(B, np.int64)
-        game_over = np.empty(B, np.bool_)
+        rewards, done, winner, final_scores, seed, game_over = self._step_arrays(self.num_envs, self.rules)
         ended = eng._run(K.env_step, eng.S, eng.hands, eng._played, eng.bone, *eng._args, actions,
                          eng.legal, eng._obs, eng._mask, self._mode, self._side_of_seat, self._hand_start,
                          eng.seeds, eng._request, rewards, done, winner, final_scores, seed, game_over)

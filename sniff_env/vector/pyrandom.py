@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import math
 
-import numba as nb
 import numpy as np
 
 from ._compile import compiled
@@ -121,7 +120,7 @@ def _compress(w: np.ndarray, h: np.ndarray) -> None:
     h[7] += hh
 
 
-@nb.njit(cache=True, nogil=True)
+@compiled(allocates=True)
 def sha512(data: np.ndarray, length: int, digest: np.ndarray) -> None:
     """``digest[:64] = hashlib.sha512(bytes(data[:length])).digest()`` (uint8 arrays)."""
     blocks = (length + 17 + 127) // 128

@@ -15,6 +15,7 @@ import numpy as np
 from ..deal import Deal
 from ..rules import Rules
 from . import kernels as K
+from .checks import seed_value
 from .engine import VectorEngine
 from .tables import pack
 
@@ -65,6 +66,7 @@ class CompiledGame:
     # -- transitions ---------------------------------------------------------------------------
     def new_game(self, seed: int, deal: dict[str, Any] | Deal | None = None) -> None:
         """The first hand of the game with ``seed`` (``deal`` scripts it, as ``new_game`` takes it)."""
+        seed = seed_value("seed", seed)
         if deal is not None:
             self.engine.deal(self._games, True, [seed], [deal])
             return

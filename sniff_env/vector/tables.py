@@ -14,11 +14,13 @@ import numpy as np
 
 from ..actions import action_codec
 from ..errors import RulesError
+from ..game import checked_max_hands
 from ..observation import Observer
 from ..rules import Draw, FirstLead, HandEnd, LeadTile, NextLead, Points, Rules, SidesOpen, SniffKind
 from ..scoring import scoring_table
 from ..tiles import tile_set
 from . import kernels as K
+from .checks import INT64_MAX
 
 PIECES = ("hand", "played_by", "end_pip", "end_open", "end_value", "sniff", "count", "lead",
           "hand_sizes", "lacking", "boneyard", "scores", "drawn", "rules", "move_points", "move_count")
@@ -92,6 +94,10 @@ def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
     """The kernel arrays for ``rules``; ``max_hands`` as in :class:`sniff_env.game.Game`."""
     if rules.num_players > K.MAX_SEATS:
         raise RulesError(f"the batched engine seats at most {K.MAX_SEATS} players; got {rules.num_players}")
+    max_hands = checked_max_hands(max_hands)
+    for name, value in (("target", rules.target), ("max_hands", max_hands or 0)):
+        if value > INT64_MAX:
+            raise RulesError(f"the batched engine holds {name} as a 64-bit integer: at most 2**63 - 1; got {value}")
     ts = tile_set(rules.max_pip)
     codec = action_codec(rules.max_pip)
     observer = Observer(rules)
