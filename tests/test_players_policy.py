@@ -1,50 +1,91 @@
-"""Exported policy files: loading to the contract, refusing mismatches, masked argmax."""
+"""Exported policy files, ONNX and TorchScript alike: loading to the contract, refusing
+mismatches and malformed networks, masked argmax one at a time and in batches."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-
-from sniff_env import make_rules, new_game
+from sniff_env import make_rules
 from sniff_env.actions import action_codec
-from sniff_env.game import Phase
+from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
 from sniff_env.players import load
-from sniff_env.players.policy import PolicyError
+from sniff_env.players.policy import META_FILE, PolicyError, load_network
+from sniff_env.rules import Rules
 
 
-class Prefer(torch.nn.Module):  # type: ignore[misc]
-    """Logits that rise with the action index: the argmax is the highest legal action."""
-
-    def __init__(self, num_actions: int) -> None:
-        super().__init__()
-        self.register_buffer("bias", torch.arange(num_actions, dtype=torch.float32))
-
-    def forward(self, obs: Any) -> Any:
-        return obs[:, :1] * 0.0 + self.bias
-
-
-def export(path: Path, rules: Any, **meta_changes: Any) -> Path:
-    codec = action_codec(rules.max_pip)
+def policy_meta(rules: Rules, **changes: Any) -> dict[str, Any]:
     meta = {
-        "rules": rules.to_dict(), "num_players": rules.num_players,
-        "observation_version": Observer(rules).version, "num_actions": codec.num_actions, "training_steps": 0,
+        "rules": rules.to_dict(), "num_players": rules.num_players, "observation_version": Observer(rules).version,
+        "num_actions": action_codec(rules.max_pip).num_actions, "training_steps": 0,
     }
-    meta.update(meta_changes)
-    module = torch.jit.trace(Prefer(codec.num_actions), torch.zeros(1, Observer(rules).size))
-    torch.jit.save(module, str(path), _extra_files={"sniff_meta.json": json.dumps(meta)})
+    return meta | changes
+
+
+def onnx_file(path: Path, rules: Rules, outputs: int | None = None, obs_size: int | None = None,
+              meta: dict[str, Any] | None = None, **changes: Any) -> Path:
+    """An ONNX policy whose logits rise with the action index (``outputs`` of them, default the
+    action count), reading observations of ``obs_size``; ``meta=None`` writes no metadata."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    size = obs_size or Observer(rules).size
+    width = outputs or action_codec(rules.max_pip).num_actions
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["obs", "zero"], ["h"]), helper.make_node("Add", ["h", "rise"], ["logits"])],
+        "prefer", [helper.make_tensor_value_info("obs", TensorProto.FLOAT, ["batch", size])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", width])],
+        [numpy_helper.from_array(np.zeros((size, width), np.float32), "zero"),
+         numpy_helper.from_array(np.arange(width, dtype=np.float32), "rise")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 10
+    if meta is not None or changes:
+        helper.set_model_props(model, {META_FILE: json.dumps((meta or policy_meta(rules)) | changes)})
+    onnx.save_model(model, str(path))
     return path
 
 
-def test_policy_plays_masked_argmax(tmp_path: Path) -> None:
+def torchscript_file(path: Path, rules: Rules, outputs: int | None = None, obs_size: int | None = None,
+                     meta: dict[str, Any] | None = None, **changes: Any) -> Path:
+    """:func:`onnx_file` as a TorchScript archive."""
+    torch = pytest.importorskip("torch")
+    width, size = outputs or action_codec(rules.max_pip).num_actions, obs_size or Observer(rules).size
+
+    class Prefer(torch.nn.Module):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.zero = torch.nn.Linear(size, width, bias=False)
+            torch.nn.init.zeros_(self.zero.weight)
+            self.register_buffer("rise", torch.arange(width, dtype=torch.float32))
+
+        def forward(self, obs: Any) -> Any:
+            return self.zero(obs) + self.rise
+
+    extra = {META_FILE: json.dumps((meta or policy_meta(rules)) | changes)} if meta is not None or changes else {}
+    with warnings.catch_warnings():  # the old format, written on purpose
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.jit.save(torch.jit.trace(Prefer(), torch.zeros(1, size)), str(path), _extra_files=extra)
+    return path
+
+
+Writer = Callable[..., Path]
+FORMATS = pytest.mark.parametrize("write", [onnx_file, torchscript_file], ids=["onnx", "torchscript"])
+
+
+@FORMATS
+def test_policy_plays_masked_argmax(tmp_path: Path, write: Writer) -> None:
     rules = make_rules("sniff", 2)
-    player = load(str(export(tmp_path / "p.pt", rules)), rules=rules)
+    player = load(str(write(tmp_path / "p", rules, meta=policy_meta(rules))), rules=rules)
     obs = Observer(rules)
     game = new_game(rules, seed=1, record=False)
     for _ in range(10):
@@ -56,25 +97,70 @@ def test_policy_plays_masked_argmax(tmp_path: Path) -> None:
         game.step(action)
 
 
-def test_policy_refuses_mismatches(tmp_path: Path) -> None:
+@FORMATS
+def test_policy_refuses_mismatches(tmp_path: Path, write: Writer) -> None:
     rules = make_rules("sniff", 2)
-    good = export(tmp_path / "good.pt", rules)
+    good = write(tmp_path / "good", rules, meta=policy_meta(rules))
     with pytest.raises(PolicyError, match="other rules"):
         load(str(good), rules=make_rules("muggins", 2))
     with pytest.raises(PolicyError, match="layout"):
-        load(str(export(tmp_path / "v.pt", rules, observation_version="sniff-obs-v0")), rules=rules)
-    with pytest.raises(PolicyError, match="actions"):
-        load(str(export(tmp_path / "a.pt", rules, num_actions=3)), rules=rules)
+        load(str(write(tmp_path / "v", rules, observation_version="sniff-obs-v0")), rules=rules)
+    with pytest.raises(PolicyError, match="176 actions|3 actions"):
+        load(str(write(tmp_path / "a", rules, num_actions=3)), rules=rules)
     with pytest.raises(PolicyError, match="players"):
-        load(str(export(tmp_path / "n.pt", rules, num_players=3)), rules=rules)
+        load(str(write(tmp_path / "n", rules, num_players=3)), rules=rules)
+    with pytest.raises(PolicyError, match="lacks rules"):
+        load(str(write(tmp_path / "r", rules, meta={"num_players": 2})), rules=rules)
+    with pytest.raises(PolicyError, match=META_FILE):
+        load(str(write(tmp_path / "bare", rules)), rules=rules)
+
+
+@FORMATS
+def test_network_of_the_wrong_shape_is_refused_at_load(tmp_path: Path, write: Writer) -> None:
+    rules = make_rules("sniff", 2)
+    short = write(tmp_path / "short", rules, outputs=3, meta=policy_meta(rules))
+    with pytest.raises(PolicyError, match=r"wrong shape: expected logits of shape \[2, 176\].*got \[2, 3\]"):
+        load(str(short), rules=rules)
+    narrow = write(tmp_path / "narrow", rules, obs_size=10, meta=policy_meta(rules))
+    with pytest.raises(PolicyError, match=rf"fails on observations of shape \[2, {Observer(rules).size}\]"):
+        load(str(narrow), rules=rules)
+
+
+def test_files_of_neither_format_are_refused(tmp_path: Path) -> None:
+    rules = make_rules("sniff", 2)
     with pytest.raises(PolicyError, match="does not exist"):
-        load(str(tmp_path / "missing.pt"), rules=rules)
-    corrupt = tmp_path / "corrupt.pt"
-    corrupt.write_bytes(b"not a zip archive")
-    with pytest.raises(PolicyError, match="not a readable"):
-        load(str(corrupt), rules=rules)
-    bare = tmp_path / "bare.pt"
-    torch.jit.save(torch.jit.trace(Prefer(4), torch.zeros(1, 8)), str(bare))
-    with pytest.raises(PolicyError, match="sniff_meta.json"):
-        load(str(bare), rules=rules)
+        load(str(tmp_path / "missing.onnx"), rules=rules)
+    files = [("text.onnx", b"not a policy"), ("empty.onnx", b"")]
+    if importlib.util.find_spec("torch"):  # without torch, an archive is refused for needing it
+        files.append(("zip.pt", b"PK\x03\x04 truncated"))
+    for name, content in files:
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(PolicyError, match="neither a sniff ONNX nor a .*sniff TorchScript policy"):
+            load(str(tmp_path / name), rules=rules)
     assert issubclass(PolicyError, ValueError)
+
+
+def test_onnx_graph_with_another_signature_is_refused(tmp_path: Path) -> None:
+    onnx = pytest.importorskip("onnx")
+    rules = make_rules("sniff", 2)
+    model = onnx.load(str(onnx_file(tmp_path / "p.onnx", rules, meta=policy_meta(rules))))
+    model.graph.output.append(onnx.helper.make_tensor_value_info("h", onnx.TensorProto.FLOAT, ["batch", 176]))
+    onnx.save_model(model, str(tmp_path / "two.onnx"))
+    with pytest.raises(PolicyError, match="one float input .* and one output"):
+        load(str(tmp_path / "two.onnx"), rules=rules)
+
+
+@FORMATS
+def test_batched_actions_are_the_masked_argmax_of_each_row(tmp_path: Path, write: Writer) -> None:
+    rules = make_rules("sniff", 2)
+    network, _, _ = load_network(write(tmp_path / "p", rules, meta=policy_meta(rules)), rules)
+    gen = np.random.default_rng(0)
+    obs = gen.random((64, Observer(rules).size), dtype=np.float32)
+    mask = gen.random((64, 176)) < 0.05
+    mask[np.arange(64), gen.integers(0, 176, 64)] = True
+    assert network.actions(obs, mask).tolist() == [int(np.flatnonzero(row).max()) for row in mask]
+    with pytest.raises(ValueError, match="shape"):
+        network.actions(obs, mask[:, :10])
+    mask[5] = False
+    with pytest.raises(ValueError, match="observation 5 .* no legal action"):
+        network.actions(obs, mask)

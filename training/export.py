@@ -1,6 +1,11 @@
-"""Export a training checkpoint (``training/ppo.py``) to a self-contained TorchScript policy file.
+"""Export a training checkpoint, or convert an exported TorchScript policy, to a policy file.
 
-    python training/export.py runs/sniff-2p/checkpoint.pt checkpoints/sniff-2p.pt
+The source is a ``checkpoint.pt`` of ``training/ppo.py`` or ``training/imitation.py`` (read as
+weights only) or a TorchScript policy file; the output is ONNX for a ``.onnx`` name (played
+without torch) and TorchScript otherwise.
+
+    python training/export.py runs/sniff-2p/checkpoint.pt checkpoints/sniff-2p.onnx
+    python training/export.py checkpoints/sniff-2p.pt checkpoints/sniff-2p.onnx
 """
 
 from __future__ import annotations
@@ -8,17 +13,27 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from torch import nn
+
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
-from training.network import export_policy, load_checkpoint, make_net, policy_meta
+from training.network import (
+    export_policy,
+    is_exported_policy,
+    load_checkpoint,
+    load_exported,
+    make_net,
+    policy_meta,
+)
 
 
-def export_checkpoint(checkpoint: str | Path, out: str | Path) -> Path:
-    """Read ``checkpoint`` and write its policy to ``out`` with the metadata players check."""
+def checkpoint_net(checkpoint: str | Path) -> tuple[nn.Module, dict[str, Any]]:
+    """The network of a training checkpoint and the metadata its export carries."""
     ckpt = load_checkpoint(checkpoint)
     rules = Rules.from_dict(ckpt["rules"])
     args, state = ckpt["args"], ckpt["model"]
@@ -30,16 +45,28 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path) -> Path:
     net = make_net(rules, args["hidden"], 0.0, args.get("arch", "mlp"))
     net.load_state_dict(state)
     trainer = "imitation" if "imitation" in ckpt else "ppo"
-    return export_policy(net, out, policy_meta(rules, ckpt["global_step"], trainer, args))
+    return net, policy_meta(rules, ckpt["global_step"], trainer, args)
+
+
+def export_checkpoint(source: str | Path, out: str | Path) -> Path:
+    """Read ``source`` (a training checkpoint or an exported TorchScript policy) and write its
+    policy to ``out`` with the metadata players check."""
+    net, meta = load_exported(source) if is_exported_policy(source) else checkpoint_net(source)
+    return export_policy(net, out, meta)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("checkpoint", help="a checkpoint.pt written by training/ppo.py")
-    parser.add_argument("out", help="the policy file to write")
+    parser.add_argument("source", help="a checkpoint.pt written by training/ppo.py or imitation.py, or an "
+                                       "exported TorchScript policy")
+    parser.add_argument("out", help="the policy file to write: NAME.onnx (ONNX) or NAME.pt (TorchScript)")
     args = parser.parse_args(argv)
-    path = export_checkpoint(args.checkpoint, args.out)
-    print(f"exported {path}")
+    try:
+        path = export_checkpoint(args.source, args.out)
+    except ValueError as exc:  # CheckpointError, PolicyError: say what is wrong, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"exported {path} ({path.stat().st_size:,} bytes)")
     return 0
 
 

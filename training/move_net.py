@@ -14,8 +14,8 @@ for every placement, features of the position it leaves, all read off the observ
 
 A shared two-layer network scores each move from those features and an embedding of the whole
 observation; skip weights add the points now and the reply threat straight to the logit. The
-value head reads the embedding. Everything is plain tensor code, so the exported TorchScript
-file stays self-contained. The reply is judged with the usual placement of a tile on an end;
+value head reads the embedding. Everything is plain tensor code, so an exported file (ONNX or
+TorchScript) stays self-contained. The reply is judged with the usual placement of a tile on an end;
 the rarer cases (a first double turning into the sniff, doubles laid in line) are left to the
 learned part.
 """
@@ -106,19 +106,32 @@ class MoveNet(nn.Module):
                                       _layer(move_hidden, 1, 0.01))
         self.skip = nn.Parameter(torch.tensor([points_prior, 0.0, 0.0]))
 
-    def candidates(self, obs: torch.Tensor) -> torch.Tensor:
-        """[B, K] action indices covering every legal action (padded with repeats of the first)
-        and [B, K] validity: held tiles on a matching open end, leads while leading, the draw."""
-        b, p = obs.shape[0], self.p
+    def candidate_mask(self, obs: torch.Tensor) -> torch.Tensor:
+        """[B, A] 1.0 for the candidate actions (a superset of the legal ones): held tiles on a
+        matching open end, leads while leading, the draw."""
+        p = self.p
         hand = obs[:, self.o_hand : self.o_hand + self.t]
-        end_hot = obs[:, self.o_end_pip : self.o_end_pip + 4 * p].reshape(b, 4, p)
+        end_hot = obs[:, self.o_end_pip : self.o_end_pip + 4 * p].reshape(obs.shape[0], 4, p)
         end_open = obs[:, self.o_end_open : self.o_end_open + 4]
         held = hand @ self.tile_hot.t()  # [B, A]: the action's tile is in hand
         fits = torch.einsum("bep,aep->ba", end_hot * end_open[..., None], self.fit_hot)
         leading = obs[:, self.o_lead : self.o_lead + 1]
-        cand = held * ((fits > 0).float() + leading * self.slot_hot[:, 4]).clamp(max=1.0) + self.draw_hot
-        k = int(cand.sum(1).max().item())
-        return torch.topk(cand, max(k, 1), dim=1).indices
+        return held * ((fits > 0).float() + leading * self.slot_hot[:, 4]).clamp(max=1.0) + self.draw_hot
+
+    def candidates(self, obs: torch.Tensor) -> torch.Tensor:
+        """[B, K] action indices covering every candidate (padded with repeats of the first)."""
+        return self._top(self.candidate_mask(obs))
+
+    def _top(self, cand: torch.Tensor) -> torch.Tensor:
+        """[B, K]: the indices of the K largest of ``cand``, K the most candidates of any row."""
+        most = (cand > 0).sum(1).max()
+        if torch.jit.is_scripting():
+            k = int(most.item())
+        else:  # torch.export (ONNX): a symbolic K, within bounds (the draw is always a candidate)
+            k = most.item()
+            torch._check(k >= 1)
+            torch._check(k <= cand.shape[1])
+        return torch.topk(cand, k, dim=1).indices
 
     def move_features(self, obs: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         """[B, K, F]: the per-move features of the module doc for actions ``idx`` [B, K]."""
@@ -174,14 +187,20 @@ class MoveNet(nn.Module):
         real = (self.placed[idx] + lead[..., 0]).clamp(max=1.0)[..., None]  # the draw has no features
         return torch.cat([feats, slot_hot, new_hot.reshape(b, k, 4 * p)], -1) * real
 
-    def logits(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-        idx = self.candidates(obs)
+    def scores(self, obs: torch.Tensor, h: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        """[B, K]: the logits of actions ``idx`` [B, K], given the trunk's embedding ``h``."""
         f = self.move_features(obs, idx)
         z = self.move_in(f) + self.state_in(h)[:, None, :]
-        score = self.move_out(z).squeeze(-1) + self.skip[0] * f[..., 0] + self.skip[1] * f[..., 2] \
+        return self.move_out(z).squeeze(-1) + self.skip[0] * f[..., 0] + self.skip[1] * f[..., 2] \
             + self.skip[2] * f[..., 3]
-        out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=score.dtype, device=obs.device)
-        return out.scatter(1, idx, score)
+
+    def logits(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """[B, A]: the candidates' scores, ``-1e4`` elsewhere (whatever else the batch holds);
+        only the candidates are scored."""
+        cand = self.candidate_mask(obs)
+        idx = self._top(cand)
+        out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=h.dtype, device=obs.device)
+        return out.scatter(1, idx, self.scores(obs, h, idx)).masked_fill(cand == 0, -1e4)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.trunk(obs)

@@ -1,10 +1,13 @@
-"""The policy-value network and its export to a self-contained TorchScript file."""
+"""The policy-value network, its export to a self-contained policy file (ONNX or TorchScript)
+and the safe reading of training checkpoints."""
 
 from __future__ import annotations
 
 import json
 import pickle
+import re
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +15,9 @@ import torch
 from torch import nn
 
 from sniff_env.atomic import atomic_path
+from sniff_env.players.policy import META_FILE
 
-META_FILE = "sniff_meta.json"
+ONNX_SUFFIX = ".onnx"
 
 
 def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
@@ -112,16 +116,21 @@ class _Logits(nn.Module):
 
 
 def export_policy(net: nn.Module, path: str | Path, meta: dict[str, Any]) -> Path:
-    """Write the policy head of ``net`` as a TorchScript file with ``meta``; see :func:`export_module`."""
+    """Write the policy head of ``net`` with ``meta``: ONNX for a ``.onnx`` path, TorchScript
+    otherwise; see :func:`export_module`."""
     return export_module(_Logits(net), path, meta)
 
 
 def export_module(module: nn.Module, path: str | Path, meta: dict[str, Any]) -> Path:
-    """Write ``module`` (observations [B, obs_size] -> logits [B, num_actions]) as a TorchScript
-    file with ``meta`` stored as ``sniff_meta.json`` beside it in the archive, atomically."""
+    """Write ``module`` (observations [B, obs_size] -> logits [B, num_actions]) with ``meta``,
+    atomically: an ONNX file (:func:`training.onnx_export.export_onnx`) for a ``.onnx`` path,
+    else a TorchScript file with ``meta`` stored as ``sniff_meta.json`` beside it in the archive."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():  # TorchScript is deprecated upstream but still the portable format
+    if path.suffix == ONNX_SUFFIX:
+        from training.onnx_export import export_onnx
+
+        return export_onnx(module, path, meta)
+    with warnings.catch_warnings():  # TorchScript is deprecated upstream; ONNX is the exchange format
         warnings.simplefilter("ignore", DeprecationWarning)
         scripted = torch.jit.script(module.eval())
     with atomic_path(path) as tmp, warnings.catch_warnings():
@@ -130,15 +139,63 @@ def export_module(module: nn.Module, path: str | Path, meta: dict[str, Any]) -> 
     return path
 
 
-def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    """A checkpoint written by :func:`save_atomic`; ``ValueError`` when missing or corrupt."""
+def is_exported_policy(path: str | Path) -> bool:
+    """Whether ``path`` is an exported TorchScript policy (an archive holding our metadata)
+    rather than a training checkpoint."""
     try:
-        ckpt = torch.load(path, weights_only=False)
-    except (OSError, EOFError, RuntimeError, pickle.UnpicklingError) as exc:
-        raise ValueError(f"{path} is not a readable training checkpoint: {exc}") from None
+        with zipfile.ZipFile(path) as archive:
+            return any(name.endswith(f"/extra/{META_FILE}") for name in archive.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def load_exported(path: str | Path, rules: Any = None) -> tuple[nn.Module, dict[str, Any]]:
+    """The trainable network of an exported TorchScript policy (value head included) and its
+    metadata, rebuilt from the ``arch`` and ``hidden`` it was trained with; ``PolicyError`` (a
+    ``ValueError``) unless made for ``rules`` (default: its own) or when it cannot be rebuilt."""
+    from sniff_env.players.policy import PolicyError, load_checked
+
+    module, meta, rules = load_checked(path, rules)
+    args = meta.get("args") or {}
+    net = make_net(rules, int(args.get("hidden", 256)), 0.0, str(args.get("arch", "mlp")))
+    try:
+        net.load_state_dict({k.removeprefix("net."): v for k, v in module.state_dict().items()})
+    except RuntimeError as exc:
+        raise PolicyError(f"{path} holds a network this code cannot rebuild (trainer {meta.get('trainer')!r}): "
+                          f"{exc}") from None
+    return net, meta
+
+
+class CheckpointError(ValueError):
+    """A file given as a training checkpoint is missing, unreadable or not a sniff checkpoint."""
+
+
+_UNSUPPORTED_GLOBAL = re.compile(r"Unsupported global: GLOBAL (\S+)")
+_UNPICKLER_ERROR = re.compile(r"WeightsUnpickler error:\s*(.+?)\s*(?:\n\n|$)", re.DOTALL)
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """A checkpoint written by :func:`save_atomic`, read as tensors and plain data only: a file
+    holding any other object is refused (unpickling it could run code it carries).
+
+    Raises :class:`CheckpointError` when the file is missing, corrupt or not a sniff checkpoint."""
+    try:
+        ckpt = torch.load(path, weights_only=True)
+    except pickle.UnpicklingError as exc:
+        if found := _UNSUPPORTED_GLOBAL.search(str(exc)):
+            raise CheckpointError(
+                f"{path} is not a sniff training checkpoint: it holds objects other than tensors and plain "
+                f"data (it asks for {found.group(1)}), and is refused unread: loading them could run code"
+            ) from None
+        detail = _UNPICKLER_ERROR.search(str(exc))
+        raise CheckpointError(
+            f"{path} is not a readable training checkpoint: {detail.group(1) if detail else exc}"
+        ) from None
+    except (OSError, EOFError, RuntimeError, ValueError) as exc:
+        raise CheckpointError(f"{path} is not a readable training checkpoint: {exc}") from None
     required = ("model", "args", "rules", "observation_version", "global_step")
     if not isinstance(ckpt, dict) or any(k not in ckpt for k in required):
-        raise ValueError(f"{path} is not a readable training checkpoint: it lacks {', '.join(required)}")
+        raise CheckpointError(f"{path} is not a sniff training checkpoint: it lacks {', '.join(required)}")
     return ckpt
 
 

@@ -1,31 +1,34 @@
-"""Players from exported policy files (TorchScript).
+"""Players from exported policy files: ONNX (the exchange format) or TorchScript (older files).
 
-The contract with the training code: a file written by
-``torch.jit.save(module, path, _extra_files={"sniff_meta.json": json.dumps(meta)})`` where the
-module maps a float32 observation batch ``[B, obs_size]`` to logits ``[B, num_actions]`` and
-``meta`` holds:
+Both formats hold a network that maps a float32 observation batch ``[B, obs_size]`` to logits
+``[B, num_actions]``, and the same metadata, a JSON object stored under ``sniff_meta.json`` (an
+entry of the ONNX model's ``metadata_props``; an extra file of the TorchScript archive):
 
 * ``rules``: :meth:`Rules.to_dict` of the rules it was trained for;
 * ``num_players``;
 * ``observation_version``: :attr:`Observer.version` of the layout it reads;
 * ``num_actions``: the size of the action space;
-* ``training_steps`` (informative).
+* ``training_steps``, ``trainer``, ``args`` (informative).
 
-Loading refuses a missing or corrupt file, missing metadata, or a policy made for other rules,
-another layout or another action count, with a :class:`PolicyError`. The player takes the
-masked argmax of the logits over the legal actions, or samples from them (``sample=True``,
-seeded). torch is imported only here.
+The format is read from the file's content, not its name: ONNX files play through onnxruntime
+and need no torch (:mod:`.onnx_policy`); TorchScript files need torch (:mod:`.torchscript_policy`).
+Loading refuses, with a :class:`PolicyError`, a missing file, one that is neither format, missing
+metadata, a policy made for other rules, another layout or another action count, and a network
+whose output for a batch of observations has the wrong shape (one forward pass at load time).
+The player takes the masked argmax of the logits over the legal actions, or samples from them
+(``sample=True``, seeded).
 """
 
 from __future__ import annotations
 
 import json
 import random
-import warnings
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..actions import action_codec
 from ..observation import Observer
@@ -34,22 +37,44 @@ from ._base import legal_actions
 
 META_FILE = "sniff_meta.json"
 REQUIRED_META = ("rules", "num_players", "observation_version", "num_actions")
+ZIP_MAGIC = b"PK\x03\x04"
+"""How a TorchScript archive (a zip file) begins; an ONNX file is a protobuf message."""
 
 
 class PolicyError(ValueError):
     """A policy file cannot be used: missing, corrupt, or made for other rules or layouts."""
 
 
+class PolicyNetwork(ABC):
+    """A loaded policy network, numpy in and numpy out, whatever runs it."""
+
+    @abstractmethod
+    def logits(self, obs: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """Logits ``[B, num_actions]`` for observations ``[B, obs_size]``."""
+
+    def actions(self, obs: npt.ArrayLike, mask: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """The masked argmax for a batch: observations ``[B, obs_size]`` and legal-action masks
+        ``[B, num_actions]`` -> int64 actions ``[B]`` (the first of equal logits)."""
+        logits = self.logits(np.ascontiguousarray(obs, dtype=np.float32))
+        legal = np.asarray(mask).astype(bool)
+        if legal.shape != logits.shape:
+            raise ValueError(f"masks of shape {list(legal.shape)} for logits of shape {list(logits.shape)}")
+        if not legal.any(axis=1).all():
+            raise ValueError(f"observation {int(np.argmin(legal.any(axis=1)))} of the batch has no legal action")
+        chosen: npt.NDArray[np.int64] = np.where(legal, logits, -np.inf).argmax(axis=1).astype(np.int64)
+        return chosen
+
+
 class PolicyPlayer:
     """Plays the masked argmax (or a seeded sample) of an exported policy's logits."""
 
-    def __init__(self, module: Any, meta: dict[str, Any], rules: Rules, name: str, sample: bool = False,
-                 seed: int | None = None) -> None:
+    def __init__(self, network: PolicyNetwork, meta: dict[str, Any], rules: Rules, name: str,
+                 sample: bool = False, seed: int | None = None) -> None:
         self.name = name
         self.meta = meta
         self.rules = rules
         self.sample = sample
-        self._module = module
+        self.network = network
         self._observer = Observer(rules)
         self._rng = random.Random(seed)
 
@@ -57,8 +82,6 @@ class PolicyPlayer:
         self._rng = random.Random(seed)
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        import torch
-
         state = info.get("info_state") if isinstance(info, dict) else None
         if state is not None and state.rules != self.rules:
             raise PolicyError(f"policy {self.name!r} was made for other rules than the game's ({state.rules.name})")
@@ -69,53 +92,30 @@ class PolicyPlayer:
         else:
             raise ValueError("a policy player needs observation['observation'] or info['info_state']")
         legal = legal_actions(observation, info)
-        with torch.no_grad():
-            logits = self._module(torch.from_numpy(vec).reshape(1, -1))[0].double().numpy()
-        scores = logits[legal]
+        scores = self.network.logits(vec.reshape(1, -1))[0].astype(np.float64)[legal]
         if not self.sample:
             return legal[int(np.argmax(scores))]
         p = np.exp(scores - scores.max())
         return self._rng.choices(legal, weights=list(p / p.sum()))[0]
 
 
-def read_meta(path: str | Path) -> tuple[Any, dict[str, Any]]:
-    """Load the module and its metadata, or raise :class:`PolicyError`."""
-    path = Path(path)
-    if not path.is_file():
-        raise PolicyError(f"policy file {str(path)!r} does not exist")
-    import torch
-
-    extra = {META_FILE: ""}
+def parse_meta(path: str | Path, raw: str) -> dict[str, Any]:
+    """The metadata object stored as ``raw`` JSON, with every required key, or :class:`PolicyError`."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # TorchScript is the agreed format
-            module = torch.jit.load(str(path), map_location="cpu", _extra_files=extra)  # type: ignore[no-untyped-call]
-    except Exception as exc:  # torch raises RuntimeError and others for a bad archive
-        raise PolicyError(f"{str(path)!r} is not a readable TorchScript policy file: {exc}") from exc
-    if not extra[META_FILE]:
-        raise PolicyError(f"{str(path)!r} has no {META_FILE}: it was not exported as a sniff policy")
-    try:
-        meta = json.loads(extra[META_FILE])
+        meta = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise PolicyError(f"{str(path)!r}: {META_FILE} is not valid JSON ({exc})") from exc
+    if not isinstance(meta, dict):
+        raise PolicyError(f"{str(path)!r}: {META_FILE} is not a JSON object")
     missing = [k for k in REQUIRED_META if k not in meta]
     if missing:
         raise PolicyError(f"{str(path)!r}: {META_FILE} lacks {', '.join(missing)}")
-    module.eval()
-    return module, meta
+    return meta
 
 
-def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = False, seed: int | None = None,
-                name: str | None = None) -> PolicyPlayer:
-    """A player from an exported policy file, checked against ``rules`` (default: its own)."""
-    module, meta, rules = load_checked(path, rules)
-    return PolicyPlayer(module, meta, rules, name or Path(path).stem, sample, seed)
-
-
-def load_checked(path: str | Path, rules: Rules | None = None) -> tuple[Any, dict[str, Any], Rules]:
-    """The module, metadata and rules of an exported policy file, after checking that it was made
-    for ``rules`` (default: its own), this observation layout and this action count."""
-    module, meta = read_meta(path)
+def check_meta(path: str | Path, meta: dict[str, Any], rules: Rules | None = None) -> Rules:
+    """The rules a policy is played under, after checking that its metadata was made for
+    ``rules`` (default: its own), this observation layout and this action count."""
     try:
         own = Rules.from_dict(dict(meta["rules"]))
     except (TypeError, ValueError) as exc:
@@ -134,4 +134,68 @@ def load_checked(path: str | Path, rules: Rules | None = None) -> tuple[Any, dic
     num_actions = action_codec(rules.max_pip).num_actions
     if meta["num_actions"] != num_actions:
         raise PolicyError(f"{str(path)!r} has {meta['num_actions']} actions; these rules have {num_actions}")
-    return module, meta, rules
+    return rules
+
+
+PROBE_BATCH = 2
+"""Observations in the load-time forward pass: more than one, so a fixed batch of one fails too."""
+
+
+def check_output(path: str | Path, network: PolicyNetwork, rules: Rules) -> None:
+    """One forward pass on zero observations of the layout's size: the network must answer
+    logits of shape ``[batch, num_actions]``, none of them NaN."""
+    size, num_actions = Observer(rules).size, action_codec(rules.max_pip).num_actions
+    expected = [PROBE_BATCH, num_actions]
+    try:
+        out = np.asarray(network.logits(np.zeros((PROBE_BATCH, size), np.float32)))
+    except Exception as exc:  # the runtimes raise their own types for a graph that cannot run on this input
+        raise PolicyError(
+            f"{str(path)!r}: its network fails on observations of shape {[PROBE_BATCH, size]}: {exc}"
+        ) from exc
+    if list(out.shape) != expected:
+        raise PolicyError(
+            f"{str(path)!r}: its network's output has the wrong shape: expected logits of shape {expected} "
+            f"for {PROBE_BATCH} observations of size {size}, got {list(out.shape)}"
+        )
+    if np.isnan(out).any():
+        raise PolicyError(f"{str(path)!r}: its network answers NaN logits for a zero observation")
+
+
+def load_network(path: str | Path, rules: Rules | None = None) -> tuple[PolicyNetwork, dict[str, Any], Rules]:
+    """The network, metadata and rules of an exported policy file (ONNX or TorchScript), checked
+    against ``rules`` (default: its own); :class:`PolicyError` on any mismatch."""
+    path = Path(path)
+    if not path.is_file():
+        raise PolicyError(f"policy file {str(path)!r} does not exist")
+    with open(path, "rb") as fh:
+        head = fh.read(len(ZIP_MAGIC))
+    network: PolicyNetwork
+    if head == ZIP_MAGIC:
+        from .torchscript_policy import read_torchscript
+
+        network, meta = read_torchscript(path)
+    else:
+        from .onnx_policy import read_onnx
+
+        network, meta = read_onnx(path)
+    rules = check_meta(path, meta, rules)
+    check_output(path, network, rules)
+    return network, meta, rules
+
+
+def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = False, seed: int | None = None,
+                name: str | None = None) -> PolicyPlayer:
+    """A player from an exported policy file, checked against ``rules`` (default: its own)."""
+    network, meta, rules = load_network(path, rules)
+    return PolicyPlayer(network, meta, rules, name or Path(path).stem, sample, seed)
+
+
+def load_checked(path: str | Path, rules: Rules | None = None) -> tuple[Any, dict[str, Any], Rules]:
+    """The torch module, metadata and rules of a TorchScript policy file, checked as by
+    :func:`load_network` (training reads the module's weights; it needs torch anyway)."""
+    from .torchscript_policy import TorchScriptNetwork
+
+    network, meta, rules = load_network(path, rules)
+    if not isinstance(network, TorchScriptNetwork):
+        raise PolicyError(f"{str(path)!r} is an ONNX policy; training tools need the TorchScript export (.pt)")
+    return network.module, meta, rules

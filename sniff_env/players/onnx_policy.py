@@ -1,0 +1,68 @@
+"""ONNX policy files, played through onnxruntime: no torch on this path.
+
+The file holds one graph, one float32 input ``[batch, obs_size]`` and one output ``[batch,
+num_actions]`` (the logits), and the policy's metadata as the JSON value of the model's
+``metadata_props`` entry ``sniff_meta.json`` (see :mod:`.policy`). The file must hold all its
+weights: it is handed to onnxruntime as bytes, with an empty folder as the place of external
+data, so a graph that points at other files is refused rather than reading them.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .policy import META_FILE, PolicyError, PolicyNetwork, parse_meta
+
+EXTERNAL_DATA_FOLDER = "session.model_external_initializers_file_folder_path"
+THREADS = 1
+"""onnxruntime threads per session: the network is small, and a game server runs many sessions."""
+
+
+class OnnxNetwork(PolicyNetwork):
+    """A policy network run by an onnxruntime session (safe to share between threads)."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self._input = session.get_inputs()[0].name
+
+    def logits(self, obs: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        out = self.session.run(None, {self._input: np.ascontiguousarray(obs, dtype=np.float32)})[0]
+        return np.asarray(out)
+
+
+def read_onnx(path: str | Path, threads: int = THREADS) -> tuple[OnnxNetwork, dict[str, Any]]:
+    """The network and metadata of an ONNX policy file, or :class:`PolicyError`."""
+    try:
+        import onnxruntime as ort  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise PolicyError(f"{str(path)!r} is not a TorchScript archive; reading it as ONNX needs onnxruntime "
+                          f"(pip install onnxruntime)") from exc
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = threads
+    options.log_severity_level = 3  # errors reach the caller as exceptions; no console noise
+    with tempfile.TemporaryDirectory() as empty:  # where external data would be looked for: nowhere
+        options.add_session_config_entry(EXTERNAL_DATA_FOLDER, empty)
+        try:
+            session = ort.InferenceSession(Path(path).read_bytes(), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types (InvalidProtobuf, Fail, ...)
+            if "External data" in str(exc):
+                raise PolicyError(f"{str(path)!r} refers to external data files; a policy file must hold all "
+                                  f"its weights: {exc}") from exc
+            raise PolicyError(
+                f"{str(path)!r} is neither a sniff ONNX nor a sniff TorchScript policy file: {exc}"
+            ) from exc
+    raw = session.get_modelmeta().custom_metadata_map.get(META_FILE)
+    if raw is None:
+        raise PolicyError(f"{str(path)!r} has no {META_FILE} in its metadata: it was not exported as a sniff policy")
+    inputs, outputs = session.get_inputs(), session.get_outputs()
+    if len(inputs) != 1 or len(outputs) != 1 or inputs[0].type != "tensor(float)":
+        raise PolicyError(
+            f"{str(path)!r}: a policy graph has one float input (observations) and one output (logits); "
+            f"this one has inputs {[(i.name, i.type) for i in inputs]} and outputs {[o.name for o in outputs]}"
+        )
+    return OnnxNetwork(session), parse_meta(path, raw)
