@@ -3,6 +3,8 @@
 The rules core (``rules``, ``presets``, ``game``, ``infostate``, ``observation``) needs only
 numpy and the standard library. ``env``, ``raw_env``, ``wrappers`` and ``players`` are
 imported on first use, so ``import sniff_env`` never pulls in PettingZoo, Gymnasium or torch.
+It registers ``sniff_env/Sniff-v0`` with Gymnasium and ``sniff_env/sniff_v0`` with PettingZoo
+as soon as those are imported (see :mod:`sniff_env.registration`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from .errors import DealError, GameOverError, IllegalMoveError, RulesError, SniffError
 from .game import Event, Game, Phase, new_game, replay
 from .presets import PRESET_NAMES, PRESETS, make_rules
+from .registration import register_all
 from .rules import Rules
 
 __version__ = "0.1.0"
@@ -34,10 +37,13 @@ __all__ = [
     "new_game",
     "raw_env",
     "replay",
+    "sniff_v0",
 ]
 
 _LAZY = {"env": ("sniff_env.aec", "env"), "raw_env": ("sniff_env.aec", "raw_env")}
-_LAZY_MODULES = {"wrappers", "players", "aec", "evaluation", "vector"}
+_LAZY_MODULES = {"wrappers", "players", "aec", "evaluation", "vector", "sniff_v0"}
+
+register_all()
 
 
 def __getattr__(name: str) -> Any:

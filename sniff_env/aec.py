@@ -3,7 +3,7 @@
 
 This environment follows the conventions of the PettingZoo classic environments.
 
-| Import             | `from sniff_env import env` (or `raw_env`)                 |
+| Import             | `from sniff_env import sniff_v0` (`sniff_v0.env`, `raw_env`) |
 |--------------------|------------------------------------------------------------|
 | Actions            | Discrete                                                   |
 | Parallel API       | No                                                         |
@@ -36,6 +36,8 @@ fields (see ``sniff rules``) and these environment options:
 * ``episode``: ``"game"`` (default; hand after hand to the target) or ``"hand"`` (one hand).
 * ``max_cycles``: truncate after this many rounds (``num_players`` decisions each); ``None``.
 * ``max_hands``: end the game after this many hands even short of the target; ``None``.
+* ``infos``: ``"empty"`` (default; every ``infos[agent]`` is an empty dict, as in the classic
+  environments, so any library can batch it) or ``"full"`` (see Infos).
 
 ``reset(seed=None, options={"deal": {"hands": [[(5, 5), (3, 5), ...], ...], "boneyard":
 [...], "leader": 0}})`` plays a scripted first hand. The same seed gives the same game.
@@ -52,7 +54,10 @@ players (``Observer(rules).describe()``)::
 
 #### Infos
 
-``infos[agent]["events"]``: the public events (``Event`` records: plays with their count and
+By default ``infos[agent]`` is empty. The public events and the seat's information state are
+one call away: ``env.unwrapped.events(agent)`` (the events since the agent's previous decision)
+and ``env.unwrapped.info_state(agent)``. With ``infos="full"``, ``infos[agent]["events"]`` holds
+the public events (``Event`` records: plays with their count and
 points, draws, with other seats' drawn tiles hidden, passes, hand and game ends) from the
 agent's previous decision to the moment the info was handed out; they are built when first
 read (or when the dict is read whole), and stay those events however late they are read. For
@@ -78,6 +83,12 @@ offers ``action_id(tile, end, inline=False)``, ``draw_action`` and ``decode_acti
 Through ``env()`` an illegal action ends the game with -1 for its mover (the classic
 convention); ``raw_env`` raises ``IllegalMoveError`` and leaves the state unchanged.
 
+### Copies
+
+``copy.deepcopy(env)`` and a pickle round trip give an independent environment at the same
+state (the same game, the same generator): stepping one leaves the other as it was, and given
+the same actions both go on identically. Search and tree-based agents can branch on copies.
+
 ### Rewards
 
 * ``reward="game"``: at the end of the episode the winning side gets +1 and every other side
@@ -100,6 +111,7 @@ is, and the public observation) for centralised critics; ``state_space`` describ
 
 from __future__ import annotations
 
+import copy
 import operator
 import secrets
 import warnings
@@ -131,7 +143,8 @@ ObsDict = dict[str, np.ndarray]
 
 REWARD_MODES = ("game", "points")
 EPISODE_MODES = ("game", "hand")
-ENV_OPTIONS = ("reward", "episode", "max_cycles", "max_hands")
+INFO_MODES = ("empty", "full")
+ENV_OPTIONS = ("reward", "episode", "max_cycles", "max_hands", "infos")
 RESET_OPTIONS = ("deal",)
 
 
@@ -142,6 +155,18 @@ def env(ruleset: str = "sniff", num_players: int = 2, render_mode: str | None = 
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+def observation_bounds(observer: Observer) -> tuple[np.ndarray, np.ndarray]:
+    """The low and high bounds of every feature of ``observer``'s vector."""
+    size = observer.size
+    low, high = np.zeros(size, np.float32), np.ones(size, np.float32)
+    sizes = observer.pieces["hand_sizes"]
+    high[sizes.start : sizes.stop] = observer.ts.size / (observer.rules.hand_size or 1)  # after draws
+    scores = observer.pieces["scores"]
+    low[scores.start : scores.stop] = -np.inf  # scores may fall or rise without bound
+    high[scores.start : scores.stop] = np.inf
+    return low, high
 
 
 class _Replay:
@@ -266,10 +291,13 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         episode = options.pop("episode", "game")
         max_cycles = options.pop("max_cycles", None)
         max_hands = options.pop("max_hands", None)
+        infos = options.pop("infos", "empty")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward={reward!r} is not allowed; choose one of {REWARD_MODES}")
         if episode not in EPISODE_MODES:
             raise ValueError(f"episode={episode!r} is not allowed; choose one of {EPISODE_MODES}")
+        if infos not in INFO_MODES:
+            raise ValueError(f"infos={infos!r} is not allowed; choose one of {INFO_MODES}")
         for key, value in (("max_cycles", max_cycles), ("max_hands", max_hands)):
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
                 raise ValueError(f"{key} must be a positive whole number or None; got {value!r}")
@@ -281,6 +309,8 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self.episode: str = episode
         self.max_cycles: int | None = max_cycles
         self.max_hands: int | None = max_hands
+        self.infos_mode: str = infos
+        self._full_infos = infos == "full"
         self.observer = Observer(self.rules)
         n, size = self.rules.num_players, self.observer.size
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -318,14 +348,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
 
     # -- spaces and helpers --------------------------------------------------------------------
     def _obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        size = self.observer.size
-        low, high = np.zeros(size, np.float32), np.ones(size, np.float32)
-        sizes = self.observer.pieces["hand_sizes"]
-        high[sizes.start : sizes.stop] = self.observer.ts.size / (self.rules.hand_size or 1)  # after draws
-        scores = self.observer.pieces["scores"]
-        low[scores.start : scores.stop] = -np.inf  # scores may fall or rise without bound
-        high[scores.start : scores.stop] = np.inf
-        return low, high
+        return observation_bounds(self.observer)
 
     @property
     def num_actions(self) -> int:
@@ -394,15 +417,11 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         game_seed = int(self.np_random.integers(2**62)) if seed is not None or self._resets else secrets.randbits(62)
-        # Built before any state changes, so a bad deal leaves the env as it was.
-        rules, max_hands = self.rules, self.max_hands
-
-        def deal_game() -> Game:
-            return new_game(rules, seed=game_seed, deal=deal, record=True, max_hands=max_hands)
-
+        deal_game = self._dealer(game_seed, deal)
         game = deal_game() if deal is not None else None  # a scripted deal is checked before anything changes
         self._core.new_game(game_seed, deal)
-        self._replay = replay = _Replay(deal_game, self.episode == "hand", game)
+        self._replay = _Replay(deal_game, self.episode == "hand", game)
+        self._game_seed, self._deal = game_seed, deal
         turn = self._core.turn
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -416,11 +435,19 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self._resets += 1
         self._obs_cache: dict[AgentID, ObsDict] = {}
         """Each agent's observation at this decision (emptied by every step)."""
-        self.infos = {a: _Info(replay, i, -1, 0) for i, a in enumerate(self.agents)}
         self.agent_selection = self.agents[turn]
-        self.infos[self.agent_selection] = _Info(replay, turn, -1, 0, self)
+        self.infos = {a: self.full_info(a) if self._full_infos else {} for a in self.agents}
         if self.render_mode == "human":
             self.render()
+
+    def _dealer(self, game_seed: int, deal: Any) -> Callable[[], Game]:
+        """What deals the reference engine's record of the game with ``game_seed`` (and ``deal``)."""
+        rules, max_hands = self.rules, self.max_hands
+
+        def deal_game() -> Game:
+            return new_game(rules, seed=game_seed, deal=deal, record=True, max_hands=max_hands)
+
+        return deal_game
 
     def step(self, action: int) -> None:
         """Apply the decision of :attr:`agent_selection`, then forced draws and passes."""
@@ -466,19 +493,19 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             self._points_rewards(before, core.scores)
         n = self._n
         truncated = not over and self.max_cycles is not None and self._decisions >= self.max_cycles * n
-        replay, upto = self._replay, self._decisions
         if over or truncated:
             if over and self.reward_mode == "game":
                 self._game_rewards(core.scores)
             flags = self.terminations if over else self.truncations
-            cursor = self._cursor
-            for i, ag in enumerate(self.agents):
+            for ag in self.agents:
                 flags[ag] = True
-                self.infos[ag] = _Info(replay, i, cursor[i], upto)
             self.agent_selection = self.agents[(seat + 1) % n]
+            if self._full_infos:
+                self.infos = {ag: self.full_info(ag) for ag in self.agents}
         else:
             self.agent_selection = self.agents[nxt]
-            self.infos[self.agent_selection] = _Info(replay, nxt, self._cursor[nxt], upto, self)
+            if self._full_infos:
+                self.infos[self.agent_selection] = self.full_info(self.agent_selection)
         if self._paid:
             self._accumulate_rewards()
         if self.render_mode == "human":
@@ -527,7 +554,30 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
 
     def info_state(self, agent: AgentID) -> InfoState:
         """What ``agent`` may know now."""
-        return info_state(self.game, self._seat_of[agent])
+        return info_state(self.game, self._seat(agent))
+
+    def events(self, agent: AgentID) -> list[Event]:
+        """The public events ``agent`` has seen since its previous decision (since the start of
+        the game if it has not decided yet): what ``infos[agent]["events"]`` holds with
+        ``infos="full"``."""
+        seat = self._seat(agent)
+        return self._replay.events(seat, self._cursor[seat], self._decisions)
+
+    def full_info(self, agent: AgentID) -> dict[str, Any]:
+        """``agent``'s info as ``infos="full"`` hands it out now: ``events`` (built when read) and,
+        if the agent is to act, ``info_state`` (for this decision only). Players that read
+        ``info["info_state"]`` take it."""
+        seat = self._seat(agent)
+        acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        return _Info(self._replay, seat, self._cursor[seat], self._decisions, self if acting else None)
+
+    def _seat(self, agent: AgentID) -> int:
+        """The seat of ``agent``, after checking that the game has started."""
+        if agent not in self._seat_of:
+            raise KeyError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
+        if not hasattr(self, "_replay"):
+            raise RuntimeError("the environment has not been reset yet: call reset() first")
+        return self._seat_of[agent]
 
     def state(self) -> np.ndarray:
         """Full information: every hand (absolute seats), the boneyard in draw order, the seat to
@@ -560,6 +610,51 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
 
     def close(self) -> None:
         """Nothing to release (text rendering only)."""
+
+    # -- copies (deepcopy and pickle) ------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """The constructor's arguments, the generator and, once reset, the game in progress."""
+        state: dict[str, Any] = EzPickle.__getstate__(self)
+        state["np_random"], state["resets"] = self.np_random, self._resets
+        if hasattr(self, "_replay"):
+            eng, infos = self._core.engine, {}
+            for agent, info in self.infos.items():
+                full = isinstance(info, _Info)
+                infos[agent] = (info._seat, info._since, info._upto, info._env is not None) if full else dict(info)
+            state["game"] = {
+                "arrays": {name: getattr(eng, name) for name in _ENGINE_ARRAYS},
+                "game_seed": self._game_seed, "deal": self._deal, "actions": self._replay.actions,
+                "infos": infos, **{key: getattr(self, key) for key in _GAME_ATTRIBUTES},
+            }
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        EzPickle.__setstate__(self, state)  # a new environment with the same arguments
+        self.np_random, self._resets = state["np_random"], state["resets"]
+        game = state.get("game")
+        if game is None:
+            return
+        eng = self._core.engine
+        for name, array in game["arrays"].items():
+            np.copyto(getattr(eng, name), array)  # in place: the kernels' arguments are bound to these arrays
+        for key in _GAME_ATTRIBUTES:
+            setattr(self, key, copy.deepcopy(game[key]))
+        self._game_seed, self._deal = game["game_seed"], game["deal"]
+        self._replay = replay = _Replay(self._dealer(self._game_seed, self._deal), self.episode == "hand")
+        replay.actions = list(game["actions"])
+        self._obs_cache = {}
+        self.infos = {
+            agent: _Info(replay, info[0], info[1], info[2], self if info[3] else None)
+            if isinstance(info, tuple) else dict(info)
+            for agent, info in game["infos"].items()
+        }
+
+
+_ENGINE_ARRAYS = ("S", "hands", "_played", "bone", "legal", "_obs", "_mask", "seeds")
+"""The compiled engine's arrays that hold a game (the others are scratch)."""
+_GAME_ATTRIBUTES = ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "_cursor",
+                    "_episode_start", "_decisions", "agent_selection", "_paid")
+"""The environment's own record of the game in progress."""
 
 
 __doc__ = (__doc__ or "").replace(

@@ -3,13 +3,17 @@
 :class:`SniffSingleAgentEnv` steps the learner's decision, then plays every other seat with
 its policy until the learner must act again or the episode ends. The learner sees only its
 own observation (the flat vector; the mask through :meth:`~SniffSingleAgentEnv.action_masks`,
-as sb3-contrib's ``MaskablePPO`` wants) and its own rewards, the terminal one included.
+as sb3-contrib's ``MaskablePPO`` wants, and in ``info["action_mask"]``) and its own rewards, the
+terminal one included. With ``infos="full"`` the info also holds the learner's ``events`` and,
+while it is to act, its ``info_state``; ``env.unwrapped.aec`` is the AEC environment.
+
+Registered with Gymnasium as ``sniff_env/Sniff-v0`` (opponents ``"heuristic"`` there).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Union
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -18,8 +22,10 @@ from .aec import raw_env
 from .errors import IllegalMoveError
 
 PolicyFn = Callable[[dict[str, np.ndarray], dict[str, Any]], int]
-Policy = Union[PolicyFn, Any]
-"""A callable ``f(observation_dict, info) -> action`` or an object with ``.act(observation, info)``."""
+Policy = PolicyFn | str | Any
+"""A player spec (``"heuristic"``, ``"greedy"``, ``"random"``, ``"search:simulations=50"``, the path
+of an exported policy: see :func:`sniff_env.players.load`), a callable
+``f(observation_dict, info) -> action`` or an object with ``.act(observation, info)``."""
 
 ILLEGAL_MODES = ("penalty", "raise")
 
@@ -28,13 +34,15 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     """One learning seat against given policies (uniform random legal play by default).
 
     ``learner`` is a seat number or ``"random"`` (drawn at every reset); ``opponents`` is one
-    policy for every other seat or a list with one per other seat, in seat order. ``illegal``:
+    policy for every other seat or a list with one per other seat, in seat order (``None``:
+    uniform random legal play). Players named by a spec are reseeded from the environment's
+    generator at every reset. ``illegal``:
     ``"penalty"`` ends the episode with -1 for an illegal learner action (as ``env()`` does),
     ``"raise"`` raises :class:`~sniff_env.errors.IllegalMoveError`. Other keywords go to
     :class:`~sniff_env.aec.raw_env` (rules fields, ``reward``, ``episode``, ``max_cycles``...).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(
         self,
@@ -52,16 +60,14 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise ValueError(f"learner must be a seat 0..{n - 1} or 'random'; got {learner!r}")
         if illegal not in ILLEGAL_MODES:
             raise ValueError(f"illegal={illegal!r} is not allowed; choose one of {ILLEGAL_MODES}")
-        if opponents is None or not isinstance(opponents, Sequence):
-            policies: list[Policy | None] = [opponents] * (n - 1)
+        if opponents is None or isinstance(opponents, str) or not isinstance(opponents, Sequence):
+            given: list[Policy | None] = [opponents] * (n - 1)
         else:
-            policies = list(opponents)
-            if len(policies) != n - 1:
-                raise ValueError(f"give one opponent policy for each of the {n - 1} other seats; got {len(policies)}")
-        for pol in policies:
-            if pol is not None and not callable(pol) and not callable(getattr(pol, "act", None)):
-                raise TypeError(f"an opponent is a callable f(observation, info) or has .act(observation, info); got {pol!r}")
-        self._policies = policies
+            given = list(opponents)
+            if len(given) != n - 1:
+                raise ValueError(f"give one opponent policy for each of the {n - 1} other seats; got {len(given)}")
+        self._policies = [self._player(pol) for pol in given]
+        self._spec_players = [pol for pol, spec in zip(self._policies, given, strict=True) if isinstance(spec, str)]
         self._learner_choice = learner
         self.learner = 0 if learner == "random" else int(learner)
         self.illegal = illegal
@@ -69,6 +75,20 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)["observation"]  # type: ignore[index]
         self.action_space = self.aec.action_space(agent0)  # type: ignore[assignment]
+
+    def _player(self, policy: Policy | None) -> Policy | None:
+        """``policy``, or the player its spec names (for these rules)."""
+        if isinstance(policy, str):
+            from .players import BUILTIN, load, parse_spec
+
+            base, _ = parse_spec(policy)
+            return load(policy) if base in BUILTIN else load(policy, rules=self.aec.rules)
+        if policy is not None and not callable(policy) and not callable(getattr(policy, "act", None)):
+            raise TypeError(
+                "an opponent is a player spec, a callable f(observation, info) or has .act(observation, info); "
+                f"got {policy!r}"
+            )
+        return policy
 
     @property
     def agent(self) -> str:
@@ -90,9 +110,9 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             if policy is None:
                 action = self._random_action(obs["action_mask"])
             elif callable(getattr(policy, "act", None)):
-                action = policy.act(obs, aec.infos[agent])
+                action = policy.act(obs, aec.full_info(agent))
             else:
-                action = policy(obs, aec.infos[agent])
+                action = policy(obs, aec.full_info(agent))
             aec.step(int(action))
 
     def _result(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -102,7 +122,7 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         obs = aec.observe(agent)
         raw_info = aec.infos[agent]
         info = dict(raw_info)
-        if "info_state" in raw_info and not (aec.terminations[agent] or aec.truncations[agent]):
+        if "info_state" in raw_info:
             info["info_state"] = raw_info["info_state"]
         info["action_mask"] = obs["action_mask"].copy()  # the env caches its observations
         return obs["observation"].copy(), reward, bool(aec.terminations[agent]), bool(aec.truncations[agent]), info
@@ -111,6 +131,8 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
+        for player in self._spec_players:
+            player.reset(seed=int(self.np_random.integers(2**31)))
         while True:  # a deal in which the learner never gets to act is skipped
             if self._learner_choice == "random":
                 self.learner = int(self.np_random.integers(self.aec.rules.num_players))

@@ -62,7 +62,13 @@ def test_metadata_spaces_and_agents() -> None:
     for agent in env.agents:
         mask = env.observe(agent)["action_mask"]
         assert mask.dtype == np.int8 and (mask.any() == (agent == mover))
-    assert "info_state" in env.infos[mover] and env.infos[mover]["info_state"].seat == env.agents.index(mover)
+    assert all(info == {} for info in env.infos.values())  # stackable by any library
+    assert env.info_state(mover).seat == env.agents.index(mover) and env.events(mover)[0].kind in ("lots", "deal")
+    full = sniff_env.raw_env("sniff", 3, infos="full")
+    full.reset(seed=1)
+    assert full.infos[mover]["info_state"] == env.info_state(mover) and full.infos[mover]["events"] == env.events(mover)
+    with pytest.raises(ValueError, match="infos="):
+        sniff_env.raw_env(infos="some")
 
 
 def test_module_docstring_is_the_documentation_page() -> None:

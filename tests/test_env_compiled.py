@@ -95,8 +95,8 @@ def _play(env: raw_env, seed: int, read_now: bool) -> tuple[list[Any], list[Any]
 
 
 def test_events_read_late_are_the_events_of_their_decision() -> None:
-    now, _ = _play(raw_env("sniff", 3), 11, read_now=True)
-    env = raw_env("sniff", 3)
+    now, _ = _play(raw_env("sniff", 3, infos="full"), 11, read_now=True)
+    env = raw_env("sniff", 3, infos="full")
     _, kept = _play(env, 11, read_now=False)
     env.reset(seed=12)  # the infos of the finished game still read that game
     late = [dict(info) for info in kept]
@@ -106,7 +106,7 @@ def test_events_read_late_are_the_events_of_their_decision() -> None:
 
 
 def test_an_info_reads_whole_and_its_info_state_only_for_its_decision() -> None:
-    env = raw_env("sniff", 2)
+    env = raw_env("sniff", 2, infos="full")
     env.reset(seed=5)
     info = env.infos[env.agent_selection]
     assert "events" in info and "info_state" in info

@@ -38,11 +38,11 @@ def test_hidden_tiles_do_not_change_the_observation() -> None:
         assert np.array_equal(a["observation"], b["observation"])
         assert np.array_equal(a["action_mask"], b["action_mask"])
         assert envs[0].info_state("player_0") == envs[1].info_state("player_0")
-        assert envs[0].infos["player_0"]["events"] == envs[1].infos["player_0"]["events"]
+        assert envs[0].events("player_0") == envs[1].events("player_0")
 
 
 def test_others_draws_are_hidden_in_infos() -> None:
-    env = sniff_env.raw_env("sniff-us", 2)
+    env = sniff_env.raw_env("sniff-us", 2, infos="full")
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     seen_hidden = False

@@ -33,7 +33,7 @@ def test_worked_example_a_through_the_env() -> None:
         assert env.count == count
         assert env.scores == want
         assert env.rewards[mover] == pts and env.rewards[f"player_{1 - i % 2}"] == -pts
-        play = [e for e in env.infos[env.agent_selection]["events"] if e.kind == "play"][-1]
+        play = [e for e in env.events(env.agent_selection) if e.kind == "play"][-1]
         assert play.kind == "play" and play.total == count and play.points == pts
 
 

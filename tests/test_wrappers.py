@@ -41,9 +41,9 @@ def test_opponents_policies_and_terminal_reward() -> None:
         calls.append(1)
         return int(np.flatnonzero(observation["action_mask"])[-1])
 
-    env = SniffSingleAgentEnv("sniff", 3, opponents=[FirstLegal(), last_legal], target=40)
+    env = SniffSingleAgentEnv("sniff", 3, opponents=[FirstLegal(), last_legal], target=40, infos="full")
     obs, info = env.reset(seed=4)
-    assert obs.shape == env.observation_space.shape and info["info_state"].seat == 0
+    assert obs.shape == env.observation_space.shape and info["info_state"].seat == 0 and "events" in info
     total, done = 0.0, False
     while not done:
         action = int(np.flatnonzero(env.action_masks())[0])
@@ -71,7 +71,7 @@ def test_seeding_and_illegal_actions() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [({"learner": 2}, "learner must be a seat"), ({"opponents": [None, None]}, "one opponent policy"),
-     ({"opponents": 5}, "opponent is a callable"), ({"illegal": "ignore"}, "illegal='ignore'")],
+     ({"opponents": 5}, "opponent is a player spec"), ({"opponents": "nobody"}, "unknown player"), ({"illegal": "ignore"}, "illegal='ignore'")],
 )
 def test_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
     with pytest.raises((ValueError, TypeError), match=match):
@@ -87,3 +87,20 @@ def test_maskable_ppo_short_run() -> None:
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(action)]
+
+
+def test_opponents_by_spec_are_reseeded_with_the_env() -> None:
+    runs = []
+    for _ in range(2):
+        env = SniffSingleAgentEnv("sniff", 3, opponents=["random", "heuristic"], target=31)
+        obs, info = env.reset(seed=8)
+        assert set(info) == {"action_mask"}  # only what any library can stack
+        seen = [obs]
+        for _ in range(30):
+            obs, _, term, trunc, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            seen.append(obs)
+            if term or trunc:
+                break
+        runs.append(np.stack(seen))
+    assert type(env._policies[1]).__name__ == "HeuristicPlayer"
+    assert np.array_equal(runs[0], runs[1])

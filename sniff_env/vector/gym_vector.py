@@ -1,0 +1,400 @@
+"""``SniffGymVectorEnv``: the batched engine as a ``gymnasium.vector.VectorEnv`` for one learning seat.
+
+``gymnasium.make_vec("sniff_env/Sniff-v0", num_envs=N, vectorization_mode="vector_entry_point",
+...)`` builds it; it is the batched twin of :class:`sniff_env.wrappers.SniffSingleAgentEnv`.
+
+===================  ===========================================================================
+games                ``num_envs`` games of one rule set; each episode is a new game (with
+                     ``episode="hand"``, the first hand of a new game), as the single-agent env
+learner              ``learner``: a seat, or ``"random"`` (drawn for every episode of every game)
+other seats          played inside :meth:`step` until the learner is to act again: compiled
+                     ``"heuristic"`` (default; any weights, ``counter`` 0), ``"greedy"`` (its
+                     ``tiebreak`` too), ``"random"`` (uniform legal), or an exported policy file
+                     (its masked argmax, batched); one spec for all, or one per other seat
+observation          ``Dict(observation=Box[N, obs_size] float32, action_mask=Box[N, A] int8)``;
+                     :meth:`action_masks` gives the masks as booleans
+rewards              the learner's, summed from its decision to its next (``reward="game"``:
+                     +1 / -1/(sides-1) at the end; ``"points"``: the score differences)
+autoreset            ``SAME_STEP``: an episode that ends returns the next episode's first
+                     observation; ``infos["final_obs"]`` (with ``"_final_obs"``) holds the
+                     learner's last view, ``infos["final_info"]`` its ``winner`` (side, -1 draw)
+                     and ``final_scores``
+===================  ===========================================================================
+
+An illegal learner action raises :class:`~sniff_env.errors.IllegalMoveError` before any game
+changes. ``reset(seed=s)`` numbers the games' deals ``s``, ``s + 1``, ... in order of need, so a
+seed fixes every game; deals the learner never gets to act in are played out and skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from ..aec import observation_bounds
+from ..errors import IllegalMoveError
+from ..players import BUILTIN, parse_spec
+from ..players.greedy import checked_tiebreak
+from ..players.heuristic import Weights
+from ..presets import make_rules
+from . import kernels as K
+from ._compile import compiled
+from .baselines import greedy_actions, heuristic_choice, weight_vector
+from .env import SniffVectorEnv
+from .rollouts import _below
+
+LEARNER = -1
+"""``who[b, seat]`` of the learner's seat (the others hold their opponent's number)."""
+EXTERNAL, HEURISTIC, GREEDY, RANDOM = -1, 0, 1, 2
+"""What an opponent is: a policy run from Python, or a compiled built-in."""
+COMPILED = {"heuristic": HEURISTIC, "greedy": GREEDY, "random": RANDOM}
+SKIP, CONTINUE, APPLY = 0, 1, 2
+"""What :func:`advance` does with a game: nothing; play its other seats; apply ``actions[b]`` first."""
+VECTOR_OPTIONS = ("reward", "episode", "max_hands", "threads")
+
+_jit = compiled()
+
+
+@_jit
+def advance(S: np.ndarray, hands: np.ndarray, played: np.ndarray, bone: np.ndarray, P: np.ndarray, lo: np.ndarray,
+            hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, rules_vec: np.ndarray, off: np.ndarray,
+            fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
+            act_slot: np.ndarray, actions: np.ndarray, legal: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+            mode: int, side_of_seat: np.ndarray, hand_start: np.ndarray, seeds: np.ndarray, request: np.ndarray,
+            rewards: np.ndarray, done: np.ndarray, winner: np.ndarray, final_scores: np.ndarray,
+            seed_out: np.ndarray, game_over: np.ndarray, todo: np.ndarray, who: np.ndarray, learner: np.ndarray,
+            kinds: np.ndarray, counting: np.ndarray, ret: np.ndarray, weights: np.ndarray, stock: np.ndarray,
+            by_value: np.ndarray, rng: np.ndarray, work: K.Workspace, mine: tuple[np.ndarray, ...], start: int,
+            stop: int) -> int:
+    """For each game ``b`` of ``start:stop`` with ``todo[b]``: apply ``actions[b]`` (``APPLY``),
+    then play the seats of compiled opponents (``j = who[b, seat] >= 0`` with ``kinds[j]``,
+    ``weights[j]``, ``by_value[j]``) until a seat played from Python is to act or the hand ends (``request[b]`` set, ``done[b]`` if the episode ended too). Each step is
+    ``kernels.env_step`` of that game; the learner's rewards add to ``ret[b]`` where
+    ``counting[b]``. Returns how many games stopped at a hand end."""
+    row, scratch, values, tied, one, out = mine
+    ended = 0
+    for b in range(start, stop):
+        t = todo[b]
+        todo[b] = SKIP
+        while t != SKIP:
+            if t == CONTINUE:
+                j = who[b, S[b, K.TURN]]
+                if j == LEARNER or kinds[j] == EXTERNAL:
+                    break
+                code = kinds[j]
+                if code == HEURISTIC:
+                    actions[b] = heuristic_choice(S, hands, played, P, lo, hi, score_tab, act_tile, act_slot, legal,
+                                                  b, weights[j], row, scratch, values)
+                elif code == GREEDY:
+                    one[0] = b
+                    greedy_actions(S, hands, played, P, lo, hi, score_tab, act_tile, act_slot, legal, one, stock,
+                                   row, scratch, values, tied, by_value[j], out)
+                    actions[b] = out[0]
+                else:
+                    actions[b] = legal[b, _below(rng[b], S[b, K.NLEGAL])]
+            K.env_step(S, hands, played, bone, P, lo, hi, pip_tiles, score_tab, rules_vec, off, fractions, count_val,
+                       points_val, act_tile, act_slot, actions, legal, obs, mask, mode, side_of_seat, hand_start,
+                       seeds, request, rewards, done, winner, final_scores, seed_out, game_over, work, b, b + 1)
+            if counting[b]:
+                ret[b] += rewards[b, learner[b]]
+            if request[b]:
+                ended += 1
+                break
+            t = CONTINUE
+    return ended
+
+
+@_jit
+def seat_views(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+               score_tab: np.ndarray, off: np.ndarray, fractions: np.ndarray, count_val: np.ndarray,
+               points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray,
+               rules_vec: np.ndarray, rules_at: int, games: np.ndarray, seats: np.ndarray, S1: np.ndarray,
+               hands1: np.ndarray, played1: np.ndarray, legal1: np.ndarray, obs1: np.ndarray, mask1: np.ndarray,
+               prev: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: the observation of ``seats[i]`` in game ``games[i]`` as a seat not asked to act
+    sees it (``kernels.encode_seat`` on a one-game copy, so the batch is left as it was)."""
+    for i in range(games.size):  # element by element: a slice copy would need numba's runtime
+        b = games[i]
+        for k in range(S.shape[1]):
+            S1[0, k] = S[b, k]
+        for s in range(hands.shape[1]):
+            for k in range(hands.shape[2]):
+                hands1[0, s, k] = hands[b, s, k]
+        for k in range(played.shape[1]):
+            played1[0, k] = played[b, k]
+        for k in range(legal.shape[1]):
+            legal1[0, k] = legal[b, k]
+        for k in range(obs1.shape[1]):
+            obs1[0, k] = 0.0
+        for k in range(rules_vec.size):
+            obs1[0, rules_at + k] = rules_vec[k]
+        K.encode_seat(S1, hands1, played1, P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile,
+                      act_slot, legal1, obs1, mask1, prev, seats[i])
+        for k in range(obs1.shape[1]):
+            out[i, k] = obs1[0, k]
+
+
+class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
+    """``num_envs`` games on the batched engine, one learning seat each (see the module docs)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1024,
+        ruleset: str = "sniff",
+        num_players: int = 2,
+        learner: int | str = 0,
+        opponents: str | Sequence[str] | None = "heuristic",
+        reward: str = "game",
+        episode: str = "game",
+        max_hands: int | None = None,
+        threads: int | None = None,
+        **overrides: Any,
+    ) -> None:
+        """``overrides``: rules fields (see ``sniff rules``); ``opponents=None`` is ``"random"``."""
+        rules = make_rules(ruleset, num_players, **overrides)
+        n = rules.num_players
+        if learner != "random" and not (isinstance(learner, int) and not isinstance(learner, bool) and 0 <= learner < n):
+            raise ValueError(f"learner must be a seat 0..{n - 1} or 'random'; got {learner!r}")
+        self._venv = SniffVectorEnv(rules, num_envs, reward=reward, episode=episode,  # type: ignore[arg-type]
+                                    max_hands=max_hands, threads=threads)
+        self.rules, self.num_envs, self.learner_choice = rules, num_envs, learner
+        self.reward_mode, self.episode = reward, episode
+        self._engine = eng = self._venv.engine
+        kinds, self._weights, self._by_value, self._policies = _opponent_table(opponents, rules)
+        self._kinds = np.asarray(kinds, np.int64)
+        A, size = eng.num_actions, eng.obs_size
+        low, high = observation_bounds(eng.tables.observer)
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(low, high, (size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (A,), np.int8),
+        })
+        self.single_action_space = spaces.Discrete(A)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = spaces.MultiDiscrete(np.full(num_envs, A))
+        B, T = num_envs, eng.tables.num_tiles
+        self.learner = np.zeros(B, np.int64)
+        """The learner's seat in each game."""
+        self._who = np.zeros((B, n), np.int64)
+        self._todo = np.zeros(B, np.int64)
+        self._counting = np.zeros(B, np.bool_)
+        self._ret = np.zeros(B, np.float32)
+        self._actions = np.zeros(B, np.int64)
+        self._rng = np.zeros((B, 1), np.uint64)
+        self._out = {name: np.empty(shape, dtype) for name, shape, dtype in (
+            ("rewards", (B, n), np.float32), ("done", B, np.bool_), ("winner", B, np.int64),
+            ("final_scores", (B, rules.num_sides), np.int64), ("seed", B, np.int64), ("game_over", B, np.bool_))}
+        self._mine = [(np.zeros((1, K.NS), np.int64), np.zeros((3, T), np.int64), np.zeros(A, np.float64),
+                       np.zeros(A, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64)) for _ in eng._chunks]
+        self._one = (np.zeros((1, K.NS), np.int64), np.zeros((1, n, T), np.uint8), np.zeros((1, 2 * T), np.int8),
+                     np.zeros((1, A), np.int16), np.zeros((1, size), np.float32), np.zeros((1, A), np.int8),
+                     np.zeros(A, np.int64))
+        self._stock = weight_vector(Weights())
+        self._started = False
+
+    # -- the gymnasium interface -----------------------------------------------------------------
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """New games everywhere. ``seed``: one int (games dealt ``seed``, ``seed + 1``, ...); no
+        options are taken."""
+        if options:
+            raise ValueError(f"reset takes no options; got {sorted(options)}")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise TypeError(f"seed must be one int (games are dealt seed, seed + 1, ...); got {seed!r}")
+        super().reset(seed=seed)
+        first = int(self.np_random.integers(2**62)) if seed is None else seed
+        self._rng[:, 0] = self.np_random.integers(0, 2**63, self.num_envs, dtype=np.int64).astype(np.uint64)
+        self._venv.reset(seed=first)
+        self._new_episodes(np.arange(self.num_envs))
+        self._todo[:] = CONTINUE
+        self._settle(None)
+        self._started = True
+        return self._observation(), {}
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The learner's action in every game, then the other seats until the learner is to act."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.dtype.kind not in "iu":
+            raise IllegalMoveError(f"actions must be whole numbers (an integer array); got dtype {actions.dtype}")
+        self._actions[:] = self._engine._checked(actions)
+        self._todo[:] = APPLY
+        self._counting[:] = True
+        self._ret[:] = 0.0
+        ended: dict[str, Any] = {}
+        self._settle(ended)
+        rewards = self._ret.copy()
+        terminated = np.zeros(self.num_envs, np.bool_)
+        infos: dict[str, Any] = {}
+        if ended:
+            games = ended["games"]
+            terminated[games] = True
+            rewards[games] = ended["rewards"]
+            infos = _final_infos(self.num_envs, games, ended["views"], ended["winner"], ended["final_scores"],
+                                 self.single_action_space.n)
+        return self._observation(), rewards, terminated, np.zeros(self.num_envs, np.bool_), infos
+
+    def action_masks(self) -> np.ndarray:
+        """``[num_envs, num_actions]`` booleans: the learner's legal actions in each game."""
+        return self._engine.mask.astype(bool)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        if hasattr(self, "_venv"):  # not when the constructor refused its arguments
+            self._venv.close()
+
+    # -- the games --------------------------------------------------------------------------------
+    def _observation(self) -> dict[str, np.ndarray]:
+        eng = self._engine
+        return {"observation": eng.obs.copy(), "action_mask": eng.mask.copy()}
+
+    def _new_episodes(self, games: np.ndarray) -> None:
+        """Draw the learner of ``games`` (where it is random) and fill their seating."""
+        if self.learner_choice == "random":
+            self.learner[games] = self.np_random.integers(self.rules.num_players, size=games.size)
+        else:
+            self.learner[games] = self.learner_choice
+        n = self.rules.num_players
+        seat, others = np.arange(n), np.arange(n - 1)
+        for b in games.tolist():
+            row, me = self._who[b], int(self.learner[b])
+            row[seat != me] = others
+            row[me] = LEARNER
+        self._counting[games] = False
+
+    def _run(self) -> int:
+        """:func:`advance` over the batch, one range of games per thread of the engine."""
+        eng, venv, o = self._engine, self._venv, self._out
+        args = (eng.S, eng.hands, eng._played, eng.bone, *eng._args, self._actions, eng.legal, eng._obs, eng._mask,
+                venv._mode, venv._side_of_seat, venv._hand_start, eng.seeds, eng._request, o["rewards"], o["done"],
+                o["winner"], o["final_scores"], o["seed"], o["game_over"], self._todo, self._who, self.learner,
+                self._kinds, self._counting, self._ret, self._weights, self._stock, self._by_value, self._rng)
+        if eng._pool is None:
+            return int(advance(*args, eng._work[0], self._mine[0], 0, self.num_envs))
+        futures = [eng._pool.submit(advance, *args, work, mine, a, b)
+                   for work, mine, (a, b) in zip(eng._work[1:], self._mine[1:], eng._chunks[1:], strict=True)]
+        total = advance(*args, eng._work[0], self._mine[0], *eng._chunks[0])
+        return int(total + sum(f.result() for f in futures))
+
+    def _settle(self, ended: dict[str, Any] | None) -> None:
+        """Play every game on to its learner's decision, dealing as hands and episodes end; the
+        episodes that end while ``counting`` go into ``ended`` (their games, the learner's last
+        views and rewards, winners and final scores)."""
+        eng, o = self._engine, self._out
+        while True:
+            if self._run():
+                hand_over = np.flatnonzero(eng._request)
+                over = hand_over[o["done"][hand_over]]
+                if ended is not None:
+                    _record(ended, over[self._counting[over]], self, o)
+                eng._request[over] = K.NEW_GAME  # every episode is a new game, as in the AEC env
+                eng.seeds[over] = self._venv._take_seeds(over.size)
+                self._venv._hand_start[over] = 0
+                eng._deal_requested()
+                eng._request[:] = 0
+                self._new_episodes(over)
+                self._todo[hand_over] = CONTINUE
+                continue
+            if not self._policies:
+                return
+            in_play = np.flatnonzero(eng.phase == K.PLAY)
+            j = self._who[in_play, eng.turn[in_play]]
+            external = in_play[(j != LEARNER) & (self._kinds[j] == EXTERNAL)]
+            if not external.size:
+                return
+            self._play_policies(external)
+
+    def _play_policies(self, games: np.ndarray) -> None:
+        """The exported policies' masked argmax for the seat to act in ``games``; then apply them."""
+        import torch
+
+        eng = self._engine
+        opponent = self._who[games, eng.turn[games]]
+        for j in np.unique(opponent).tolist():
+            rows = games[opponent == j]
+            with torch.no_grad():
+                logits = self._policies[j](torch.from_numpy(eng.obs[rows].copy())).double().numpy()
+            logits[eng.mask[rows] == 0] = -np.inf
+            self._actions[rows] = logits.argmax(axis=1)
+        self._todo[games] = APPLY
+
+    def learner_views(self, games: np.ndarray) -> np.ndarray:
+        """``[len(games), obs_size]``: the learner's observation in ``games`` as a seat not asked to act."""
+        eng, t = self._engine, self._engine.tables
+        games = np.ascontiguousarray(games, np.int64)
+        out = np.empty((games.size, eng.obs_size), np.float32)
+        block = t.observer.pieces["rules"]
+        seat_views(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, t.score_tab, t.offsets, t.fractions, t.count_val,
+                   t.points_val, t.act_tile, t.act_slot, eng.legal, t.rules_vec, block.start, games,
+                   self.learner[games], *self._one, out)
+        return out
+
+
+def _record(ended: dict[str, Any], games: np.ndarray, env: SniffGymVectorEnv, o: dict[str, np.ndarray]) -> None:
+    """Add the episodes of ``games``, which just ended, to ``ended``."""
+    parts = {"games": games, "views": env.learner_views(games), "rewards": env._ret[games],
+             "winner": o["winner"][games], "final_scores": o["final_scores"][games]}
+    for key, value in parts.items():
+        ended[key] = np.concatenate([ended[key], value]) if key in ended else value.copy()
+
+
+def _final_infos(num_envs: int, games: np.ndarray, views: np.ndarray, winner: np.ndarray, scores: np.ndarray,
+                 num_actions: int) -> dict[str, Any]:
+    """The infos of the episodes that ended, laid out as Gymnasium's vector envs lay them out."""
+    flag = np.zeros(num_envs, np.bool_)
+    flag[games] = True
+    final_obs = np.full(num_envs, None, object)
+    no_mask = np.zeros(num_actions, np.int8)
+    for i, b in enumerate(games.tolist()):
+        final_obs[b] = {"observation": views[i], "action_mask": no_mask}
+    win = np.zeros(num_envs, np.int64)
+    win[games] = winner
+    final = np.zeros((num_envs, scores.shape[1]), np.int64)
+    final[games] = scores
+    final_info = {"winner": win, "_winner": flag, "final_scores": final, "_final_scores": flag.copy()}
+    return {"final_obs": final_obs, "_final_obs": flag.copy(), "final_info": final_info, "_final_info": flag.copy()}
+
+
+def _opponent_table(
+    opponents: str | Sequence[str] | None, rules: Any
+) -> tuple[list[int], np.ndarray, np.ndarray, dict[int, Any]]:
+    """Per other seat (in seat order): its code, heuristic weights, greedy tie-break flag, and the
+    exported policies by seat; an unknown or unsupported spec raises :class:`ValueError`."""
+    n = rules.num_players
+    specs = ["random" if opponents is None else opponents] * (n - 1) if opponents is None or isinstance(
+        opponents, str) else list(opponents)
+    if len(specs) != n - 1 or not all(isinstance(s, str) for s in specs):
+        raise ValueError(f"opponents: one player spec, or a list of {n - 1} (one per other seat); got {opponents!r}")
+    codes: list[int] = []
+    weights = np.zeros((n - 1, len(weight_vector(Weights()))), np.float64)
+    by_value = np.zeros(n - 1, np.bool_)
+    policies: dict[int, Any] = {}
+    for i, spec in enumerate(specs):
+        base, opts = parse_spec(spec)
+        if base in COMPILED:
+            codes.append(COMPILED[base])
+            if base == "heuristic":
+                weights[i] = weight_vector(Weights.from_kwargs(**opts))
+                continue
+            allowed = {"greedy": {"tiebreak"}, "random": set()}[base]
+            if set(opts) - allowed:
+                raise ValueError(f"{spec!r}: the compiled {base} player takes {sorted(allowed) or 'no options'}")
+            by_value[i] = checked_tiebreak(str(opts.get("tiebreak", "lowest"))) == "heuristic"
+        elif base in BUILTIN:
+            raise ValueError(
+                f"the vector env plays {', '.join(COMPILED)} and exported policy files inside its step; got {spec!r}"
+                " (use the single-agent env, gymnasium.make, for it)"
+            )
+        else:
+            from ..players.policy import load_checked
+
+            codes.append(EXTERNAL)
+            policies[i] = load_checked(spec, rules)[0]
+    return codes, weights, by_value, policies
