@@ -10,6 +10,8 @@ BENCHMARKS = {
     "env": "sniff_env.benchmarks.env",
     "players": "sniff_env.benchmarks.players",
     "vector": "sniff_env.benchmarks.vector",
+    "gym-vector": "sniff_env.benchmarks.gym_vector",
+    "web-memory": "sniff_env.benchmarks.web_memory",
 }
 
 
