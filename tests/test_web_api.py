@@ -420,7 +420,7 @@ def test_the_default_opponent_is_loaded_once_and_games_cost_little_memory(tmp_pa
 
     rules = make_rules("sniff", 2)
     if session_module.default_opponent(rules) == "heuristic":
-        pytest.skip("the shipped policy checkpoints/sniff-2p.pt is not here")
+        pytest.skip("the shipped agent sniff-2p is not installed")
     from sniff_env.players import load as real_load
 
     loads: list[str] = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,8 @@ class TournamentResult:
     seed: int
     max_hands: int
     outcomes: list[GameOutcome] = field(default_factory=list)
+    engine: str = "reference"
+    """The engine that played the games: ``"batched"`` or ``"reference"`` (the same outcomes)."""
 
     def pairs(self) -> list[PairResult]:
         out = []
@@ -178,17 +180,26 @@ class _Task:
     save_games: str | None = None
 
 
-_PLAYERS: dict[str, Any] = {}
-"""Players built so far in this process, by spec (loading a policy file once per process)."""
+GAME_LOG_NAME = "pair{a}-{b}-deal{deal:05d}-seating{seating}.json"
+"""File name of a saved tournament game in the ``save_games`` folder."""
+
+
+def saved_game_logs(folder: str | Path) -> list[Path]:
+    """The tournament game logs already in ``folder`` (none if it does not exist)."""
+    return sorted(Path(folder).glob("pair*-*-deal*-seating*.json"))
+
+
+_PLAYERS: dict[tuple[str, Rules], Any] = {}
+"""Players built so far in this process, by spec and rules (loading a policy file once per process)."""
 
 
 def _player(spec: str, rules: Rules) -> Any:
-    if spec not in _PLAYERS:
+    if (spec, rules) not in _PLAYERS:
         from ..players import BUILTIN, load, parse_spec
 
         extra = {} if parse_spec(spec)[0] in BUILTIN else {"rules": rules}
-        _PLAYERS[spec] = load(spec, **extra)
-    return _PLAYERS[spec]
+        _PLAYERS[(spec, rules)] = load(spec, **extra)
+    return _PLAYERS[(spec, rules)]
 
 
 def play_deal(task: _Task) -> list[GameOutcome]:
@@ -218,7 +229,7 @@ def play_deal(task: _Task) -> list[GameOutcome]:
         if task.save_games is not None:
             from ..gamelog import save_game_log
 
-            name = f"pair{task.pair[0]}-{task.pair[1]}-deal{task.deal_index:05d}-seating{k}.json"
+            name = GAME_LOG_NAME.format(a=task.pair[0], b=task.pair[1], deal=task.deal_index, seating=k)
             save_game_log(game, Path(task.save_games) / name, players=specs,
                           meta={"tournament_seed": task.seed, "deal": task.deal_index, "seating": list(seating)})
         # side s is seat s, or seats s and s + 2 in a partnership: the same player either way
@@ -282,6 +293,7 @@ def run_tournament(
     keep_deals: bool = False,
     progress: bool | Callable[[int, int], None] = False,
     save_games: str | Path | None = None,
+    engine: str = "auto",
 ) -> TournamentResult:
     """Play every pair of ``players`` (specs for :func:`sniff_env.players.load`) on duplicate
     deals: ``games_per_pair`` is rounded up to whole deals (a multiple of ``len(seatings)``).
@@ -290,40 +302,89 @@ def run_tournament(
     ``progress=True`` shows a progress bar; a callable gets ``(done, total)`` deals.
     ``save_games`` is a folder where every game is saved as a JSON game log (the format of
     :mod:`sniff_env.gamelog`, which ``sniff replay`` reads).
+
+    ``engine="auto"`` plays on the batched engine (:mod:`.batched`, the same outcomes, much
+    faster) when every player has a batched form and neither ``keep_deals`` nor ``save_games``
+    is asked, else on the reference engine; ``"batched"`` insists (:class:`ValueError` saying
+    why it cannot), ``"reference"`` plays every game on the reference engine.
     """
     if len(players) < 2:
         raise ValueError(f"a tournament needs at least two players; got {list(players)}")
     if len(set(players)) != len(players):
         raise ValueError(f"each player may appear once; got {list(players)}")
-    if games_per_pair < 1:
-        raise ValueError(f"games_per_pair must be at least 1; got {games_per_pair}")
+    for key, value in (("games_per_pair", games_per_pair), ("workers", workers), ("max_hands", max_hands)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{key} must be a whole number, 1 or more; got {value!r}")
     for spec in players:  # fail before any game on a spec that names no player or a mismatched policy
         _player(spec, rules)
     per_deal = len(seatings(rules.num_players))
     deals = -(-games_per_pair // per_deal)
-    tasks = [
-        _Task(tuple(players), rules, pair, d, seed, max_hands, keep_deals,
-              None if save_games is None else str(save_games))
-        for pair in _pairs(len(players)) for d in range(deals)
-    ]
-    result = TournamentResult(list(players), rules, deals * per_deal, seed, max_hands)
-    callback = _progress_bar(len(tasks)) if progress is True else (progress or None)
+    chosen, _ = choose_engine(players, rules, engine, keep_deals, save_games)
+    result = TournamentResult(list(players), rules, deals * per_deal, seed, max_hands, engine=chosen)
+    total = deals * len(_pairs(len(players)))
+    callback = _progress_bar(total) if progress is True else (progress or None)
     try:
-        if workers <= 1:
-            for k, task in enumerate(tasks):
-                result.outcomes.extend(play_deal(task))
-                if callback:
-                    callback(k + 1, len(tasks))
+        if chosen == "batched":
+            from .batched import play_batched
+
+            result.outcomes = play_batched(players, rules, deals, seed, max_hands, workers, callback)
         else:
-            with multiprocessing.get_context().Pool(workers) as pool:
-                for k, outs in enumerate(pool.imap(play_deal, tasks, chunksize=1)):
-                    result.outcomes.extend(outs)
-                    if callback:
-                        callback(k + 1, len(tasks))
+            tasks = [
+                _Task(tuple(players), rules, pair, d, seed, max_hands, keep_deals,
+                      None if save_games is None else str(save_games))
+                for pair in _pairs(len(players)) for d in range(deals)
+            ]
+            result.outcomes = _play_reference(tasks, workers, callback)
     finally:
         if callback is not None and hasattr(callback, "close"):
             callback.close()
     return result
+
+
+def _play_reference(tasks: list[_Task], workers: int, callback: Callable[[int, int], None] | None) -> list[GameOutcome]:
+    """The outcomes of ``tasks`` (deals) on the reference engine, in order."""
+    if workers <= 1:
+        return _collect(map(play_deal, tasks), len(tasks), callback)
+    with multiprocessing.get_context().Pool(workers) as pool:
+        return _collect(pool.imap(play_deal, tasks, chunksize=1), len(tasks), callback)
+
+
+def _collect(results: Iterable[list[GameOutcome]], total: int,
+             callback: Callable[[int, int], None] | None) -> list[GameOutcome]:
+    outcomes: list[GameOutcome] = []
+    for k, outs in enumerate(results):
+        outcomes.extend(outs)
+        if callback:
+            callback(k + 1, total)
+    return outcomes
+
+
+ENGINES = ("auto", "batched", "reference")
+"""The engines a tournament may be played on (see :func:`run_tournament`)."""
+
+
+def choose_engine(players: Sequence[str], rules: Rules, engine: str = "auto", keep_deals: bool = False,
+                  save_games: str | Path | None = None) -> tuple[str, str | None]:
+    """The engine a tournament plays on (see :func:`run_tournament`) and, for the reference
+    engine, why; :class:`ValueError` when ``engine="batched"`` cannot be."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+    if engine == "reference":
+        return "reference", "--engine reference"
+    refusal = engine_refusal(players, rules, keep_deals, save_games)
+    if engine == "batched" and refusal:
+        raise ValueError(f"the batched engine cannot play this tournament: {refusal}")
+    return ("reference", refusal) if refusal else ("batched", None)
+
+
+def engine_refusal(players: Sequence[str], rules: Rules, keep_deals: bool = False,
+                   save_games: str | Path | None = None) -> str | None:
+    """Why a tournament cannot be played on the batched engine, or None when it can."""
+    from .batched import batch_refusal
+
+    if keep_deals or save_games is not None:
+        return "it keeps the deals or saves game logs, which only the reference engine records"
+    return batch_refusal(players, rules)
 
 
 class _progress_bar:

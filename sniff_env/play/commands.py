@@ -10,6 +10,7 @@ from pathlib import Path
 from ..commands.common import add_rules_arguments, check_output_file, rules_from_args
 from ..errors import SniffError
 from ..gamelog import load_game_log
+from ..rules import Rules
 from .session import Session
 from .terminal import Terminal
 
@@ -18,10 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_arguments(parser)
     parser.add_argument(
         "--opponent", action="append", default=[], metavar="SPEC",
-        help="an opponent: random, greedy, heuristic, search[:budget_s=0.5], rollouts[:samples=256] or a policy file; repeat "
-             "for each seat in turn (the last repeats). Default: checkpoints/sniff-2p.pt when it exists "
-             "and fits the rules, else heuristic. With --resume: a policy file the log may name (a log may "
-             "name only built-in players and the shipped policies unless you allow a file here)",
+        help="an opponent: random, greedy, heuristic, search[:budget_s=0.5], rollouts[:samples=256], a shipped "
+             "agent (sniff agents lists them) or a policy file; repeat for each seat in turn (the last repeats). "
+             "Default: the shipped agent trained for the chosen preset and player count (any target), else "
+             "heuristic. With --resume: a policy file the log may name (a log may name only built-in players "
+             "and the shipped agents unless you allow a file here)",
     )
     parser.add_argument("--partner", metavar="SPEC", help="your partner with --rule partnership=true")
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 leads the list (default: 0)")
@@ -39,6 +41,17 @@ def trusted_files(args: argparse.Namespace) -> list[str]:
     return [*args.opponent, *([args.partner] if args.partner else [])]
 
 
+def chosen_opponents(opponents: list[str], rules: Rules) -> tuple[list[str], str | None]:
+    """The opponents asked for, or by default the shipped agent that fits ``rules`` (else
+    ``heuristic``) and one line saying which plays and why."""
+    if opponents:
+        return list(opponents), None
+    from ..agents import default_opponent
+
+    spec, note = default_opponent(rules)
+    return [spec], note
+
+
 def run(args: argparse.Namespace) -> int:
     if args.save is not None:
         check_output_file(args.save, args.force)
@@ -51,10 +64,13 @@ def run(args: argparse.Namespace) -> int:
             session.rated = True
     else:
         rules = rules_from_args(args)
+        opponents, note = chosen_opponents(args.opponent, rules)
         session = Session.start(
-            rules, list(args.opponent), human=args.seat, partner=args.partner, seed=args.seed,
+            rules, opponents, human=args.seat, partner=args.partner, seed=args.seed,
             rated=args.rated, save_path=args.save,
         )
+        if note and note not in session.notes:
+            session.notes.insert(0, note)
     session.overwrite = args.force
     session.save()  # the log file exists from the start: a bad --save stops here, before any move
     return Terminal(session).run()

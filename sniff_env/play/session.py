@@ -30,10 +30,10 @@ from ..game import Event, Game, Phase, new_game
 from ..gamelog import GameLog, save_game_log
 from ..infostate import info_state
 from ..players import BUILTIN, Player, PlayerSpecError, load, parse_spec
+from ..players.compat import policy_fit
 from ..rules import Rules
 
 HUMAN = "human"
-CHECKPOINT_2P = "checkpoints/sniff-2p.pt"
 HINT_BUDGET_S = 1.0
 
 
@@ -72,24 +72,23 @@ def default_save_path(seed: int, folder: Path | None = None) -> Path:
     return folder / f"{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}-{secrets.token_hex(4)}.json"
 
 
-def _checkpoint_dirs() -> list[Path]:
-    """Where the shipped policies are looked for: ``checkpoints/`` here and beside the package."""
-    return [base / Path(CHECKPOINT_2P).parent for base in (Path.cwd(), Path(__file__).resolve().parents[2])]
-
-
 def default_opponent(rules: Rules) -> str:
-    """The shipped 2-player policy when it exists (it plays level with ``heuristic``), else ``heuristic``."""
-    for folder in _checkpoint_dirs():
-        path = folder / Path(CHECKPOINT_2P).name
-        if path.is_file():
-            return str(path)
-    return "heuristic"
+    """The shipped agent trained for ``rules`` (or one that can read their differences), else
+    ``heuristic`` (see :func:`sniff_env.agents.default_opponent`)."""
+    from ..agents import default_opponent as pick
+
+    return pick(rules)[0]
 
 
 def shipped_policy(spec: str) -> bool:
-    """Whether ``spec`` is a policy file in a ``checkpoints/`` folder of the shipped agents."""
-    path = Path(spec).resolve()
-    return path.suffix == ".pt" and any(path.parent == folder.resolve() for folder in _checkpoint_dirs())
+    """Whether ``spec`` names a shipped agent, or a policy file among theirs (as older logs do)."""
+    from ..agents import agents_folder, shipped_agents
+
+    folder = agents_folder()
+    if spec in shipped_agents():
+        return True
+    path = Path(spec)
+    return folder is not None and path.suffix in (".onnx", ".pt") and path.resolve().parent == folder.resolve()
 
 
 def safe_name(name: object, limit: int = 60) -> str:
@@ -257,6 +256,9 @@ class Session:
             if note:
                 self.notes.append(note)
                 spec = "heuristic"
+            fit = policy_fit(agent, rules)
+            if fit is not None and fit.notice(agent.name) and fit.notice(agent.name) not in self.notes:
+                self.notes.append(str(fit.notice(agent.name)))
             self.seats.append(SeatPlayer(agent.name, spec, agent))
         names = [p.name for p in self.seats]
         for p in self.seats:

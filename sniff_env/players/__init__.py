@@ -6,17 +6,25 @@ seat; ``info["info_state"]`` is that seat's :class:`~sniff_env.infostate.InfoSta
 reads another seat's hand or the boneyard.
 
 :func:`load` builds one from a spec: ``random``, ``greedy``, ``heuristic``, ``search``,
-``rollouts`` (compiled search with heuristic playouts), or the path of an exported policy file;
-keyword options may follow a colon, e.g. ``search:simulations=300``,
-``search:budget_s=0.2,rollout=greedy`` or ``rollouts:samples=128``.
+``rollouts`` (compiled search with heuristic playouts), the name of a shipped agent
+(``sniff-2p``: see :mod:`sniff_env.agents`) or the path of an exported policy file (ONNX or
+TorchScript); keyword options of a built-in player may follow a colon, e.g. ``search:simulations=300``,
+``search:simulations=300,budget_s=0.5`` or ``rollouts:samples=128``. An unknown option
+or a value of the wrong type is a :class:`PlayerSpecError` that lists the options the player takes.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
+import types
+import typing
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Union, runtime_checkable
+
+if TYPE_CHECKING:
+    from ..rules import Rules
 
 BUILTIN: dict[str, tuple[str, str]] = {
     "random": ("sniff_env.players.random", "RandomPlayer"),
@@ -46,44 +54,139 @@ class PlayerSpecError(ValueError):
     """A player spec names no known player, or its options cannot be parsed."""
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"search:simulations=300,rollout=greedy"`` -> ``("search", {"simulations": 300, ...})``."""
+def _split_spec(spec: str) -> tuple[str, list[tuple[str, str]]]:
+    """``"search:simulations=300"`` -> ``("search", [("simulations", "300")])``; a spec that
+    names no built-in player (a path may itself hold a colon, e.g. a drive letter) stays whole."""
     base, _, opts = spec.partition(":")
-    if base not in BUILTIN:  # a path may itself hold a colon (e.g. a drive letter); keep it whole
-        return spec, {}
-    kwargs: dict[str, Any] = {}
+    if base not in BUILTIN:
+        return spec, []
+    items: list[tuple[str, str]] = []
     for item in filter(None, opts.split(",")):
         key, eq, raw = item.partition("=")
         if not eq:
             raise PlayerSpecError(f"player option {item!r} in {spec!r} is not KEY=VALUE")
-        try:
-            kwargs[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            kwargs[key.strip()] = raw
-    return base, kwargs
+        if key.strip() in (k for k, _ in items):
+            raise PlayerSpecError(f"player option {key.strip()!r} is given twice in {spec!r}")
+        items.append((key.strip(), raw))
+    return base, items
+
+
+def _json_or_text(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def _float_or_text(raw: str) -> float | str:
+    try:
+        return float(raw)
+    except ValueError:
+        return raw
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"search:simulations=300,budget_s=0.5"`` -> ``("search", {"simulations": 300, "budget_s": 0.5})``."""
+    base, items = _split_spec(spec)
+    return base, {key: _json_or_text(raw) for key, raw in items}
+
+
+_PLAIN_TYPES: dict[type, str] = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+
+
+def spec_options(cls: type) -> dict[str, tuple[type, ...]]:
+    """The options a player class takes in a spec, each with the value types it accepts: the
+    constructor's parameters of plain types (numbers, text, true/false) and, if it takes
+    ``**options``, those its ``keyword_options()`` names."""
+    hints = typing.get_type_hints(cls.__init__)  # type: ignore[misc]
+    named: dict[str, Any] = {}
+    for param in list(inspect.signature(cls.__init__).parameters.values())[1:]:  # type: ignore[misc]
+        if param.kind is param.VAR_KEYWORD:
+            named.update(cls.keyword_options())  # type: ignore[attr-defined]
+        elif param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+            named[param.name] = hints.get(param.name, Any)
+    out: dict[str, tuple[type, ...]] = {}
+    for name, hint in named.items():
+        members = typing.get_args(hint) if isinstance(hint, types.UnionType) or typing.get_origin(hint) is Union else (hint,)
+        if all(m in _PLAIN_TYPES or m is type(None) for m in members):
+            out[name] = tuple(members)
+    return out
+
+
+def _fits(value: Any, allowed: tuple[type, ...]) -> bool:
+    if isinstance(value, bool) or value is None:
+        return type(value) in allowed
+    if isinstance(value, int):
+        return int in allowed or float in allowed
+    return type(value) in allowed
+
+
+def _spec_kwargs(spec: str, base: str, cls: type) -> dict[str, Any]:
+    """The options of ``spec`` as keywords for ``cls``, each checked against its type."""
+    options = spec_options(cls)
+    kwargs: dict[str, Any] = {}
+    for key, raw in _split_spec(spec)[1]:
+        if key not in options:
+            raise PlayerSpecError(
+                f"player {base!r} has no option {key!r} (in {spec!r}); its options are: {', '.join(options)}"
+            )
+        allowed, value = options[key], _json_or_text(raw)
+        if not _fits(value, allowed) and str in allowed:
+            value = raw  # text that happens to parse as JSON, e.g. a name "123"
+        elif isinstance(value, str) and float in allowed:
+            value = _float_or_text(raw)  # "inf", "nan": numbers, refused by the player if out of range
+        if not _fits(value, allowed):
+            words = " or ".join(_PLAIN_TYPES[t] for t in allowed if t in _PLAIN_TYPES)
+            raise PlayerSpecError(f"player option {key}={raw} of {base!r} must be {words}; got {value!r}")
+        kwargs[key] = value
+    return kwargs
 
 
 def load(spec: str, **kwargs: Any) -> Player:
     """The player a spec names (see the module docstring); ``kwargs`` add to its options.
 
-    Built-in players take ``seed=`` (their own generator); policy files also need ``rules=``
-    to check that the policy was trained for them.
+    Built-in players take ``seed=`` (their own generator); agents and policy files take
+    ``rules=``, the rules to play (see :func:`load_fitted_policy`). An unknown option, a value of
+    the wrong type or out of range raises :class:`PlayerSpecError` saying what the player accepts;
+    a name that is no built-in player, no shipped agent and no policy file lists them all.
     """
-    base, opts = parse_spec(spec)
-    opts.update(kwargs)
+    base = _split_spec(spec)[0]
     if base in BUILTIN:
-        module, cls = BUILTIN[base]
-        player: Player = getattr(importlib.import_module(module), cls)(**opts)
-        if ":" in spec:
+        module, cls_name = BUILTIN[base]
+        cls = getattr(importlib.import_module(module), cls_name)
+        opts = {**_spec_kwargs(spec, base, cls), **kwargs}
+        try:
+            player: Player = cls(**opts)
+        except ValueError as exc:
+            raise PlayerSpecError(f"player {spec!r}: {exc}") from exc
+        if ":" in spec and "name" not in opts:
             player.name = spec
         return player
-    if Path(base).suffix in (".pt", ".ts", ".jit") or Path(base).exists():
-        from .policy import load_policy
+    from ..agents import shipped_agents
 
-        return load_policy(base, **opts)
+    agents = shipped_agents()
+    if base in agents:
+        return load_fitted_policy(agents[base].path, name=base, **kwargs)
+    if Path(base).suffix in POLICY_SUFFIXES or Path(base).exists():
+        return load_fitted_policy(base, **kwargs)
     raise PlayerSpecError(
-        f"unknown player {spec!r}: use one of {', '.join(BUILTIN)} or the path of an exported policy file"
+        f"unknown player {spec!r}: use one of {', '.join(BUILTIN)}, a shipped agent "
+        f"({', '.join(agents) or 'none in this installation'}) or the path of an exported policy file"
     )
 
 
-__all__ = ["BUILTIN", "Player", "PlayerSpecError", "load", "parse_spec"]
+POLICY_SUFFIXES = (".onnx", ".pt", ".ts", ".jit")
+"""File names that are policy files whether or not they exist (a missing one is a PolicyError)."""
+
+
+def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str | None = None,
+                       **kwargs: Any) -> Player:
+    """The policy player of a file, playing ``rules`` (default: its own) when they differ from
+    its training rules only in what it can read (:func:`.compat.compare_rules`); other
+    differences raise :class:`~.policy.PolicyError` spelling them out."""
+    from .policy import load_policy
+
+    return load_policy(path, rules=rules, name=name, **kwargs)
+
+
+__all__ = ["BUILTIN", "Player", "PlayerSpecError", "load", "load_fitted_policy", "parse_spec", "spec_options"]

@@ -34,6 +34,7 @@ from ..actions import action_codec
 from ..observation import Observer
 from ..rules import Rules
 from ._base import legal_actions
+from .compat import compare_rules
 
 META_FILE = "sniff_meta.json"
 REQUIRED_META = ("rules", "num_players", "observation_version", "num_actions")
@@ -115,15 +116,17 @@ def parse_meta(path: str | Path, raw: str) -> dict[str, Any]:
 
 def check_meta(path: str | Path, meta: dict[str, Any], rules: Rules | None = None) -> Rules:
     """The rules a policy is played under, after checking that its metadata was made for
-    ``rules`` (default: its own), this observation layout and this action count."""
+    ``rules`` (default: its own; rules that differ only in what the policy can read, such as the
+    target, are allowed: :func:`.compat.compare_rules`), this observation layout and this action
+    count."""
     try:
         own = Rules.from_dict(dict(meta["rules"]))
     except (TypeError, ValueError) as exc:
         raise PolicyError(f"{str(path)!r}: its rules cannot be read ({exc})") from exc
     rules = rules or own
-    if own != rules:
-        diff = {k: (v, rules.to_dict()[k]) for k, v in own.to_dict().items() if k != "name" and rules.to_dict()[k] != v}
-        raise PolicyError(f"{str(path)!r} was trained for other rules: (policy, asked) {diff}")
+    fit = compare_rules(own, rules)
+    if not fit.ok:
+        raise PolicyError(f"{fit.refusal(Path(path).stem)} ({str(path)!r})")
     if meta["num_players"] != rules.num_players:
         raise PolicyError(f"{str(path)!r} is for {meta['num_players']} players; asked for {rules.num_players}")
     version = Observer(rules).version

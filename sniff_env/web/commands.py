@@ -24,7 +24,7 @@ from ..commands.common import (
 )
 from ..errors import SniffError
 from ..play.commands import add_arguments as add_play_arguments
-from ..play.commands import main_for
+from ..play.commands import chosen_opponents, main_for
 from ..play.session import Session, default_save_path
 from .sessions import IDLE_S, MAX_GAMES, TableOptions
 
@@ -87,8 +87,10 @@ def run(args: argparse.Namespace) -> int:
 
     from .app import create_app
 
+    rules = rules_from_args(args)
+    opponents, note = chosen_opponents(args.opponent, rules)
     options = TableOptions(
-        rules=rules_from_args(args), opponents=tuple(args.opponent), partner=args.partner, seat=args.seat,
+        rules=rules, opponents=tuple(opponents), partner=args.partner, seat=args.seat,
         seed=args.seed, rated=args.rated, games_dir=args.games_dir, save_path=args.save,
         overwrite=args.force, hint_budget_s=args.hint_budget, max_games=args.max_games,
         idle_s=args.idle_minutes * 60, hosts=served_hosts(args.host),
@@ -98,11 +100,13 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(options.save_path, options.overwrite)
     app = create_app(options)
     # the seats are filled once here, so that a bad --opponent or --seat stops the server at once
-    Session.start(options.rules, list(options.opponents), human=options.seat, partner=options.partner,
-                  agents=app.state.store.agents)
+    seated = Session.start(options.rules, list(options.opponents), human=options.seat, partner=options.partner,
+                           agents=app.state.store.agents)
     query = ""
     if args.resume is not None:
         query = f"?game={app.state.store.resume(args.resume).id}"
+    for line in dict.fromkeys([*([note] if note else []), *seated.notes]):
+        print(line, flush=True)
     sock = listen(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host

@@ -1,0 +1,169 @@
+"""The shipped agents: trained policies installed with the package and named like players.
+
+Each agent is an ONNX policy file (played through onnxruntime, no torch) with two cards beside
+it in the package's ``checkpoints`` folder: ``NAME.json``, read here (the rules it was trained
+for as a preset, a player count and rule overrides; its training budget; its measured strength)
+and ``NAME.md``, the full story for people. ``sniff_env.players.load("sniff-2p")``,
+``sniff play --opponent sniff-2p`` and ``sniff eval sniff-2p heuristic`` find an agent by name
+from any directory; ``sniff agents`` lists them.
+
+In a checkout of the repository the folder is the top-level ``checkpoints/``; an installed
+package carries the same files (the ONNX files and the cards only) as ``sniff_env/checkpoints``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .players import PlayerSpecError
+from .players.compat import RulesFit, compare_rules
+from .players.policy import PolicyError
+from .presets import make_rules
+from .rules import Rules
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+AGENT_FOLDERS = (PACKAGE_DIR / "checkpoints", PACKAGE_DIR.parent / "checkpoints")
+"""Where the agents are looked for: the installed package's data, then a checkout's folder."""
+CARD_KEYS = ("name", "file", "summary", "preset", "players", "rules", "training", "strength")
+
+
+@dataclass(frozen=True)
+class Strength:
+    """One measured result of an agent: its win rate against a player over duplicate games."""
+
+    against: str
+    games: int
+    win_rate: float
+    ci95: tuple[float, float]
+    command: str
+
+    def __str__(self) -> str:
+        lo, hi = self.ci95
+        return f"{self.win_rate:.1%} [{lo:.1%}, {hi:.1%}] vs {self.against}, {self.games:,} games"
+
+
+@dataclass(frozen=True)
+class Agent:
+    """A shipped agent: its name, policy file, rules and card."""
+
+    name: str
+    path: Path
+    summary: str
+    rules: Rules
+    rule_args: str
+    """The rules as ``sniff`` options, e.g. ``--preset sniff --players 4 --rule partnership=true``."""
+    training: str
+    strength: tuple[Strength, ...]
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.num_players
+
+    @property
+    def card_path(self) -> Path:
+        """The card for people (Markdown)."""
+        return self.path.with_suffix(".md")
+
+    def fit(self, rules: Rules) -> RulesFit:
+        """How ``rules`` differ from the agent's (see :func:`sniff_env.players.compat.compare_rules`)."""
+        return compare_rules(self.rules, rules)
+
+
+def agents_folder() -> Path | None:
+    """The folder of the shipped agents, or None when this installation has none."""
+    return next((folder for folder in AGENT_FOLDERS if any(folder.glob("*.json"))), None)
+
+
+def read_card(path: Path) -> Agent:
+    """The agent a JSON card describes, or :class:`PolicyError` saying what is wrong with it."""
+    try:
+        card: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PolicyError(f"agent card {str(path)!r} cannot be read: {exc}") from exc
+    if not isinstance(card, dict) or any(k not in card for k in CARD_KEYS):
+        raise PolicyError(f"agent card {str(path)!r} must be a JSON object with keys {', '.join(CARD_KEYS)}")
+    try:
+        rules = make_rules(card["preset"], card["players"], **card["rules"])
+        strength = tuple(
+            Strength(s["against"], int(s["games"]), float(s["win_rate"]), (float(s["ci95"][0]), float(s["ci95"][1])),
+                     s["command"])
+            for s in card["strength"]
+        )
+    except (TypeError, KeyError, IndexError, ValueError) as exc:
+        raise PolicyError(f"agent card {str(path)!r} has a bad value: {exc!r}") from exc
+    overrides = "".join(f" --rule {k}={json.dumps(v)}" for k, v in card["rules"].items())
+    return Agent(
+        card["name"], path.parent / card["file"], card["summary"], rules,
+        f"--preset {card['preset']} --players {card['players']}{overrides}", card["training"], strength,
+    )
+
+
+@lru_cache(maxsize=1)
+def shipped_agents() -> dict[str, Agent]:
+    """Every shipped agent by name (empty when this installation has none)."""
+    folder = agents_folder()
+    if folder is None:
+        return {}
+    agents = [read_card(p) for p in sorted(folder.glob("*.json"))]
+    return {a.name: a for a in agents}
+
+
+def agent_named(name: str) -> Agent:
+    """The shipped agent ``name``, or :class:`PlayerSpecError` listing the installed ones."""
+    agents = shipped_agents()
+    if name not in agents:
+        installed = ", ".join(agents) or "none in this installation"
+        raise PlayerSpecError(f"no shipped agent is named {name!r}; installed agents: {installed}")
+    return agents[name]
+
+
+def agent_for(rules: Rules) -> tuple[Agent, RulesFit] | None:
+    """The shipped agent that plays ``rules``: one trained for exactly them, else one whose rules
+    differ only in what it can read (the target); None when no agent fits."""
+    fits = [(a, a.fit(rules)) for a in shipped_agents().values()]
+    playable = [(a, f) for a, f in fits if f.ok]
+    playable.sort(key=lambda af: len(af[1].readable))
+    return playable[0] if playable else None
+
+
+def default_opponent(rules: Rules) -> tuple[str, str]:
+    """The opponent that ``sniff play`` and ``sniff serve`` seat by default for ``rules``, and a
+    line saying why: the shipped agent that fits (:func:`agent_for`), else ``heuristic``."""
+    found = agent_for(rules)
+    if found is None:
+        return "heuristic", (f"heuristic plays: no shipped agent was trained for {rules.name} with "
+                             f"{rules.num_players} players (sniff agents lists them)")
+    agent, fit = found
+    return agent.name, fit.notice(agent.name) or (
+        f"{agent.name} plays: the shipped agent trained for {rules.name} with {rules.num_players} players")
+
+
+def print_agents(console: Any = None) -> None:
+    """The shipped agents and their cards, as a rich table."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    agents = shipped_agents()
+    if not agents:
+        console.print("no shipped agents in this installation")
+        return
+    table = Table(title="shipped agents (play one: sniff play --opponent NAME, with its rules)")
+    table.add_column("agent", min_width=max(len(name) for name in agents))
+    for col in ("rules", "training", "measured strength"):
+        table.add_column(col)
+    for a in agents.values():
+        table.add_row(
+            f"[bold]{a.name}[/bold]\n{a.summary}", f"{a.rules.name}, {a.num_players} players\n{a.rule_args}",
+            a.training, "\n".join(str(s) for s in a.strength),
+        )
+    console.print(table)
+    console.print(f"cards: {agents_folder()}/NAME.md; any target plays, with a notice (scores are read as a share of it)")
+
+
+__all__ = ["Agent", "Strength", "agent_for", "agent_named", "agents_folder", "default_opponent", "print_agents",
+           "shipped_agents"]

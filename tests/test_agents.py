@@ -1,0 +1,139 @@
+"""The shipped agents: installed by name, described by their cards, playing any target they can read."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shlex
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import play_out_legally
+
+from sniff_env.agents import agent_for, agent_named, default_opponent, read_card, shipped_agents
+from sniff_env.players import PlayerSpecError, load
+from sniff_env.players.compat import FIELD_KINDS, FieldKind, compare_rules
+from sniff_env.players.onnx_policy import read_onnx
+from sniff_env.players.policy import PolicyError
+from sniff_env.presets import make_rules
+from sniff_env.rules import Rules, field_names
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ("muggins-2p", "sniff-2p", "sniff-4p-partnership")
+
+
+def rules_of(command: str) -> Rules:
+    """The rules a ``sniff eval`` command line plays."""
+    from sniff_env.commands.common import rules_from_args
+    from sniff_env.evaluation.cli import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return rules_from_args(parser.parse_args(shlex.split(command)[2:]))
+
+
+def test_every_shipped_agent_has_a_card_true_to_its_file() -> None:
+    agents = shipped_agents()
+    assert tuple(agents) == SHIPPED
+    for name, agent in agents.items():
+        _, meta = read_onnx(agent.path)
+        assert agent.rules == Rules.from_dict(meta["rules"]), name
+        assert agent.num_players == meta["num_players"]
+        story = agent.card_path.read_text(encoding="utf-8")
+        for s in agent.strength:
+            assert f"{s.win_rate:.1%}" in story and f"{s.ci95[0]:.1%}".rstrip("%") in story, (name, s.against)
+            assert s.command.startswith(f"sniff eval {name} {s.against}") and s.command in story
+            assert rules_of(s.command) == agent.rules, "the command plays the agent's rules"
+
+
+def test_agents_load_by_name_from_any_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    player = load("sniff-2p", seed=1)
+    assert player.name == "sniff-2p" and player.rules == make_rules("sniff", 2)  # type: ignore[attr-defined]
+    with pytest.raises(PlayerSpecError, match="installed agents: muggins-2p, sniff-2p, sniff-4p-partnership"):
+        agent_named("sniff-3p")
+    with pytest.raises(PlayerSpecError, match=r"a shipped agent \(muggins-2p, sniff-2p, sniff-4p-partnership\)"):
+        load("sniff-3p")
+
+
+def test_a_broken_card_is_a_policy_error(tmp_path: Path) -> None:
+    card = tmp_path / "x.json"
+    card.write_text('{"name": "x"}')
+    with pytest.raises(PolicyError, match="must be a JSON object with keys name, file, summary"):
+        read_card(card)
+    card.write_text("{")
+    with pytest.raises(PolicyError, match="cannot be read"):
+        read_card(card)
+
+
+def test_the_agent_that_fits_the_preset_and_players_is_chosen() -> None:
+    assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p"  # type: ignore[index]
+    assert agent_for(make_rules("muggins", 2))[0].name == "muggins-2p"  # type: ignore[index]
+    assert agent_for(make_rules("sniff", 4, partnership=True))[0].name == "sniff-4p-partnership"  # type: ignore[index]
+    assert agent_for(make_rules("sniff", 4)) is None and agent_for(make_rules("sniff", 3)) is None
+    spec, note = default_opponent(make_rules("sniff", 2, target=30))
+    assert spec == "sniff-2p" and note.startswith("sniff-2p was trained for target 100; it plays target 30 here")
+    spec, note = default_opponent(make_rules("muggins", 3))
+    assert spec == "heuristic" and "no shipped agent was trained for muggins with 3 players" in note
+    assert default_opponent(make_rules("sniff", 2))[1] == "sniff-2p plays: the shipped agent trained for sniff with 2 players"
+
+
+def test_every_rules_field_has_a_kind() -> None:
+    assert set(FIELD_KINDS) == set(field_names()) - {"name"}
+    assert [f for f, k in FIELD_KINDS.items() if k is FieldKind.SCALED] == ["target"]
+
+
+def test_the_target_is_read_and_other_differences_are_refused() -> None:
+    trained = make_rules("sniff", 2)
+    short = compare_rules(trained, dataclasses.replace(trained, target=30))
+    assert short.ok and [d.field for d in short.readable] == ["target"]
+    assert compare_rules(trained, trained).notice("a") is None
+    fit = compare_rules(trained, dataclasses.replace(trained, target=30, scoring="threes", hand_size=6))
+    assert not fit.ok and fit.notice("a") is None
+    assert [(d.field, d.kind) for d in fit.refused] == [("hand_size", FieldKind.UNSEEN), ("scoring", FieldKind.SHOWN)]
+    assert "scoring fives (trained) vs threes (asked) (the network was trained on one value only)" in fit.refusal("a")
+    layout = compare_rules(trained, make_rules("sniff", 2, max_pip=9))
+    assert "max_pip 6 (trained) vs 9 (asked) (it changes the network's input or output)" in layout.refusal("a")
+
+
+def test_an_agent_plays_a_short_game_and_refuses_other_rules() -> None:
+    rules = make_rules("sniff", 2, target=30)
+    player = load("sniff-2p", rules=rules)
+    assert play_out_legally(player, rules, seed=5, max_hands=50) > 0
+    with pytest.raises(PolicyError, match=r"sniff-2p was trained for other rules .*sniff spinner \(trained\) vs none"):
+        load("sniff-2p", rules=make_rules("muggins", 2))
+
+
+def test_play_and_serve_seat_the_fitting_agent_and_say_so() -> None:
+    from sniff_env.play.commands import chosen_opponents
+    from sniff_env.play.session import Session, check_log_player
+
+    rules = make_rules("sniff", 2, target=30)
+    assert chosen_opponents(["greedy"], rules) == (["greedy"], None)
+    opponents, note = chosen_opponents([], rules)
+    assert opponents == ["sniff-2p"] and note and "target 30" in note
+    session = Session.start(rules, ["sniff-2p"], seed=3)
+    assert session.seats[1].name == "sniff-2p" and any("plays target 30 here" in n for n in session.notes)
+    check_log_player(1, "sniff-2p")  # a log may name a shipped agent
+
+
+def test_sniff_agents_lists_the_cards(capsys: pytest.CaptureFixture[str]) -> None:
+    from sniff_env.cli import main
+
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in SHIPPED) and "73.9%" in out
+    assert main(["agents", "sniff-4p-partnership"]) == 0
+    assert "--rule partnership=true" in capsys.readouterr().out
+    assert rules_of("sniff eval x y " + shipped_agents()["sniff-4p-partnership"].rule_args) == make_rules(
+        "sniff", 4, partnership=True)
+
+
+def test_the_wheel_lists_every_package_and_ships_only_the_agents() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "sniff_env").rglob("__init__.py")}
+    assert set(config["packages"]) == found | {"sniff_env.checkpoints"}
+    assert config["package-dir"] == {"sniff_env.checkpoints": "checkpoints"}
+    shipped = config["package-data"]["sniff_env.checkpoints"]
+    assert "*.onnx" in shipped and not any(p.endswith(".pt") or "results" in p for p in shipped)
