@@ -2,13 +2,42 @@
 
 Doubles print as ``5=5``; the sniff is marked ``*``. Tiles print with their joined halves
 touching, so the west-east line reads left to right; north and south arms read outwards.
+:func:`layout_picture` lays the layout out for a given width, turning a long arm back on a row of
+its own the way players lay a long line around the table; :func:`end_terms` gives each end's share
+of the count from the engine's own end values, so the count can be checked by eye.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
 from .actions import END_NAMES, LEAD, NORTH, SOUTH, WEST
 from .game import Game, Phase
-from .tiles import mask_tiles
+from .rules import Rules
+from .tiles import mask_tiles, tile_set
+
+GAP = 2
+"""Spaces between two tiles of a row."""
+MIN_WIDTH = 24
+"""The narrowest picture :func:`layout_picture` lays out (a row must hold a few tiles)."""
+
+
+class Table(Protocol):
+    """The public layout fields shared by ``Game`` and ``InfoState``."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def plays(self) -> Sequence[tuple[int, int, int]]: ...
+    @property
+    def end_pip(self) -> Sequence[int]: ...
+    @property
+    def end_val(self) -> Sequence[int]: ...
+    @property
+    def end_open(self) -> Sequence[bool]: ...
+    @property
+    def sniff_tile(self) -> int: ...
 
 
 def _tile_text(lo: int, hi: int, inner: int, leftwards: bool) -> str:
@@ -18,14 +47,14 @@ def _tile_text(lo: int, hi: int, inner: int, leftwards: bool) -> str:
     return f"{outer}-{inner}" if leftwards else f"{inner}-{outer}"
 
 
-def layout_arms(game: Game) -> tuple[str, list[list[str]]]:
+def layout_arms(table: Table) -> tuple[str, list[list[str]]]:
     """The centre tile and the tiles of each arm (west, east, north, south), centre outwards."""
-    ts = game.ts
+    ts = tile_set(table.rules.max_pip)
     arms: list[list[str]] = [[], [], [], []]
     pips = [0, 0, 0, 0]
     centre = ""
-    sniff = game.sniff_tile
-    for tile, _seat, slot in game.plays:
+    sniff = table.sniff_tile
+    for tile, _seat, slot in table.plays:
         lo, hi = ts.tiles[tile]
         mark = "*" if tile == sniff else ""
         if slot == LEAD:
@@ -39,6 +68,142 @@ def layout_arms(game: Game) -> tuple[str, list[list[str]]]:
         else:
             pips[slot] = hi if inner == lo else lo
     return centre, arms
+
+
+def _flip(text: str) -> str:
+    """A tile's text read the other way round (``3-5`` -> ``5-3``; a double stays)."""
+    mark = "*" if text.endswith("*") else ""
+    first, sep, second = text.rstrip("*").partition("-")
+    return f"{second}-{first}{mark}" if sep else text
+
+
+class _Grid:
+    """Rows of characters indexed by (row, column); rows may be negative (above the line)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, dict[int, str]] = {}
+
+    def put(self, row: int, col: int, text: str) -> None:
+        cells = self.rows.setdefault(row, {})
+        for i, ch in enumerate(text):
+            cells[col + i] = ch
+
+    def lines(self) -> list[str]:
+        out = []
+        for row in range(min(self.rows), max(self.rows) + 1):
+            cells = self.rows.get(row, {})
+            width = max(cells, default=-1) + 1
+            out.append("".join(cells.get(c, " ") for c in range(width)).rstrip())
+        return out
+
+
+def _snake(grid: _Grid, tiles: list[str], first: int, last: int, start: int, outwards: int, down: int) -> None:
+    """Lay ``tiles`` (written to be read in direction ``outwards``, +1 rightwards or -1 leftwards)
+    from column ``start`` along row 0, keeping within columns ``first``..``last``: a tile that
+    would cross the edge turns the arm onto the row two below (``down`` = 1) or above (-1),
+    running back the other way, joined to the row before by a ``|`` under (or over) its last tile."""
+    row, direction, x = 0, outwards, start
+    placed_on_row = 0
+    for text in tiles:
+        shown = text if direction == outwards else _flip(text)
+        left = x if direction > 0 else x - len(shown) + 1
+        if placed_on_row and (left < first or left + len(shown) - 1 > last):
+            # turn: the new row starts under the joined half of the tile just laid
+            turn_col = x - GAP - 1 if direction > 0 else x + GAP + 1
+            grid.put(row + down, turn_col, "|")
+            row += 2 * down
+            direction = -direction
+            shown = text if direction == outwards else _flip(text)
+            left = turn_col if direction > 0 else turn_col - len(shown) + 1
+            placed_on_row = 0
+        grid.put(row, left, shown)
+        placed_on_row += 1
+        x = left + len(shown) + GAP if direction > 0 else left - GAP - 1
+
+
+def layout_picture(table: Table, width: int | None = None) -> list[str]:
+    """The layout as plain text lines: north arm above the sniff, the line, south arm below.
+
+    With ``width``, no line is longer than ``width`` (at least :data:`MIN_WIDTH`) where the tiles
+    allow: a line too long for it has its arms turned back on rows of their own, the west arm
+    upwards and the east arm downwards, clear of the north and south arms.
+    """
+    centre, arms = layout_arms(table)
+    if not centre:
+        return ["(the table is empty)"]
+    line = list(reversed(arms[WEST])) + [centre] + arms[1]
+    sniff_at = next((i for i, t in enumerate(line) if "*" in t), -1)
+    pivot = sniff_at if sniff_at >= 0 else len(arms[WEST])
+    # north tiles are written outer half first, so the column reads downwards into the sniff
+    north = ["-".join(reversed(t.split("-"))) for t in arms[NORTH]]
+    south = list(arms[SOUTH])
+    if sniff_at >= 0:
+        north = north or ([" |"] if table.end_open[NORTH] else [])
+        south = south or ([" |"] if table.end_open[SOUTH] else [])
+    else:
+        north = south = []
+    left, right = line[:pivot], line[pivot + 1:]
+    left_w = sum(len(t) + GAP for t in left)
+    right_w = sum(len(t) + GAP for t in right)
+    column = max(len(t) for t in [line[pivot], *north, *south])
+    grid = _Grid()
+    fits = width is None or left_w + len(line[pivot]) + right_w - GAP <= width
+    if fits:
+        col = left_w
+    else:
+        width = max(int(width or 0), MIN_WIDTH)
+        room = width - column
+        col = min(left_w, max(room // 2, room - right_w))
+    # a turned row keeps 2 * GAP clear of the north and south arms, so it never seems to join them
+    _snake(grid, list(reversed(left)), 0, col - 2 * GAP - 1, col - GAP - 1, -1, -1)
+    grid.put(0, col, line[pivot])
+    right_start = col + (len(line[pivot]) if fits else column) + GAP
+    _snake(grid, right, right_start + GAP, (width or right_start + right_w) - 1, right_start, 1, 1)
+    for i, t in enumerate(reversed(north)):
+        grid.put(-len(north) + i, col, t)
+    for i, t in enumerate(south, 1):
+        grid.put(i, col, t)
+    return grid.lines()
+
+
+class EndTerm(NamedTuple):
+    """One end's share of the count: the pip it shows, whether it is open, what it adds to the
+    count (the engine's end value) and why that differs from the pip, if it does."""
+
+    end: int
+    pip: int
+    open: bool
+    value: int
+    note: str
+
+
+def end_terms(table: Table) -> list[EndTerm]:
+    """The ends that are open or add to the count, each with its share (they add up to the count)."""
+    if not table.plays:
+        return []
+    out = []
+    for e in range(4):
+        if e >= NORTH and table.sniff_tile < 0:
+            continue
+        pip, val, is_open = table.end_pip[e], table.end_val[e], table.end_open[e]
+        if not is_open and not val:
+            continue
+        if val == 2 * pip and pip:
+            note = "double"
+        elif val == 0 and pip:
+            note = "bare" if e >= NORTH else "sniff"
+        elif not is_open:
+            note = "closed" if len([p for p in table.plays if p[2] == e]) else "not open"
+        else:
+            note = ""
+        out.append(EndTerm(e, pip, is_open, val, note))
+    return out
+
+
+def count_sum(table: Table, count: int) -> str:
+    """``count 15 = west 10 (double) + east 5 + north 0 (bare) + south 0 (bare)``."""
+    terms = [f"{END_NAMES[t.end]} {t.value}" + (f" ({t.note})" if t.note else "") for t in end_terms(table)]
+    return f"count {count}" + (" = " + " + ".join(terms) if terms else "")
 
 
 def render_table(game: Game) -> str:

@@ -92,3 +92,10 @@ def test_the_lead_needs_no_end() -> None:
     lead = action_for(g, (6, 6), None)
     for text in ("6-6", "lead 6-6", "66", "6-6 west"):
         assert parse_move(g, text).action == lead
+
+
+
+@pytest.mark.parametrize("text", ["-1", "- 2", "-10"])
+def test_a_negative_number_is_not_a_move(game: Game, text: str) -> None:
+    with pytest.raises(MoveInputError, match="There is no move number -"):
+        parse_move(game, text)

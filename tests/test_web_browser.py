@@ -10,45 +10,22 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from web_server import ARGS, CHROMIUM, games_folder, require_browser, run_server  # noqa: F401  (the games fixture)
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 README_SCREENSHOT = Path(__file__).resolve().parents[1] / "checkpoints" / "results" / "web-table.png"
 
-playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-if not CHROMIUM.is_file():
-    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("games")
+playwright_api = require_browser()
 
 
 @pytest.fixture(scope="module")
 def server(games: Path) -> Iterator[str]:
-    cmd = [sys.executable, "-m", "sniff_env.web", "--port", "0", "--seed", "3", "--opponent", "random",
-           "--rule", "target=30", "--games-dir", str(games), "--hint-budget", "0.1"]
-    env = {**os.environ, "SNIFF_HOME": str(games)}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-    if not match:
-        proc.kill()
-        pytest.fail(f"the server did not start: {line}{proc.stdout.read()}")
-    yield match.group(0)
-    proc.terminate()
-    proc.wait(timeout=10)
+    yield from run_server(games, "--seed", "3", "--opponent", "random", "--rule", "target=30",
+                          "--hint-budget", "0.1")
 
 
 @pytest.fixture(scope="module")

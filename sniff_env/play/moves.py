@@ -75,6 +75,8 @@ def parse_move(game: Game, text: str, options: list[int] | None = None) -> Parse
     legal = game.legal_actions()
     options = list(legal) if options is None else options
     raw = text.strip().lower()
+    if re.match(r"-\s*\d", raw):
+        raise _fail(game, f"There is no move number {raw}; the list runs 1 to {len(options)}.", seat)
     tokens = _TOKEN.findall(raw)
     claim = "!" in tokens or any(t in CLAIM_WORDS for t in tokens)
     tokens = [t for t in tokens if t != "!" and t not in CLAIM_WORDS and t not in FILLER_WORDS]

@@ -19,7 +19,9 @@ from ..gamelog import load_game_log
 from ..tiles import mask_tiles
 from . import screen
 from .commands import main_for
-from .session import HUMAN, Session, safe_name
+from .session import Session, safe_name
+
+INDENT = "    "
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +33,9 @@ def run(args: argparse.Namespace) -> int:
     log = load_game_log(args.log)
     console = Console(highlight=False, soft_wrap=True)
     game = Game(log.rules, log.seed, max_hands=log.max_hands)
-    view = Session.viewer(log, game, human_name=HUMAN)
+    view = Session.viewer(log, game, human_name=screen.YOU)
+    names = [p.name for p in view.seats]
+    width = console.width - len(INDENT)
     seats = ", ".join(f"seat {s}: {escape(p.name)}" for s, p in enumerate(view.seats))
     console.print(f"[bold]{escape(safe_name(args.log, 200))}[/]: {escape(safe_name(log.rules.name))}, "
                   f"{log.rules.num_players} players, seed {log.seed}; {seats}")
@@ -47,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[bold]── hand {game.hand_index + 1} ──[/]")
         for s, p in enumerate(view.seats):
             tiles = " ".join(game.ts.name(t) for t in mask_tiles(game.hands[s]))
-            console.print(f"  seat {s} {escape(p.name)}: {tiles}")
+            console.print(f"  {escape(p.name)}: {tiles}")
         show(start)
         for action, claim in rec.actions:
             if not args.all:
@@ -61,20 +65,21 @@ def run(args: argparse.Namespace) -> int:
             game.step(action, claim)
             show(start)
             if not args.all:
-                for line in screen.layout_picture(game):
-                    console.print("    " + escape(line))
-                console.print("    " + screen.ends_line(game))
+                for line in screen.board_lines(view, width):
+                    console.print(INDENT + line)
         if game.results and len(game.results) == game.hand_index + 1:
             console.print(f"  [dim]hand {game.hand_index + 1} is over[/]")
+            for line in screen.board_lines(view, width):
+                console.print(INDENT + line)
             for s in range(game.n):
                 tiles = " ".join(game.ts.name(t) for t in mask_tiles(game.hands[s])) or "(none)"
-                console.print(f"  seat {s} {escape(view.seats[s].name)} holds {tiles}")
+                holds = "hold" if names[s] == screen.YOU else "holds"
+                console.print(f"  {escape(names[s])} {holds} {tiles}")
             for line in game.results[-1].lines:
-                console.print(f"  {escape(line)}")
+                console.print(f"  {escape(screen.with_names(line, names))}")
             console.print("  " + screen.scores_line(view))
     if log.finished:
-        winner = "a draw" if game.winner is None else f"side {game.winner} wins"
-        console.print(f"[bold]final scores: {' / '.join(map(str, game.scores))} — {winner}[/]")
+        console.print(f"[bold]final scores: {' / '.join(map(str, game.scores))} — {escape(screen.winner_text(view))}[/]")
     else:
         console.print(f"[bold]the log ends mid-game; scores: {' / '.join(map(str, game.scores))}[/]")
     return 0

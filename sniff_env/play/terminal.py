@@ -69,7 +69,7 @@ class Terminal:
         while True:
             game = session.game
             if game.phase is not Phase.PLAY:
-                self.say(screen.hand_over_lines(session))
+                self.say(screen.hand_over_lines(session, self.console.width))
                 if game.phase is Phase.GAME_OVER:
                     path = session.save()
                     self.say(f"game log: {escape(str(path))}\nwatch it again: sniff replay {escape(str(path))}")
@@ -87,7 +87,7 @@ class Terminal:
         """Show the table and read until the human moves (True) or quits (False)."""
         session = self.session
         options = session.options()
-        self.say(screen.table_lines(session))
+        self.say(screen.table_lines(session, self.console.width))
         self.say(screen.options_lines(session, options))
         while True:
             text = self.read("> ").strip()
@@ -120,6 +120,11 @@ class Terminal:
                     move = parse_move(session.game, text, [o.action for o in options])
                 except MoveInputError as exc:
                     self.say(f"[red]{escape(str(exc))}[/]")
+                    continue
+                chosen = next(o for o in options if o.action == move.action)
+                if move.claim and not chosen.points:
+                    self.say(f"[red]{escape(chosen.text)} scores nothing (the count would not score): there "
+                             f"are no points to claim; type the move without ! to play it[/]")
                     continue
                 if self._try(partial(session.commit, partial(session.play, move.action, move.claim))):
                     return True

@@ -17,8 +17,9 @@ from ..actions import EAST, END_NAMES, LEAD, NORTH, SOUTH, WEST
 from ..game import Event, Game, Phase
 from ..gamelog import GameLog, hand_starts
 from ..infostate import InfoState, info_state
-from ..play.screen import describe
+from ..play.screen import describe, target_note, winner_text, with_names
 from ..play.session import HUMAN, Session
+from ..render import count_sum, end_terms
 from ..tiles import TileSet, mask_tiles
 
 PHASES = {Phase.PLAY: "play", Phase.HAND_OVER: "hand_over", Phase.GAME_OVER: "game_over"}
@@ -62,12 +63,15 @@ def layout_json(ts: TileSet, info: InfoState, inline: list[bool]) -> dict[str, A
             pips[NORTH] = pips[SOUTH] = lo
         else:
             pips[slot] = outer
+    shares = {t.end: t for t in end_terms(info)}
     ends = [
-        {"end": END_NAMES[e], "pip": info.end_pip[e], "open": info.end_open[e], "value": info.end_val[e]}
+        {"end": END_NAMES[e], "pip": info.end_pip[e], "open": info.end_open[e], "value": info.end_val[e],
+         "counts": e in shares, "note": shares[e].note if e in shares else ""}
         for e in (WEST, EAST, NORTH, SOUTH)
         if info.plays and (e < NORTH or info.sniff_tile >= 0)
     ]
-    return {"centre": centre, "arms": arms, "ends": ends, "count": info.count}
+    return {"centre": centre, "arms": arms, "ends": ends, "count": info.count,
+            "count_sum": count_sum(info, info.count) if info.plays else ""}
 
 
 def _plain(markup: str) -> str:
@@ -105,16 +109,18 @@ def _result_json(session: Session, game: Game) -> dict[str, Any] | None:
     if game.phase is Phase.PLAY or len(game.results) != game.hand_index + 1:
         return None
     ts, result = game.ts, game.results[-1]
+    names = [p.name for p in session.seats]
     out: dict[str, Any] = {
         "ended_by": result.ended_by, "winner": result.winner, "side_points": list(result.side_points),
-        "lines": list(result.lines),
+        "lines": [with_names(line, names) for line in result.lines],
         "hands": [{"seat": s, "name": p.name, "tiles": [_pair(ts, t) for t in mask_tiles(game.hands[s])],
                    "pips": result.pips[s]} for s, p in enumerate(session.seats)],
     }
     if game.phase is Phase.GAME_OVER:
-        names = [p.name for s, p in enumerate(session.seats)
-                 if game.winner is not None and session.rules.side_of(s) == game.winner]
-        out["game_winner"] = names or None
+        winners = [p.name for s, p in enumerate(session.seats)
+                   if game.winner is not None and session.rules.side_of(s) == game.winner]
+        out["game_winner"] = winners or None
+        out["winner_text"] = winner_text(session)
     return out
 
 
@@ -143,6 +149,7 @@ def _base(session: Session, info: InfoState, events: list[Event], seat: int) -> 
         "layout": layout_json(ts, info, _inline_flags(game)),
         "events": [event_json(session, ts, e, i >= mark) for i, e in enumerate(current)],
         "result": _result_json(session, game),
+        "target_note": target_note(session),
     }
 
 
@@ -194,5 +201,5 @@ def replay_frames(log: GameLog) -> list[dict[str, Any]]:
             who = view.seats[game.turn].name
             view.mark = len(game.events)
             game.step(action, claim)
-            frames.append(_frame(view, f"hand {game.hand_index + 1}: {who} {game.codec.describe(action)}"))
+            frames.append(_frame(view, f"hand {game.hand_index + 1}: {who} — {game.codec.describe(action)}"))
     return frames

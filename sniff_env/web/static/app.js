@@ -30,7 +30,9 @@ const app = {
   hints: null,        // action -> value, for the current version
   replay: null,       // {frames, index} while replaying a log
   busy: false,
+  closed: null,       // the version whose result panel the player closed
 };
+const TOUCH = 48;     // the smallest side of a drop target on screen, in CSS pixels (at least 44)
 window.sniff = app;
 
 // -- talking to the server -------------------------------------------------------------------
@@ -45,7 +47,9 @@ async function api(method, path, body) {
   try { data = await response.json(); } catch (e) { data = { error: `the server answered ${response.status}` }; }
   if (!response.ok) {
     notice(data.error || `the server answered ${response.status}`, "error");
-    if (response.status === 409 && app.state) await load(app.state.id);
+    if (response.status === 409 && app.state && await load(app.state.id)) {
+      notice("The game had moved on since that click; the table now shows where it stands.", "info");
+    }
     return null;
   }
   return data;
@@ -83,7 +87,16 @@ async function change(path, extra = {}) {
   } finally { app.busy = false; }
 }
 
-app.play = (action) => change("move", { action, claim: $("claim").checked });
+const claiming = () => !!(app.state && app.state.rules.muggins_claims && $("claim").checked);
+app.play = (action) => change("move", { action, claim: claiming() });
+
+// What a scoring move does with its points: with muggins claims, unclaimed points go to the next player.
+function pointsText(o, short) {
+  if (!o.points) return "";
+  if (!app.state.rules.muggins_claims || claiming()) return `+${o.points}`;
+  const next = app.state.seats[(app.state.seat + 1) % app.state.seats.length];
+  return short ? `gives ${o.points}` : `+${o.points} unclaimed: ${next ? next.name : "the next player"} takes them`;
+}
 
 // -- drawing tiles ---------------------------------------------------------------------------
 function el(name, attrs = {}, parent = null) {
@@ -187,10 +200,17 @@ function layoutGeometry(layout, stubby) {
   return { placed, box, ends, sniffX: sniff ? sniff.x : null };
 }
 
-function drawLayout(svg, layout, stubby, targets, freshFrom) {
+// The smallest width of the view box (SVG units): narrower on a phone, so tiles stay large.
+const minViewWidth = (svg) => (svg.clientWidth && svg.clientWidth < 560 ? 8 : 12) * U;
+
+function drawLayout(svg, layout, stubby, targets, freshFrom, tries = 0, least = 0) {
   svg.replaceChildren();
   const geo = layoutGeometry(layout, stubby);
   const box = { ...geo.box };
+  // SVG units per CSS pixel, estimated from the layout before the targets are added
+  const viewW = Math.max(box.maxX - box.minX + 1.2 * U, minViewWidth(svg));
+  const viewH = Math.max(box.maxY - box.minY + 1.2 * U, 7 * U);
+  if (!least) least = TOUCH * unitsPerPx(svg, viewW, viewH);
   const grow = (x, y, w, h) => {
     box.minX = Math.min(box.minX, x); box.maxX = Math.max(box.maxX, x + w);
     box.minY = Math.min(box.minY, y); box.maxY = Math.max(box.maxY, y + h);
@@ -212,15 +232,17 @@ function drawLayout(svg, layout, stubby, targets, freshFrom) {
     const k = byEnd[o.end] = (byEnd[o.end] || 0) + 1;
     const shift = (k - 1) * (spot.vertical ? 0 : 2 * U + GAP) * (o.end === "west" ? -1 : 1);
     const shiftY = (k - 1) * (spot.vertical ? 2 * U + GAP : 0) * (o.end === "north" ? -1 : 1);
-    const w = spot.vertical ? U : 2 * U, h = spot.vertical ? 2 * U : U;
-    const x = spot.x + shift, y = spot.y + shiftY;
-    const g = el("g", { class: "target", "data-action": o.action, "data-end": o.end, role: "button",
-                        tabindex: 0 }, svg);
+    const w0 = spot.vertical ? U : 2 * U, h0 = spot.vertical ? 2 * U : U;
+    const w = Math.max(w0, least), h = Math.max(h0, least);
+    const x = spot.x + shift - (w - w0) / 2, y = spot.y + shiftY - (h - h0) / 2;
+    const gives = o.points && app.state.rules.muggins_claims && !claiming();
+    const g = el("g", { class: `target${gives ? " gives" : ""}`, "data-action": o.action, "data-end": o.end,
+                        role: "button", tabindex: 0 }, svg);
     el("rect", { x, y, width: w, height: h, rx: 6 }, g);
     const label = el("text", { x: x + w / 2, y: y + h / 2 + 5 }, g);
-    label.textContent = (o.inline ? "in line " : "") + (o.points ? `+${o.points}` : o.end === "lead" ? "lead" : "play");
+    label.textContent = (o.inline ? "in line " : "") + (o.points ? pointsText(o, true) : o.end === "lead" ? "lead" : "play");
     const title = el("title", {}, g);
-    title.textContent = o.text + (o.points ? `: scores ${o.points}` : "");
+    title.textContent = o.text + (o.points ? `: ${pointsText(o, false)}` : "");
     g.addEventListener("click", () => app.play(o.action));
     g.addEventListener("keydown", (ev) => { if (ev.key === "Enter") app.play(o.action); });
     grow(x, y, w, h);
@@ -233,16 +255,26 @@ function drawLayout(svg, layout, stubby, targets, freshFrom) {
       const w = spot.vertical ? U : 2 * U, h = spot.vertical ? 2 * U : U;
       const g = el("g", { class: "open-end" }, svg);
       el("rect", { x: spot.x + (spot.vertical ? 0 : U / 2), y: spot.y + (spot.vertical ? U / 2 : 0),
-                   width: spot.vertical ? U : U, height: spot.vertical ? U : U, rx: 5 }, g);
+                   width: U, height: U, rx: 5 }, g);
       const t = el("text", { x: spot.x + w / 2, y: spot.y + h / 2 + 5 }, g);
       t.textContent = e.pip;
       grow(spot.x, spot.y, w, h);
     }
   }
   const pad = U * 0.6;
-  const w = Math.max(box.maxX - box.minX + 2 * pad, 12 * U), h = Math.max(box.maxY - box.minY + 2 * pad, 7 * U);
+  const w = Math.max(box.maxX - box.minX + 2 * pad, minViewWidth(svg)), h = Math.max(box.maxY - box.minY + 2 * pad, 7 * U);
   const cx = (box.minX + box.maxX) / 2, cy = (box.minY + box.maxY) / 2;
   svg.setAttribute("viewBox", `${cx - w / 2} ${cy - h / 2} ${w} ${h}`);
+  // the targets widened the view, so shrank on screen: draw again with targets made for the new scale
+  const needed = TOUCH * unitsPerPx(svg, w, h);
+  if (targets.length && needed > least + 0.5 && tries < 4) {
+    drawLayout(svg, layout, stubby, targets, freshFrom, tries + 1, needed * 1.05);
+  }
+}
+
+// SVG units per CSS pixel for a view box of w×h units in `svg` (the box is fitted whole).
+function unitsPerPx(svg, w, h) {
+  return svg.clientWidth ? Math.max(w / svg.clientWidth, h / (svg.clientHeight || 1)) : 1;
 }
 
 // -- the page ------------------------------------------------------------------------------------
@@ -304,6 +336,20 @@ function drawCommon(view, hands) {
   $("scores").innerHTML = scoresHtml(view);
   drawOpponents(view, hands);
   $("count").textContent = view.layout.count;
+  $("count-sum").replaceChildren();
+  const shares = view.layout.ends.filter((e) => e.counts);
+  if (shares.length) {
+    $("count-sum").append(`${view.layout.count} = `);
+    shares.forEach((e, i) => {
+      const part = document.createElement("span");
+      part.className = "share";
+      part.dataset.end = e.end;
+      part.dataset.value = e.value;
+      part.textContent = `${i ? " + " : ""}${e.end} ${e.value}`;
+      $("count-sum").appendChild(part);
+      if (e.note) $("count-sum").insertAdjacentHTML("beforeend", ` <span class="note">(${esc(e.note)})</span>`);
+    });
+  }
   $("boneyard").innerHTML = "";
   const by = el("svg", { width: 60, height: 44 });
   for (let i = 0; i < Math.min(3, view.boneyard.size); i++) tileBack(by, 2 + i * 6, 2 + i * 2, 18, false);
@@ -319,12 +365,20 @@ function drawCommon(view, hands) {
 function drawResult(view) {
   const box = $("result");
   const r = view.result;
-  box.hidden = !r;
+  const closed = !!r && app.closed === resultKey(view);
+  box.hidden = !r || closed;
+  $("show-result").hidden = !r || !closed;
   if (!r) return;
-  const title = r.game_winner !== undefined
-    ? (r.game_winner ? `Game over: ${r.game_winner.join(" & ")} win${r.game_winner.length === 1 && r.game_winner[0] !== "You" ? "s" : ""}` : "Game over: a draw")
-    : `Hand ${view.hand_number} is over`;
+  const title = r.winner_text !== undefined ? `Game over: ${r.winner_text}` : `Hand ${view.hand_number} is over`;
   box.innerHTML = `<h2>${esc(title)}</h2>`;
+  const close = document.createElement("button");
+  close.id = "result-close";
+  close.type = "button";
+  close.title = "close, to look at the table";
+  close.setAttribute("aria-label", "close the result");
+  close.textContent = "×";
+  close.addEventListener("click", () => { app.closed = resultKey(view); drawResult(view); });
+  box.appendChild(close);
   for (const h of r.hands) {
     const row = document.createElement("div");
     row.className = "reveal";
@@ -343,13 +397,15 @@ function drawResult(view) {
   box.appendChild(ul);
   if (!app.replay) {
     const button = document.createElement("button");
-    const over = r.game_winner !== undefined;
+    const over = r.winner_text !== undefined;
     button.textContent = over ? "New game" : "Next hand";
     button.id = over ? "result-new" : "result-next";
     button.addEventListener("click", over ? newGame : () => change("next"));
     box.appendChild(button);
   }
 }
+
+const resultKey = (view) => `${view.id || "replay"}:${view.version ?? view.title}`;
 
 function show(view) {
   if (app.state && view.version !== app.state.version) { app.hints = null; app.selected = null; }
@@ -392,6 +448,21 @@ function render() {
   $("status").textContent = view.phase !== "play" ? "" : view.your_turn
     ? (app.selected ? `Place ${app.selected}: click a highlighted end` : "Your turn: pick a tile, then an end")
     : `${turnName} to play`;
+  const scoring = mine.find((o) => o.points);
+  if (scoring && view.rules.muggins_claims) {
+    const warn = document.createElement("div");
+    warn.className = claiming() ? "" : "claim-warning";
+    warn.textContent = claiming()
+      ? `"claim my points" is ticked: a scoring end gives you its points`
+      : `"claim my points" is not ticked: ${pointsText(scoring, false)} (muggins)`;
+    $("status").appendChild(warn);
+  }
+  if (view.target_note) {
+    const note = document.createElement("div");
+    note.id = "target-note";
+    note.textContent = view.target_note;
+    $("status").appendChild(note);
+  }
   const draw = options.find((o) => o.draw);
   $("draw").hidden = !draw;
   $("draw").onclick = draw ? () => app.play(draw.action) : null;
@@ -407,8 +478,11 @@ function render() {
     b.type = "button";
     b.className = "move" + (o.points ? " scores" : "");
     b.dataset.action = o.action;
-    const hint = app.hints && app.hints[o.action] !== undefined ? ` <i>${app.hints[o.action] >= 0 ? "+" : ""}${app.hints[o.action].toFixed(1)}</i>` : "";
-    b.innerHTML = `${esc(o.text)}${o.points ? ` <b>+${o.points}</b>` : ""}${o.domino ? " <b>domino!</b>" : ""}${hint}`;
+    const value = app.hints ? app.hints[o.action] : undefined;
+    const hint = value !== undefined
+      ? ` <i title="the search player's expected points margin to the end of the hand">hint ${value >= 0 ? "+" : ""}${value.toFixed(1)}</i>` : "";
+    const points = o.points ? ` <b title="points this move scores now">${esc(pointsText(o, true).replace(/^\+/, "scores +"))}</b>` : "";
+    b.innerHTML = `${esc(o.text)}${points}${o.domino ? " <b>domino!</b>" : ""}${hint}`;
     b.addEventListener("click", () => app.play(o.action));
     moves.appendChild(b);
   }
@@ -429,8 +503,9 @@ function pick(k) {
   const uses = view.options.filter((o) => o.tile && key(o.tile) === k);
   if (!uses.length) {
     const ends = view.layout.ends.filter((e) => e.open).map((e) => e.pip);
+    const [a, b] = k.split("-");
     notice(`${k} cannot be played now: ` + (ends.length
-      ? `no open end shows a ${k.split("-")[0]} or a ${k.split("-")[1]} (open ends: ${[...new Set(ends)].join(", ")})`
+      ? `no open end shows a ${a === b ? a : `${a} or a ${b}`} (open ends: ${[...new Set(ends)].join(", ")})`
       : view.options.some((o) => o.tile) ? "another tile must be led" : "you must draw"), "error");
     app.selected = null;
   } else {
@@ -449,7 +524,8 @@ async function hint() {
     if (data && data.version === app.state.version) {
       app.hints = Object.fromEntries(data.hints.map((h) => [h.action, h.value]));
       notice(`hint: best is ${data.hints[0].text} (expected points margin to the end of the hand ` +
-             `${data.hints[0].value >= 0 ? "+" : ""}${data.hints[0].value.toFixed(1)})`, "info");
+             `${data.hints[0].value >= 0 ? "+" : ""}${data.hints[0].value.toFixed(1)}); ` +
+             `"scores" is what a move scores now, "hint" its expected margin`, "info");
     }
   } finally {
     $("hint").textContent = "Hint";
@@ -477,16 +553,7 @@ function showFrame() {
   slider.max = r.frames.length - 1;
   slider.value = r.index;
   $("rp-title").textContent = `${r.name} · ${r.index + 1}/${r.frames.length} · ${frame.title}`;
-  drawCommon(frame, frame.hands);
-  // in a replay every seat is shown face up, the first one where "your" hand would be
-  const first = frame.seats[0];
-  const mine = document.createElement("div");
-  mine.className = "opponent";
-  mine.innerHTML = `<div class="who">${esc(first.name)} <span class="muted">· ${first.tiles} tiles</span></div>`;
-  const svg = el("svg", { width: first.tiles * 21 + 2, height: 38 });
-  frame.hands[0].forEach((t, i) => tile(svg, 1 + i * 21, 1, t[0], t[1], true, 18));
-  mine.appendChild(svg);
-  $("opponents").appendChild(mine);
+  drawCommon(frame, frame.hands);  // every seat face up, each once
   const last = frame.events.filter((e) => e.kind === "play").findIndex((e) => e.recent);
   drawLayout($("layout"), frame.layout, frame.rules.sniff === "stubby", [], last < 0 ? Infinity : last);
 }
@@ -503,6 +570,8 @@ $("new-game").addEventListener("click", newGame);
 $("hint").addEventListener("click", hint);
 $("undo").addEventListener("click", () => change("undo"));
 $("next-hand").addEventListener("click", () => change("next"));
+$("show-result").addEventListener("click", () => { app.closed = null; drawResult(app.replay ? app.replay.frames[app.replay.index] : app.state); });
+$("claim").addEventListener("change", () => render());
 $("replay-file").addEventListener("change", (ev) => { if (ev.target.files[0]) openReplay(ev.target.files[0]); ev.target.value = ""; });
 $("rp-first").addEventListener("click", () => step(0));
 $("rp-back").addEventListener("click", () => step(app.replay.index - 1));
