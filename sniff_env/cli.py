@@ -14,6 +14,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("sniff_env.commands.demo", "play one seeded game between built-in players and print it"),
     "bench": ("sniff_env.commands.bench", "benchmarks: engine, env, batched engine"),
     "agents": ("sniff_env.commands.agents", "list the shipped agents with their rules, training and strength"),
+    "benchmark": ("sniff_env.commands.benchmark", "named benchmark tasks: rate an agent on one, compare the reports"),
     "eval": ("sniff_env.evaluation.cli", "tournament with duplicate deals, ratings and charts"),
     "play": ("sniff_env.play.commands", "play against the agents in the terminal, with hints, undo and saved games"),
     "replay": ("sniff_env.play.replay_cmd", "step through a saved game log, or print it with --all"),

@@ -76,6 +76,8 @@ class HandEnd(StrEnum):
 
 
 DEFAULT_HAND_SIZES = {2: 7, 3: 6, 4: 5}
+SMALL_SET_HAND_SIZES = {2: 3, 3: 2, 4: 2}
+"""Default hand sizes of the double-3 set (10 tiles): what fits with a boneyard left to draw from."""
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 ENGINE_INT_MAX = 2**63 - 1
 """The largest whole number a rules field may hold: the compiled engine keeps every rules value
@@ -101,12 +103,13 @@ class Rules:
     """One complete rule set. Field defaults are the defaults of the rules text (not a preset)."""
 
     max_pip: int = 6
-    """Set size: 6, 9 or 12 (double-six, double-nine, double-twelve)."""
+    """Set size: 6, 9 or 12 (double-six, double-nine, double-twelve), or 3 (double-three, 10
+    tiles: the small variant for exact evaluation; default hand sizes 3/2/2)."""
     num_players: int = 2
     partnership: bool = False
     """With 4 players: seats 0+2 against 1+3, each side sharing one score."""
     hand_size: int | None = None
-    """Tiles dealt to each player; ``None`` means 7/6/5 for 2/3/4 players."""
+    """Tiles dealt to each player; ``None`` means 7/6/5 for 2/3/4 players (3/2/2 with double-3)."""
     boneyard_reserve: int = 0
     """Tiles at the bottom of the boneyard that may never be drawn."""
     first_hand_lead: FirstLead = FirstLead.LOTS
@@ -141,17 +144,21 @@ class Rules:
                 raise RulesError(f"{key} must be True or False; got {getattr(self, key)!r}")
         _check_int("max_pip", self.max_pip)
         if self.max_pip not in SUPPORTED_MAX_PIPS:
-            raise RulesError(f"max_pip={self.max_pip!r} is not allowed; choose one of {SUPPORTED_MAX_PIPS}")
+            raise RulesError(
+                f"max_pip={self.max_pip!r} is not allowed; choose one of {SUPPORTED_MAX_PIPS} "
+                f"(double-3 is the small set for exact evaluation)"
+            )
         check_num_players(self.num_players)
         if self.partnership and self.num_players != 4:
             raise RulesError(f"partnership needs exactly 4 players; got num_players={self.num_players}")
         if self.hand_size is None:
-            if self.num_players not in DEFAULT_HAND_SIZES:
-                defaults = ", ".join(f"{n} players: {h}" for n, h in DEFAULT_HAND_SIZES.items())
+            sizes = default_hand_sizes(self.max_pip)
+            if self.num_players not in sizes:
+                defaults = ", ".join(f"{n} players: {h}" for n, h in sizes.items())
                 raise RulesError(
                     f"{self.num_players} players have no default hand_size ({defaults}); give hand_size explicitly"
                 )
-            object.__setattr__(self, "hand_size", DEFAULT_HAND_SIZES[self.num_players])
+            object.__setattr__(self, "hand_size", sizes[self.num_players])
         _check_int("hand_size", self.hand_size)
         _check_int("boneyard_reserve", self.boneyard_reserve)
         _check_int("target", self.target)
@@ -170,8 +177,8 @@ class Rules:
         if needed > n_tiles:
             raise RulesError(
                 f"{self.num_players} hands of {self.hand_size} plus a reserve of {self.boneyard_reserve} "
-                f"need {needed} tiles, but the double-{self.max_pip} set has {n_tiles}; use fewer "
-                f"players, a smaller hand_size or a larger set (max_pip 9 or 12)"
+                f"need {needed} tiles, but the double-{self.max_pip} set has {n_tiles}; "
+                f"{_what_fits(self.max_pip, self.num_players, self.boneyard_reserve)}"
             )
 
     # -- derived facts ---------------------------------------------------------------------
@@ -203,6 +210,32 @@ class Rules:
         if unknown:
             raise RulesError(f"unknown rules field(s) {sorted(unknown)}; known fields: {field_names()}")
         return cls(**data)
+
+
+def default_hand_sizes(max_pip: int) -> dict[int, int]:
+    """Tiles dealt to each player by player count when ``hand_size`` is not given."""
+    return SMALL_SET_HAND_SIZES if max_pip == 3 else DEFAULT_HAND_SIZES
+
+
+def _what_fits(max_pip: int, num_players: int, reserve: int) -> str:
+    """What would make a deal of the double-``max_pip`` set possible, in words."""
+    n_tiles = tile_set(max_pip).size
+    options = []
+    if (n_tiles - reserve) // num_players >= 1:
+        options.append(f"hand_size at most {(n_tiles - reserve) // num_players} with this reserve")
+    elif n_tiles >= num_players:
+        options.append(f"a reserve of at most {n_tiles - num_players}")
+    if num_players > MIN_PLAYERS:
+        options.append("fewer players")
+    larger = [str(p) for p in SUPPORTED_MAX_PIPS if p > max_pip]
+    if larger:
+        options.append(f"a larger set (max_pip {_or_list(larger)})")
+    return f"use {_or_list(options)}"
+
+
+def _or_list(items: list[str]) -> str:
+    """``["a", "b", "c"]`` -> ``"a, b or c"``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
 
 
 def field_names() -> tuple[str, ...]:

@@ -1,4 +1,7 @@
-"""Tiles of the double-six, double-nine and double-twelve sets, as precomputed tables.
+"""Tiles of the double-three, double-six, double-nine and double-twelve sets, as precomputed tables.
+
+The double-three set (10 tiles) is no table game of its own: it is the small variant for exact
+evaluation (a game tree that a best response can walk).
 
 A tile is an ``int`` index into the canonical order 0-0, 0-1, ..., 0-N, 1-1, ..., N-N.
 A set of tiles (a hand) is an ``int`` bit mask: bit ``t`` set means tile ``t`` is held.
@@ -9,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-SUPPORTED_MAX_PIPS = (6, 9, 12)
+SUPPORTED_MAX_PIPS = (3, 6, 9, 12)
 
 Tile = tuple[int, int]
 
@@ -79,7 +82,7 @@ def mask_tiles(mask: int) -> list[int]:
 
 @cache
 def tile_set(max_pip: int) -> TileSet:
-    """The tables for the double-``max_pip`` set (6, 9 or 12)."""
+    """The tables for the double-``max_pip`` set (3, 6, 9 or 12)."""
     if max_pip not in SUPPORTED_MAX_PIPS:
         raise ValueError(f"max_pip must be one of {SUPPORTED_MAX_PIPS}; got {max_pip!r}")
     tiles = tuple((a, b) for a in range(max_pip + 1) for b in range(a, max_pip + 1))
