@@ -76,6 +76,13 @@ def test_the_command_writes_the_same_json_twice_and_compares_reports(tmp_path: P
     table = markdown_table([report])
     assert f"**{TINY}**" in table and "greedy:name=mine (non-standard)" in table
     assert main(["benchmark", "table", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    capsys.readouterr()
+    # a glob of the output folder takes the sidecars too: they are named and left out, not read as reports
+    assert main(["benchmark", "table", "--markdown", *sorted(str(p) for p in tmp_path.glob("*.json"))]) == 0
+    out, err = capsys.readouterr()
+    assert "a.run.json: the run sidecar" in err and out.count("greedy:name=mine") == 2
+    assert main(["benchmark", "table", str(tmp_path / "a.run.json")]) == 2
+    assert "no benchmark report among the files" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -96,4 +103,10 @@ def test_a_file_that_is_no_report_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "x.json"
     path.write_text('{"pairs": []}')
     with pytest.raises(BenchmarkError, match="not a benchmark JSON"):
+        read_report(path)
+    path.write_text('{"format": "sniff-benchmark/1", "task": "x", "results": [1, 2]}')
+    with pytest.raises(BenchmarkError, match="lacks its fields"):
+        read_report(path)
+    path.write_text("[" * 100_000)
+    with pytest.raises(BenchmarkError, match="not a readable benchmark JSON"):
         read_report(path)

@@ -25,6 +25,8 @@ from .tasks import ANCHOR, BenchmarkError
 
 FORMAT = "sniff-benchmark/1"
 """The format of the standard JSON; a reader refuses any other."""
+RUN_FORMAT = "sniff-benchmark-run/1"
+"""The format of the sidecar (wall time, machine): not a report, so ``table`` passes it over."""
 
 
 def agent_record(spec: str) -> dict[str, Any]:
@@ -79,7 +81,7 @@ def run_json(result: BenchmarkResult) -> dict[str, Any]:
     import numpy
 
     return {
-        "format": FORMAT,
+        "format": RUN_FORMAT,
         "task": result.task.name,
         "agent": result.agent,
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -144,13 +146,38 @@ def read_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A standard benchmark JSON, or :class:`BenchmarkError` saying why the file is not one."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BenchmarkError(f"{path} is not a benchmark JSON: {exc}") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise BenchmarkError(f"{path} is not a readable benchmark JSON: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise BenchmarkError(f"{path} is not a benchmark JSON of format {FORMAT!r} (found {found!r}); "
                              f"give the OUT.json that 'sniff benchmark run' writes")
+    if not _is_report(data):
+        raise BenchmarkError(f"{path} claims format {FORMAT!r} but lacks its fields (task, standard, agent.spec, "
+                             "results with opponent, win_rate, ci95 and games, and the agent's rating)")
     return data
+
+
+def is_run_sidecar(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is the ``OUT.run.json`` sidecar of a run (wall time and machine)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("format") == RUN_FORMAT
+
+
+def _is_report(data: dict[str, Any]) -> bool:
+    agent, results, ratings = data.get("agent"), data.get("results"), data.get("ratings")
+    if not (isinstance(data.get("task"), str) and isinstance(data.get("standard"), bool)
+            and isinstance(agent, dict) and isinstance(agent.get("spec"), str)
+            and isinstance(results, list) and isinstance(ratings, dict)
+            and isinstance(ratings.get(agent["spec"]), (int, float))):
+        return False
+    number = (int, float)
+    return all(isinstance(x, dict) and isinstance(x.get("opponent"), str) and isinstance(x.get("win_rate"), number)
+               and isinstance(x.get("games"), int) and isinstance(x.get("ci95"), list) and len(x["ci95"]) == 2
+               and all(isinstance(v, number) for v in x["ci95"]) for x in results)
 
 
 def table_rows(reports: Sequence[dict[str, Any]]) -> dict[str, tuple[list[str], list[list[str]]]]:

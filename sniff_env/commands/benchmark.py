@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import sys
 
 from .common import check_output_files, positive_int
 
@@ -92,9 +93,18 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _table(args: argparse.Namespace) -> int:
-    from ..benchmark.report import markdown_table, print_table, read_report
+    from ..benchmark.report import is_run_sidecar, markdown_table, print_table, read_report
+    from ..benchmark.tasks import BenchmarkError
 
-    reports = [read_report(f) for f in args.files]
+    files = []
+    for f in args.files:
+        if is_run_sidecar(f):  # a glob such as results/*.json takes the sidecars too: say so, pass them over
+            print(f"{f}: the run sidecar (wall time, machine) of a report, not a report; left out", file=sys.stderr)
+        else:
+            files.append(f)
+    if not files:
+        raise BenchmarkError("no benchmark report among the files given: give the OUT.json files of 'sniff benchmark run'")
+    reports = [read_report(f) for f in files]
     if args.markdown:
         print(markdown_table(reports), end="")
     else:
