@@ -45,6 +45,7 @@ from sniff_env.observation import Observer
 from sniff_env.rules import Rules
 from training.advantages import points_returns
 from training.config import parse_config, rules_for
+from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
 from training.network import export_policy, make_net, policy_meta, save_atomic
 
@@ -57,6 +58,7 @@ class Args:
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
     seed: int = field(default=1, metadata={"help": "seed of everything: games, torch, shuffles"})
     torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
+    device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; games stay on the CPU"})
     teacher: str = field(default="heuristic", metadata={"help": "the player whose moves are learned"})
     opponents: str = field(
         default="heuristic,greedy,random", metadata={"help": "players drawn (uniformly, per game) for the other side"}
@@ -203,6 +205,7 @@ def agreement(net: nn.Module, data: Batch) -> float:
     """Share of decisions where the network's masked argmax is the teacher's move."""
     if len(data["actions"]) == 0:
         return float("nan")
+    net = host_view(net, next(net.parameters()).device)
     picks = []
     with torch.no_grad():
         for lo in range(0, len(data["actions"]), 8192):  # in chunks: the move network's features are large
@@ -225,6 +228,7 @@ def centred_q_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tens
 
 
 def train(args: Args) -> Path:
+    device = resolve_device(args.device)
     rules = rules_for(args.preset, args.num_players, args.rules)
     run_dir = Path(args.out_dir) / args.exp_name
     torch.manual_seed(args.seed)
@@ -260,25 +264,25 @@ def train(args: Args) -> Path:
           f"({time.time() - start_time:.0f} s); {len(test_set['actions']):,} held out")
 
     observer = Observer(rules)
-    net = make_net(rules, args.hidden, args.points_prior, args.arch)
+    net = make_net(rules, args.hidden, args.points_prior, args.arch).to(device)
     if args.init:
         from training.ppo import init_from
 
         init_from(net, args.init, rules, observer.version)
         print(f"from {args.init}: agreement held-out {agreement(net, test_set):.3f}")
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
-    obs_t = torch.from_numpy(train_set["obs"])
-    mask_t = torch.from_numpy(train_set["masks"].astype(bool))
-    act_t = torch.from_numpy(train_set["actions"])
+    obs_t = torch.from_numpy(train_set["obs"]).to(device)
+    mask_t = torch.from_numpy(train_set["masks"].astype(bool)).to(device)
+    act_t = torch.from_numpy(train_set["actions"]).to(device)
     soft_t = q_t = None
     if (args.soft_temperature > 0 or args.q_scale > 0) and "values" not in train_set:
         raise SystemExit("--soft-temperature and --q-scale need a teacher that values every move "
                          "(rollouts:samples=N or hindsight)")
     if args.soft_temperature > 0:
-        soft_t = torch.softmax(torch.from_numpy(train_set["values"]) / args.soft_temperature, dim=1)
+        soft_t = torch.softmax(torch.from_numpy(train_set["values"]) / args.soft_temperature, dim=1).to(device)
     elif args.q_scale > 0:
-        q_t = torch.from_numpy(train_set["values"])
-    ret_t = torch.from_numpy(train_set["returns"])
+        q_t = torch.from_numpy(train_set["values"]).to(device)
+    ret_t = torch.from_numpy(train_set["returns"]).to(device)
     size = len(act_t)
     steps = args.epochs * max(1, (size + args.batch_size - 1) // args.batch_size)
     step = 0
@@ -287,7 +291,7 @@ def train(args: Args) -> Path:
         losses: list[float] = []
         for lo in range(0, size, args.batch_size):
             optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - step / steps)
-            idx = order[lo : lo + args.batch_size]
+            idx = order[lo : lo + args.batch_size].to(device)
             logits, value = net(obs_t[idx])
             if q_t is not None:
                 pi_loss = centred_q_loss(logits, q_t[idx] * args.q_scale, mask_t[idx])
@@ -308,15 +312,16 @@ def train(args: Args) -> Path:
               f"agreement train {agreement(net, train_set):.3f} held-out {agreement(net, test_set):.3f}")
     net.eval()
     results: dict[str, float] = {"agreement": agreement(net, test_set)}
+    host = host_view(net, device)
     for opp in filter(None, (s.strip() for s in args.eval_opponents.split(","))):
         results[f"win_rate_vs_{opp}"] = evaluator(opp)(
-            lambda x: net(x)[0], rules, opp, args.eval_games, args.seed + 7, args.max_hands
+            lambda x: host(x)[0], rules, opp, args.eval_games, args.seed + 7, args.max_hands
         )
         print(f"win rate against {opp}: {results[f'win_rate_vs_{opp}']:.3f} ({args.eval_games} duplicate games)")
     path = run_dir / "checkpoint.pt"
     save_atomic(
         {
-            "model": net.state_dict(), "args": asdict(args), "rules": rules.to_dict(),
+            "model": cpu_state(net.state_dict()), "args": asdict(args), "rules": rules.to_dict(),
             "observation_version": observer.version, "global_step": 0, "imitation": results,
             "imitation_decisions": size,
         },
@@ -324,13 +329,14 @@ def train(args: Args) -> Path:
     )
     if args.export:
         meta = policy_meta(rules, 0, "imitation", asdict(args), time.time() - start_time)
-        export_policy(net, args.export, meta)
+        export_policy(cpu_module(net), args.export, meta)
     print(f"imitation done in {time.time() - start_time:.0f} s; checkpoint {path}")
     return path
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
+    resolve_device(args.device)  # refuse a missing device before recording any game
     if not 0.0 <= args.explore <= 1.0 or not 0.0 <= args.holdout < 1.0:
         raise SystemExit("--explore must be in [0, 1] and --holdout in [0, 1)")
     if args.games < 1 or args.workers < 1:

@@ -34,6 +34,7 @@ from sniff_env.rewards import points_rewards, win_rewards
 from sniff_env.rules import Rules
 from training.advantages import chain_advantages
 from training.config import parse_config, rules_for
+from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
 from training.network import export_policy, load_checkpoint, make_net, policy_meta, save_atomic
 
@@ -46,7 +47,13 @@ class Args:
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
     seed: int = field(default=1, metadata={"help": "seed of everything: games, torch, opponent draws"})
     torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
+    device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; the engine stays on the CPU"})
     total_steps: int = field(default=1_000_000, metadata={"help": "learner decisions to train on"})
+    stop_after: int = field(
+        default=0,
+        metadata={"help": "stop after this many iterations, the learning rate still annealed over total_steps "
+                          "(0: run them all)"},
+    )
     num_envs: int = field(default=64, metadata={"help": "games played at once"})
     num_steps: int = field(default=64, metadata={"help": "engine decisions per game per rollout"})
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
@@ -211,6 +218,7 @@ def _is_exported(path: str) -> bool:
 
 
 def train(args: Args) -> Path:
+    device = resolve_device(args.device)
     rules = build_rules(args)
     run_dir = Path(args.out_dir) / args.exp_name
     # -- seeding: one block, every generator explicit -------------------------------------
@@ -229,15 +237,17 @@ def train(args: Args) -> Path:
             rules, args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
             args.selfplay_prob, random_gen, tuple(filter(None, args.builtin_opponents.split(","))),
         )
-    net = make_net(rules, args.hidden, args.points_prior, args.arch)
+    net = make_net(rules, args.hidden, args.points_prior, args.arch).to(device)
+    host = host_view(net, device)  # what the CPU-side collection and evaluation call
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     global_step, iteration, start_time = 0, 0, time.time()
     steps_per_iter = args.num_envs * args.num_steps
     num_iterations = max(1, args.total_steps // steps_per_iter)
+    last_iteration = min(num_iterations, args.stop_after) if args.stop_after > 0 else num_iterations
 
     if args.init and not args.resume:
         init_from(net, args.init, rules, play.observer.version)
-        play.pool.append({k: v.clone() for k, v in net.state_dict().items()})
+        play.pool.append(cpu_state(net.state_dict()))
 
     if args.resume:
         ckpt = matching_checkpoint(args.resume, rules, play.observer.version)
@@ -262,7 +272,8 @@ def train(args: Args) -> Path:
         path = run_dir / "checkpoint.pt"
         save_atomic(
             {
-                "model": net.state_dict(), "optimizer": optimizer.state_dict(), "args": asdict(args),
+                "model": cpu_state(net.state_dict()), "optimizer": cpu_state(optimizer.state_dict()),
+                "args": asdict(args),
                 "rules": rules.to_dict(), "observation_version": play.observer.version,
                 "global_step": global_step, "iteration": iteration, "pool": play.pool,
                 "random_state": random_gen.getstate(), "sampler_state": sampler.get_state(),
@@ -278,11 +289,11 @@ def train(args: Args) -> Path:
         TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,}"),
         TextColumn("{task.fields[status]}"), TimeRemainingColumn(), disable=not args.progress,
     )
-    task = progress.add_task(args.exp_name, total=num_iterations * steps_per_iter, completed=global_step, status="")
+    task = progress.add_task(args.exp_name, total=last_iteration * steps_per_iter, completed=global_step, status="")
     n = rules.num_players
     best_rate = -1.0
     with progress:
-        while iteration < num_iterations:
+        while iteration < last_iteration:
             iteration += 1
             if args.anneal_lr:
                 frac = 1.0 - (iteration - 1.0) / num_iterations
@@ -291,7 +302,9 @@ def train(args: Args) -> Path:
                 from training.vector_rollout import collect_vector
 
                 vplay.pool_size = len(play.pool)
-                batch, sps = collect_vector(args, vplay, net, lambda i: play.frozen(i, net), sampler)
+                batch, sps = collect_vector(
+                    args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler
+                )
                 play.episode_returns += vplay.episode_wins
                 vplay.episode_wins.clear()
             else:
@@ -299,7 +312,7 @@ def train(args: Args) -> Path:
             global_step += len(batch["actions"])
             stats = update(args, net, optimizer, batch, sampler)
             if iteration % args.snapshot_every == 0:
-                play.pool.append({k: v.clone() for k, v in net.state_dict().items()})
+                play.pool.append(cpu_state(net.state_dict()))
                 del play.pool[: -args.pool_size]
             status = f"SPS {sps:,.0f}"
             if writer is not None:
@@ -313,13 +326,13 @@ def train(args: Args) -> Path:
             if args.eval_every and iteration % args.eval_every == 0:
                 for opp in filter(None, args.eval_opponents.split(",")):
                     rate = evaluator(opp)(
-                        lambda x: net(x)[0], rules, opp, args.eval_games, args.seed + iteration, args.max_hands
+                        lambda x: host(x)[0], rules, opp, args.eval_games, args.seed + iteration, args.max_hands
                     )
                     status += f" vs {opp} {rate:.3f}"
                     if opp == args.select_on and rate > best_rate:
                         best_rate = rate
                         meta = policy_meta(rules, global_step, "ppo", asdict(args), time.time() - start_time)
-                        export_policy(net, run_dir / "best.pt", meta | {"selected_win_rate": rate})
+                        export_policy(cpu_module(net), run_dir / "best.pt", meta | {"selected_win_rate": rate})
                     if writer is not None:
                         writer.add_scalar(f"eval/winrate_vs_{opp}", rate, global_step)
             if args.checkpoint_every and iteration % args.checkpoint_every == 0:
@@ -332,17 +345,20 @@ def train(args: Args) -> Path:
         writer.close()
     if args.export:
         meta = policy_meta(rules, global_step, "ppo", asdict(args), time.time() - start_time)
-        export_policy(net, args.export, meta)
+        export_policy(cpu_module(net), args.export, meta)
     print(f"trained {global_step:,} learner decisions in {time.time() - start_time:.0f} s; checkpoint {ckpt_path}")
     return ckpt_path
 
 
 def collect(
-    args: Args, play: SelfPlay, net: nn.Module, sampler: torch.Generator, n: int
+    args: Args, play: SelfPlay, learner: nn.Module, sampler: torch.Generator, n: int
 ) -> tuple[dict[str, torch.Tensor], float]:
     """Play ``num_steps`` engine decisions in every game; returns the learner's transitions with
-    advantages and returns, and the decisions per second of the collection."""
+    advantages and returns, and the decisions per second of the collection. The engine and the
+    batch stay on the CPU; the learner and its snapshots run on the learner's device."""
     rules, observer = play.rules, play.observer
+    device = next(learner.parameters()).device
+    net = host_view(learner, device)
     t0 = time.time()
     # per (game, seat) chains of learner decisions
     records: dict[int, list[list[Any]]] = {}
@@ -382,7 +398,7 @@ def collect(
                     [obs_t[j], mask_t[j], acts[j], logps[j], values[j], 0.0, False]
                 )
         for snap, items in snap_groups.items():
-            frozen = play.frozen(snap, net)
+            frozen = host_view(play.frozen(snap, learner), device)
             obs_t = torch.from_numpy(np.stack([observer.encode(inf) for _, inf in items]))
             mask_t = torch.from_numpy(np.stack([observer.mask(inf) for _, inf in items]).astype(bool))
             with torch.no_grad():
@@ -444,7 +460,9 @@ def update(
     args: Args, net: nn.Module, optimizer: torch.optim.Optimizer, batch: dict[str, torch.Tensor],
     sampler: torch.Generator,
 ) -> dict[str, float]:
-    """PPO's clipped update over the batch; returns the standard metrics."""
+    """PPO's clipped update over the batch (moved to the network's device); returns the standard metrics."""
+    device = next(net.parameters()).device
+    on_device = {key: value.to(device) for key, value in batch.items()}
     size = len(batch["actions"])
     mb = max(1, size // args.num_minibatches)
     clipfracs: list[float] = []
@@ -452,21 +470,21 @@ def update(
     for _ in range(args.update_epochs):
         order = torch.randperm(size, generator=sampler)
         for start in range(0, size, mb):
-            idx = order[start : start + mb]
-            logits, value = net(batch["obs"][idx])
-            logits = masked_logits(logits, batch["masks"][idx])
+            idx = order[start : start + mb].to(device)
+            logits, value = net(on_device["obs"][idx])
+            logits = masked_logits(logits, on_device["masks"][idx])
             logp_all = torch.log_softmax(logits, -1)
-            newlogp = logp_all.gather(1, batch["actions"][idx][:, None]).squeeze(1)
+            newlogp = logp_all.gather(1, on_device["actions"][idx][:, None]).squeeze(1)
             probs = logp_all.exp()
             entropy = -(probs * logp_all.clamp(min=-1e8)).sum(-1)
-            ratio = (newlogp - batch["logprobs"][idx]).exp()
+            ratio = (newlogp - on_device["logprobs"][idx]).exp()
             with torch.no_grad():
-                approx_kl = ((ratio - 1) - (newlogp - batch["logprobs"][idx])).mean()
+                approx_kl = ((ratio - 1) - (newlogp - on_device["logprobs"][idx])).mean()
                 clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
-            adv = batch["advantages"][idx]
+            adv = on_device["advantages"][idx]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
-            v_loss = 0.5 * ((value - batch["returns"][idx]) ** 2).mean()
+            v_loss = 0.5 * ((value - on_device["returns"][idx]) ** 2).mean()
             loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
             optimizer.zero_grad()
             loss.backward()
@@ -487,6 +505,9 @@ def update(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
+    resolve_device(args.device)  # refuse a missing device before anything starts
+    if args.stop_after < 0:
+        raise SystemExit(f"--stop-after must be 0 (run every iteration) or more; got {args.stop_after}")
     if args.reward not in ("points", "game"):
         raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
     if args.engine not in ("python", "vector"):

@@ -27,6 +27,7 @@ from sniff_env.commands.common import parse_overrides
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
 from training.config import parse_config, rules_for
+from training.device import DEVICE_HELP, cpu_module, host_view, resolve_device
 from training.evaluate import win_rate
 from training.network import export_module, policy_meta
 
@@ -38,6 +39,7 @@ class Args:
     num_players: int = field(default=2, metadata={"help": "players at the table"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true'"})
     seed: int = field(default=1, metadata={"help": "seed of the environments, the players and torch"})
+    device: str = field(default="auto", metadata={"help": f"where the policy trains: {DEVICE_HELP}; the games stay on the CPU"})
     total_timesteps: int = field(default=100_000, metadata={"help": "learner decisions to train on"})
     n_envs: int = field(default=8, metadata={"help": "environments stepped together"})
     n_steps: int = field(default=256, metadata={"help": "steps per environment per rollout"})
@@ -108,6 +110,7 @@ def train(args: Args) -> Path:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    device = resolve_device(args.device)
     rules = build_rules(args)
     observer = Observer(rules)
     run_dir = Path(args.out_dir) / args.exp_name
@@ -117,14 +120,14 @@ def train(args: Args) -> Path:
     venv.seed(args.seed)
     start = time.time()
     if args.resume:
-        model = MaskablePPO.load(args.resume, env=venv, seed=args.seed)
+        model = MaskablePPO.load(args.resume, env=venv, seed=args.seed, device=device)
         if model.observation_space.shape != (observer.size,):
             raise ValueError(f"{args.resume} was trained on another observation layout")
     else:
         model = MaskablePPO(
             "MlpPolicy", venv, n_steps=args.n_steps, batch_size=args.batch_size,
             learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma,
-            policy_kwargs={"net_arch": [args.hidden, args.hidden]}, seed=args.seed, verbose=0,
+            policy_kwargs={"net_arch": [args.hidden, args.hidden]}, seed=args.seed, verbose=0, device=device,
             tensorboard_log=str(run_dir / "tb") if args.tensorboard else None,
         )
 
@@ -138,7 +141,7 @@ def train(args: Args) -> Path:
         def _on_step(self) -> bool:
             if args.eval_every and self.num_timesteps >= self.next_eval:
                 self.next_eval += args.eval_every
-                logits = _PolicyLogits(self.model.policy)
+                logits = host_view(_PolicyLogits(self.model.policy), device)
                 for opp in filter(None, args.eval_opponents.split(",")):
                     rate = win_rate(logits, rules, opp, args.eval_games, args.seed, 40)
                     self.logger.record(f"eval/winrate_vs_{opp}", rate)
@@ -152,13 +155,14 @@ def train(args: Args) -> Path:
     save_model_atomic(model, path)
     if args.export:
         meta = policy_meta(rules, int(model.num_timesteps), "sb3-maskable-ppo", asdict(args), time.time() - start)
-        export_module(_PolicyLogits(model.policy), args.export, meta)
+        export_module(cpu_module(_PolicyLogits(model.policy)), args.export, meta)
     print(f"trained {model.num_timesteps:,} steps in {time.time() - start:.0f} s; model {path}")
     return path
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
+    resolve_device(args.device)  # refuse a missing device before any environment is built
     if args.reward not in ("points", "game"):
         raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
     train(args)

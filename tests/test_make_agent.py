@@ -1,0 +1,103 @@
+"""The chains that make the shipped agents: their commands in order, the budget the cards state,
+a tiny chain really run (then resumed), and a failure that stops the chain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from training.make_agent import ChainError, known_agents, load_chain, main
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = sorted(p.stem for p in (ROOT / "checkpoints").glob("*.json"))
+
+
+def test_every_shipped_agent_has_a_chain() -> None:
+    assert SHIPPED and set(SHIPPED) <= set(known_agents())
+
+
+def test_sniff_2p_dry_run_prints_its_seven_stages_in_order_and_the_cards_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sniff-2p", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    commands = [line for line in out.splitlines() if line.startswith("python ")]
+    configs = [c.split("--config ")[1].split()[0].removeprefix("configs/training/") for c in commands if "--config" in c]
+    assert configs == [
+        "imitation-sniff-2p.toml", "sniff-2p-finetune.toml", "sniff-2p-finetune-2.toml", "sniff-2p-selfplay.toml",
+        "imitation-sniff-2p-search-values.toml", "imitation-sniff-2p-search-values-2.toml",
+        "imitation-sniff-2p-search-values-3.toml",
+    ]
+    assert commands[-1] == "python training/export.py runs/sniff-2p.pt runs/sniff-2p.onnx"
+    assert "# total: 180.3 minutes" in out  # the card: 180 minutes in all
+
+
+@pytest.mark.parametrize("agent", SHIPPED)
+def test_chains_never_write_over_the_shipped_files(agent: str) -> None:
+    for step in load_chain(agent).steps:
+        assert not step.output.startswith("checkpoints/")
+        if step.config and 'export = "checkpoints/' in (ROOT / step.config).read_text():
+            assert step.args[step.args.index("--export") + 1].startswith("runs/")
+
+
+def test_the_cards_minutes_add_up(capsys: pytest.CaptureFixture[str]) -> None:
+    total = 0.0
+    for agent in SHIPPED:
+        assert main([agent, "--dry-run"]) == 0
+        total += load_chain(agent).minutes
+    assert "# total:" in capsys.readouterr().out
+    assert total == pytest.approx(180.3 + 34.5 + 34.5)
+
+
+def test_bad_chains_are_refused_before_any_step(tmp_path: Path) -> None:
+    with pytest.raises(ChainError, match="no chain.*sniff-2p"):
+        load_chain("no-such-agent")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[steps]]\nname = "x"\ntrainer = "dqn"\nconfig = "a.toml"\noutput = "o"\nminutes = 1\n')
+    with pytest.raises(ChainError, match="unknown trainer 'dqn'"):
+        load_chain(str(bad))
+    bad.write_text('[[steps]]\nname = "x"\ntrainer = "ppo"\nconfig = "no/such.toml"\noutput = "o"\nminutes = 1\n')
+    with pytest.raises(ChainError, match="does not exist"):
+        load_chain(str(bad))
+
+
+def _tiny_chain(tmp_path: Path, ppo_args: list[str]) -> Path:
+    out = tmp_path / "runs"
+    imitation = tmp_path / "imitation.toml"
+    imitation.write_text('exp_name = "im"\ngames = 4\nepochs = 1\neval_opponents = ""\nworkers = 1\n'
+                         f'progress = false\nout_dir = "{out}"\n')
+    ppo = tmp_path / "ppo.toml"
+    ppo.write_text('exp_name = "ft"\ntotal_steps = 256\nnum_envs = 4\nnum_steps = 32\neval_every = 0\n'
+                   f'progress = false\ntensorboard = false\nout_dir = "{out}"\ninit = "{out}/im/checkpoint.pt"\n')
+    chain = tmp_path / "tiny.toml"
+    chain.write_text(
+        'agent = "tiny"\n'
+        f'[[steps]]\nname = "imitation"\ntrainer = "imitation"\nconfig = "{imitation}"\n'
+        f'output = "{out}/im/checkpoint.pt"\nminutes = 0.5\n'
+        f'[[steps]]\nname = "ppo"\ntrainer = "ppo"\nconfig = "{ppo}"\nargs = {json.dumps(ppo_args)}\n'
+        f'output = "{tmp_path}/tiny.pt"\nminutes = 1\n'
+    )
+    return chain
+
+
+def test_a_tiny_chain_runs_in_order_then_resumes(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    chain = _tiny_chain(tmp_path, ["--export", str(tmp_path / "tiny.pt"), "--device", "cpu"])
+    assert main([str(chain)]) == 0
+    made = tmp_path / "tiny.pt"
+    assert made.is_file() and (tmp_path / "runs" / "ft" / "checkpoint.pt").is_file()
+    out = capfd.readouterr().out
+    assert "trained" in out and "# total: 1.5 minutes" in out
+    stamp = made.stat().st_mtime_ns
+    assert main([str(chain)]) == 0  # every output exists: nothing runs again
+    assert capfd.readouterr().out.count("done, skipped") == 2
+    assert made.stat().st_mtime_ns == stamp
+
+
+def test_the_first_failure_stops_the_chain(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    chain = _tiny_chain(tmp_path, ["--export", str(tmp_path / "tiny.pt")])
+    (tmp_path / "runs" / "im").mkdir(parents=True)
+    (tmp_path / "runs" / "im" / "checkpoint.pt").write_bytes(b"not a checkpoint")  # step 1 counts as done
+    assert main([str(chain)]) != 0
+    err = capfd.readouterr().err
+    assert "step 2 (ppo) failed" in err and "not a readable training checkpoint" in err
+    assert not (tmp_path / "tiny.pt").exists()

@@ -1,0 +1,165 @@
+"""End-to-end learner decisions per second of ``training/ppo.py --engine vector``, per network.
+
+Each network (``--archs``) trains as ``training/ppo.py`` does (the same collection on the batched
+engine, the same PPO update, the same pool of snapshots) from a blank start; in-training
+evaluation is off. After one warm-up iteration (kernels loaded), each of ``--repeats`` timed
+stretches of ``--iterations`` iterations gives learner decisions (stored decisions with a choice,
+what ``--total-steps`` counts) per second of collection plus update; the table shows the median
+and the shares of the time spent collecting and updating.
+
+    python training/benchmarks/training_speed.py --out checkpoints/results/training-speed.json
+    python training/benchmarks/training_speed.py --archs move --device cuda --num-envs 2048
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+
+import torch
+
+from training import ppo
+from training.device import DEVICE_HELP, cpu_state, host_view, resolve_device
+from training.network import ARCHITECTURES, make_net
+from training.vector_rollout import VectorSelfPlay, collect_vector
+
+
+def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device) -> list[dict[str, float]]:
+    """``repeats`` timed stretches of ``iterations`` PPO iterations after one warm-up; each gives
+    learner decisions and the seconds spent collecting and updating."""
+    rules = ppo.build_rules(args)
+    rng = random.Random(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    sampler = torch.Generator().manual_seed(args.seed + 1)
+    play = ppo.SelfPlay(args, rules, rng, games=False)
+    vplay = VectorSelfPlay(
+        rules, args.num_envs, rng.getrandbits(40), args.reward, args.max_hands, args.selfplay_prob, rng,
+        tuple(filter(None, args.builtin_opponents.split(","))),
+    )
+    net = make_net(rules, args.hidden, args.points_prior, args.arch).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+    host = host_view(net, device)
+    done = 0
+
+    def iteration() -> tuple[int, float, float]:
+        nonlocal done
+        vplay.pool_size = len(play.pool)
+        t0 = time.perf_counter()
+        batch, _ = collect_vector(args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler)
+        t1 = time.perf_counter()
+        ppo.update(args, net, optimizer, batch, sampler)
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        t2 = time.perf_counter()
+        done += 1
+        if done % args.snapshot_every == 0:
+            play.pool.append(cpu_state(net.state_dict()))
+            del play.pool[: -args.pool_size]
+        return len(batch["actions"]), t1 - t0, t2 - t1
+
+    iteration()  # warm-up: compiled kernels loaded, allocator primed
+    results = []
+    for _ in range(repeats):
+        decisions, collect_s, update_s = 0, 0.0, 0.0
+        for _ in range(iterations):
+            d, c, u = iteration()
+            decisions, collect_s, update_s = decisions + d, collect_s + c, update_s + u
+        results.append({"decisions": decisions, "collect_s": collect_s, "update_s": update_s})
+    vplay.env.close()
+    return results
+
+
+def summary(runs: list[dict[str, float]]) -> dict[str, Any]:
+    """Medians over the stretches: learner decisions/s end to end, of collection alone and of
+    the update alone, and the share of the time spent collecting."""
+    def med(f: Any) -> float:
+        return float(statistics.median(f(r) for r in runs))
+
+    return {
+        "decisions_per_s": med(lambda r: r["decisions"] / (r["collect_s"] + r["update_s"])),
+        "collect_decisions_per_s": med(lambda r: r["decisions"] / r["collect_s"]),
+        "update_decisions_per_s": med(lambda r: r["decisions"] / r["update_s"]),
+        "collect_share": med(lambda r: r["collect_s"] / (r["collect_s"] + r["update_s"])),
+        "decisions_per_stretch": med(lambda r: r["decisions"]),
+        "stretches": runs,
+    }
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--archs", default=",".join(ARCHITECTURES), help="networks to time (mlp, move)")
+    parser.add_argument("--preset", default="sniff")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--num-envs", type=int, default=512, help="games at once (the shipped self-play stage's)")
+    parser.add_argument("--num-steps", type=int, default=32, help="engine decisions per game per iteration")
+    parser.add_argument("--iterations", type=int, default=3, help="iterations per timed stretch")
+    parser.add_argument("--repeats", type=int, default=3, help="timed stretches (the median is reported)")
+    parser.add_argument("--device", default="auto", help=DEVICE_HELP)
+    parser.add_argument("--torch-threads", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, help="write the figures to this JSON file")
+    opts = parser.parse_args(argv)
+    archs = [a for a in opts.archs.split(",") if a]
+    if not archs or set(archs) - set(ARCHITECTURES):
+        parser.error(f"--archs must list some of {', '.join(ARCHITECTURES)}; got {opts.archs!r}")
+    if min(opts.iterations, opts.repeats, opts.num_envs, opts.num_steps) < 1:
+        parser.error("--iterations, --repeats, --num-envs and --num-steps must be at least 1")
+    opts.archs = archs
+    return opts
+
+
+def machine(device: torch.device) -> str:
+    """The machine in words: CPU cores and, on CUDA, the GPU's name."""
+    cpu = f"{os.cpu_count()} CPU cores ({platform.machine()})"
+    return f"{cpu}, {torch.cuda.get_device_name(device)}" if device.type == "cuda" else cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    opts = parse(argv)
+    device = resolve_device(opts.device)
+    base = replace(
+        ppo.Args(), preset=opts.preset, num_players=opts.players, engine="vector", num_envs=opts.num_envs,
+        num_steps=opts.num_steps, seed=opts.seed, torch_threads=opts.torch_threads, device=str(device),
+        eval_every=0, tensorboard=False, progress=False,
+    )
+    figures = {arch: summary(stretch(replace(base, arch=arch), opts.iterations, opts.repeats, device))
+               for arch in opts.archs}
+
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"training/ppo.py --engine vector, {opts.preset} {opts.players}p, {opts.num_envs} games "
+                        f"x {opts.num_steps} decisions, on {device} ({machine(device)})")
+    for column in ("network", "learner decisions/s", "collection share", "update share",
+                   "collection alone /s", "update alone /s"):
+        table.add_column(column, justify="left" if column == "network" else "right")
+    for arch, f in figures.items():
+        table.add_row(arch, f"{f['decisions_per_s']:,.0f}", f"{f['collect_share']:.0%}",
+                      f"{1 - f['collect_share']:.0%}", f"{f['collect_decisions_per_s']:,.0f}",
+                      f"{f['update_decisions_per_s']:,.0f}")
+    Console().print(table)
+    if opts.out:
+        report = {"command": "python training/benchmarks/training_speed.py " + " ".join(argv or sys.argv[1:]),
+                  "device": str(device), "machine": machine(device), "torch": torch.__version__,
+                  "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(opts).items()},
+                  "figures": figures}
+        opts.out.parent.mkdir(parents=True, exist_ok=True)
+        opts.out.write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
