@@ -10,8 +10,9 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 import sniff_env.integrations.openspiel  # noqa: F401  (registers python_sniff)
-from sniff_env import PRESET_NAMES, RulesError, make_rules
-from sniff_env.integrations.openspiel import Stage
+from sniff_env import PRESET_NAMES, Rules, RulesError, make_rules
+from sniff_env.integrations.openspiel import ChancePlay, Stage
+from sniff_env.integrations.openspiel.resample import ResampleError, resample_actions
 from sniff_env.integrations.openspiel.text import information_state_string
 
 CASES = [(preset, n) for preset in PRESET_NAMES for n in (2, 3, 4)]
@@ -113,26 +114,111 @@ def test_info_state_does_not_show_hidden_tiles() -> None:
     assert a.information_state_string(1) != b.information_state_string(1)
 
 
-def test_resampled_worlds_keep_the_information_state() -> None:
-    game = pyspiel.load_game("python_sniff", {"ruleset": "muggins-sleepers", "num_players": 3, "episode": "hand"})
-    state = _play_to_decision(game, random.Random(5), 6)
+def _decision_plays(rules: Rules, one_hand: bool, count: int, seed: int) -> list[ChancePlay]:
+    """``count`` decision nodes of random games (random outcomes, random decisions), in order."""
+    rng = random.Random(seed)
+    out: list[ChancePlay] = []
+    while len(out) < count:
+        play = ChancePlay(rules, one_hand=one_hand, max_hands=20)
+        while not play.is_over and len(out) < count:
+            if play.is_chance:
+                play.apply(rng.choice(play.chance_outcomes()))
+            else:
+                out.append(play.copy())
+                play.apply(rng.choice(play.legal_actions()))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("preset", "n", "one_hand"),
+    [("sniff", 2, False), ("muggins-digital", 2, True), ("sniff-us", 3, True), ("sniff-digital", 4, True)],
+)
+def test_resampling_finds_a_world_at_every_decision(preset: str, n: int, one_hand: bool) -> None:
+    """At 300 decision nodes of random play (forced draws, passes, draws by choice, the highest
+    double leading, later hands of a whole game), every seat's resampled world replays to the
+    very information state that seat has."""
+    rules = make_rules(preset, n)
+    rng = random.Random(7)
+    plays = _decision_plays(rules, one_hand, 300, seed=n)
+    for i, play in enumerate(plays):
+        seat = play.game.turn if i % 2 else i // 2 % n  # the mover, or any seat
+        history = resample_actions(play, seat, rng)
+        world = ChancePlay(rules, one_hand=one_hand, max_hands=20)
+        for action in history:
+            world.apply(action)
+        assert information_state_string(world, seat) == information_state_string(play, seat)
+    if not one_hand:
+        assert any(p.game.hand_index > 0 for p in plays)  # later hands of the game are covered
+
+
+def test_resampled_worlds_vary_and_keep_the_information_state() -> None:
+    game = pyspiel.load_game("python_sniff", {"ruleset": "sniff", "num_players": 2, "episode": "hand"})
+    state = _play_to_decision(game, random.Random(3), 12)
     seat = state.current_player()
+    assert any(e.kind == "draw" and e.player != seat for e in state.play.game.events)  # hidden draws
     sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
-    worlds = [state.resample_from_infostate(seat, sampler) for _ in range(5)]
+    worlds = [state.resample_from_infostate(seat, sampler) for _ in range(10)]
     assert all(w.information_state_string(seat) == state.information_state_string(seat) for w in worlds)
-    assert any(w.play.game.hands != state.play.game.hands for w in worlds)
+    hidden = {tuple(h for s, h in enumerate(w.play.game.hands) if s != seat) for w in worlds}
+    assert len(hidden) >= 5
     assert information_state_string(state.play, seat).startswith(f"seat {seat}")
 
 
-def test_ismcts_plays_through_evaluate_bots() -> None:
+def test_resampling_refuses_a_draw_node() -> None:
+    rng = random.Random(2)
+    play = ChancePlay(make_rules("sniff-us", 2), one_hand=True)
+    while play.stage is not Stage.DRAW:
+        play.apply(rng.choice(play.chance_outcomes() if play.is_chance else play.legal_actions()))
+    with pytest.raises(ResampleError, match="not at a draw"):
+        resample_actions(play, 0, random.Random(0))
+
+
+def test_ismcts_plays_sniff_through_evaluate_bots() -> None:
     from open_spiel.python.algorithms import evaluate_bots
 
-    from sniff_env.integrations.openspiel.bots import ismcts_bot
+    from sniff_env.integrations.openspiel.bots import ismcts_bot, player_bot
 
-    game = pyspiel.load_game("python_sniff", {"ruleset": "muggins-sleepers", "num_players": 2, "episode": "hand"})
-    bots = [ismcts_bot(game, simulations=10, seed=0), pyspiel.make_uniform_random_bot(1, 1)]
+    game = pyspiel.load_game("python_sniff", {"ruleset": "sniff", "num_players": 2, "episode": "hand"})
+    bots = [ismcts_bot(game, simulations=10, seed=0), player_bot(game, 1, "heuristic")]
     returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
     assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_ismcts_is_reproducible_by_its_seed() -> None:
+    """Two searches with one seed visit the same moves as often (the worlds come from the bot's
+    generator, not from a sampler seeded by the system)."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from sniff_env.integrations.openspiel.bots import ISMCTSBot
+
+    game = pyspiel.load_game("python_sniff", {"ruleset": "sniff", "num_players": 2, "episode": "hand"})
+    state = _play_to_decision(game, random.Random(1), 4)
+
+    def visits() -> list[tuple[int, float]]:
+        rng = np.random.RandomState(4)
+        bot = ISMCTSBot(
+            game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=30, random_state=rng,
+            final_policy_type=ismcts.ISMCTSFinalPolicyType.NORMALIZED_VISITED_COUNT,
+        )
+        return list(bot.get_policy(state))
+
+    first = visits()
+    assert len(first) > 2 and first == visits()
+
+
+def test_player_bot_plays_what_the_player_picks_from_the_seat_view() -> None:
+    from sniff_env.infostate import info_state
+    from sniff_env.integrations.openspiel.bots import player_bot
+    from sniff_env.players import load
+
+    game = pyspiel.load_game("python_sniff", {"ruleset": "muggins-digital", "num_players": 3, "episode": "hand"})
+    state = _play_to_decision(game, random.Random(2), 4)
+    seat = state.current_player()
+    bot = player_bot(game, seat, "heuristic")
+    expected = load("heuristic", seed=0).act({}, {"info_state": info_state(state.play.game, seat)})
+    assert bot.step(state) == expected
+    with pytest.raises(ValueError, match=f"seat {seat} is to move"):
+        player_bot(game, (seat + 1) % 3).step(state)
 
 
 def test_shimmy_passes_the_pettingzoo_api_test() -> None:

@@ -17,7 +17,9 @@ Decisions are the engine's action ids (``Discrete(176)`` for double-six, as the 
 are the env's game reward: +1 to the side that gained most, -1/(sides - 1) to the others, 0 on a
 tie; partners share their side's. The tensor (information state and observation alike) is the
 project's observation vector; the information-state string is the seat's whole view of the game.
-States implement ``resample_from_infostate``, so IS-MCTS plays it.
+States implement ``resample_from_infostate`` (worlds built within every constraint the seat's
+view implies, each checked by a replay), so IS-MCTS plays it; ``bots`` seats IS-MCTS and the
+project's players (``player_bot(game, seat, "heuristic")``) for ``evaluate_bots``.
 """
 
 from __future__ import annotations

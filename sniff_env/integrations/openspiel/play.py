@@ -169,9 +169,7 @@ class ChancePlay:
         if stage is Stage.OVER:
             raise GameOverError("the game is over")
         if stage is Stage.PLAY:
-            seat = self.game.turn
-            self._step(action, [])
-            self.trail.append(Step(Stage.PLAY, seat, action))
+            self._step(action, [], Step(Stage.PLAY, self.game.turn, action))
             return
         outcomes = self.chance_outcomes()
         if action not in outcomes:
@@ -194,7 +192,8 @@ class ChancePlay:
             if len(self.dealt) == self.rules.num_players * self._hand_size:
                 self._start_hand()
         else:
-            self._step(self.pending, [*self.drawn, action])
+            self._step(self.pending, [*self.drawn, action], Step(stage, seat, action))
+            return
         self.trail.append(Step(stage, seat, action))
 
     def _begin_hand(self) -> None:
@@ -222,15 +221,17 @@ class ChancePlay:
         self.game.start_hand(Deal(hands, boneyard, leader, tuple(self.lots)))
         self.stage = Stage.PLAY
 
-    def _step(self, action: int, drawn: Sequence[int]) -> None:
-        """Apply ``action`` with ``drawn`` as its first draws; wait at a chance node for the next
-        draw if it needs more. A rejected action changes nothing."""
+    def _step(self, action: int, drawn: Sequence[int], step: Step) -> None:
+        """Apply ``action`` with ``drawn`` as its first draws, recording ``step`` in the trail;
+        wait at a chance node for the next draw if it needs more. A rejected action changes
+        nothing. The step is recorded before a next hand begins, so that hand's root holds it."""
         g = self.game
         trial = g.copy() if g.drawable > 0 else g  # no tile can be drawn: no trial needed
         if drawn:
             trial.arrange_boneyard([*drawn, *(t for t in g.boneyard[g.bone_pos :] if t not in drawn)])
         events_before = len(g.events)
         trial.step(action)
+        self.trail.append(step)
         new_draws = [i for i in range(events_before, len(trial.events)) if trial.events[i].kind == "draw"]
         if len(new_draws) > len(drawn):
             cut = new_draws[len(drawn)]

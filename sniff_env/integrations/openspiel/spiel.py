@@ -18,7 +18,7 @@ from ...observation import Observer
 from ...presets import make_rules
 from ...rules import MAX_PLAYERS, MIN_PLAYERS, Rules, field_names
 from .play import ChancePlay, Stage
-from .resample import resample_actions
+from .resample import Resampler
 from .text import information_state_string, observation_string, state_string
 
 SHORT_NAME = "python_sniff"
@@ -190,10 +190,18 @@ class SniffState(pyspiel.State):
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> SniffState:
         """A state that ``player_id`` cannot tell from this one, its hidden tiles drawn anew."""
         rng = random.Random(int(probability_sampler() * 2**53))
-        state = self.get_game().new_initial_state()
-        for action in resample_actions(self._play, player_id, rng):
-            state.apply_action(action)
-        return state
+        resampler = Resampler(self._play, player_id)
+        start = self.get_game().new_initial_state()
+        for action in resampler.head:
+            start.apply_action(action)
+
+        def replay(actions: list[int]) -> tuple[SniffState, ChancePlay]:
+            state: SniffState = start.clone()
+            for action in actions:
+                state.apply_action(action)
+            return state, state.play
+
+        return resampler.sample(rng, replay)
 
     def __str__(self) -> str:
         return state_string(self._play)
