@@ -43,7 +43,7 @@ def register_gymnasium() -> None:
 
 def register_pettingzoo() -> None:
     """Register :data:`PETTINGZOO_ID` in PettingZoo's AEC registry (a no-op if it is there)."""
-    import pettingzoo
+    import pettingzoo  # type: ignore[import-untyped]
 
     if "sniff_env/sniff-v0" not in pettingzoo.aec_registry:  # PettingZoo keeps ids as "name-v0"
         pettingzoo.register("aec", PETTINGZOO_ID, entry_point="sniff_env.sniff_v0:env")
