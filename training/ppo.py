@@ -48,7 +48,7 @@ class Args:
     seed: int = field(default=1, metadata={"help": "seed of everything: games, torch, opponent draws"})
     torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
     device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; the engine stays on the CPU"})
-    total_steps: int = field(default=1_000_000, metadata={"help": "learner decisions to train on"})
+    total_steps: int = field(default=1_000_000, metadata={"help": "engine decisions to train on (num_envs x num_steps an iteration; the learner's own are a share of them: forced moves and, against opponents, their turns are not)"})
     stop_after: int = field(
         default=0,
         metadata={"help": "stop after this many iterations, the learning rate still annealed over total_steps "

@@ -3,7 +3,8 @@
 The learner takes a random seat of :class:`sniff_env.wrappers.SniffSingleAgentEnv` at every
 reset; the other seats are played by built-in players (``--opponents``). The final policy is
 exported to the same TorchScript format as ``training/ppo.py``, so ``sniff eval`` and
-``sniff play`` load it the same way.
+``sniff play`` load it the same way. ``--engine vector`` trains on the batched engine's
+:class:`sniff_env.integrations.sb3.SniffSB3VecEnv` instead, much faster, against one compiled player.
 
     python training/sb3_maskable.py --config configs/training/sb3-sniff-2p.toml
 """
@@ -49,7 +50,15 @@ class Args:
     gamma: float = field(default=0.99, metadata={"help": "discount"})
     hidden: int = field(default=256, metadata={"help": "hidden units per layer"})
     reward: str = field(default="points", metadata={"help": "'points' (dense) or 'game'"})
-    opponents: str = field(default="random,greedy,heuristic", metadata={"help": "built-in players drawn as opponents"})
+    opponents: str = field(
+        default="random,greedy,heuristic",
+        metadata={"help": "built-in players drawn as opponents (vector engine: one compiled player, or one per other seat)"},
+    )
+    engine: str = field(
+        default="python",
+        metadata={"help": "'python' (one reference-engine env per environment) or 'vector' (the batched engine's "
+                          "SniffSB3VecEnv: all n_envs games in one compiled step)"},
+    )
     max_cycles: int = field(default=4000, metadata={"help": "truncate an episode after this many steps"})
     eval_every: int = field(default=20_000, metadata={"help": "timesteps between evaluations (0: never)"})
     eval_games: int = field(default=50, metadata={"help": "duplicate games per evaluation opponent"})
@@ -78,6 +87,12 @@ class _PolicyLogits(nn.Module):
         return self.action_net(self.policy_net(obs.float()))
 
 
+def rules_overrides(args: Args) -> dict[str, Any]:
+    """``args.rules`` as keyword arguments of the environments."""
+    overrides: dict[str, Any] = parse_overrides([s for s in args.rules.split(",") if s.strip()])
+    return overrides
+
+
 def make_env_fn(args: Args, rank: int) -> Any:
     def make() -> Any:
         from sniff_env.players import load
@@ -86,15 +101,32 @@ def make_env_fn(args: Args, rank: int) -> Any:
         rng = random.Random(args.seed * 1000 + rank)
         names = [s for s in args.opponents.split(",") if s.strip()]
         others = [load(rng.choice(names), seed=rng.getrandbits(31)) for _ in range(args.num_players - 1)]
-        overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
         env = SniffSingleAgentEnv(
             args.preset, args.num_players, learner="random", opponents=others, reward=args.reward,
-            max_cycles=args.max_cycles, **overrides,
+            max_cycles=args.max_cycles, **rules_overrides(args),
         )
         env.reset(seed=args.seed * 1000 + rank)
         return env
 
     return make
+
+
+def make_venv(args: Args) -> Any:
+    """The SB3 ``VecEnv`` of ``args.engine``, seeded with ``args.seed``."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    if args.engine == "vector":
+        from sniff_env.integrations.sb3 import SniffSB3VecEnv
+
+        specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
+        venv: Any = SniffSB3VecEnv(
+            args.n_envs, ruleset=args.preset, num_players=args.num_players, learner="random",
+            opponents=specs[0] if len(specs) == 1 else specs, reward=args.reward, **rules_overrides(args),
+        )
+    else:
+        venv = DummyVecEnv([make_env_fn(args, i) for i in range(args.n_envs)])
+    venv.seed(args.seed)
+    return venv
 
 
 def save_model_atomic(model: Any, path: Path) -> None:
@@ -108,7 +140,6 @@ def save_model_atomic(model: Any, path: Path) -> None:
 def train(args: Args) -> Path:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import DummyVecEnv
 
     device = resolve_device(args.device)
     rules = build_rules(args)
@@ -116,8 +147,7 @@ def train(args: Args) -> Path:
     run_dir = Path(args.out_dir) / args.exp_name
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    venv = DummyVecEnv([make_env_fn(args, i) for i in range(args.n_envs)])
-    venv.seed(args.seed)
+    venv = make_venv(args)
     start = time.time()
     if args.resume:
         model = MaskablePPO.load(args.resume, env=venv, seed=args.seed, device=device)
@@ -165,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     resolve_device(args.device)  # refuse a missing device before any environment is built
     if args.reward not in ("points", "game"):
         raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
+    if args.engine not in ("python", "vector"):
+        raise SystemExit(f"--engine must be 'python' or 'vector'; got {args.engine!r}")
     train(args)
     return 0
 
