@@ -36,7 +36,14 @@ from training.advantages import chain_advantages
 from training.config import parse_config, rules_for
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
-from training.network import export_policy, load_checkpoint, make_net, policy_meta, save_atomic
+from training.network import (
+    export_policy,
+    is_exported_policy,
+    load_checkpoint,
+    make_net,
+    policy_meta,
+    save_atomic,
+)
 
 
 @dataclass
@@ -190,7 +197,7 @@ def matching_checkpoint(path: str, rules: Rules, observation_version: str) -> di
 def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str) -> None:
     """Load into ``net`` the weights of a training checkpoint or of an exported policy file (a
     shipped agent: its value head comes along); ``ValueError`` on a mismatch."""
-    if path.endswith(".pt") and _is_exported(path):
+    if path.endswith(".pt") and is_exported_policy(path):
         from sniff_env.players.policy import load_checked
 
         module, _, _ = load_checked(path, rules)  # PolicyError (a ValueError) unless made for these rules
@@ -201,20 +208,6 @@ def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str)
         net.load_state_dict(state)
     except RuntimeError as exc:
         raise ValueError(f"{path} holds another network shape (check --arch and --hidden): {exc}") from None
-
-
-def _is_exported(path: str) -> bool:
-    """Whether ``path`` is an exported policy (a TorchScript archive with our metadata) rather
-    than a training checkpoint."""
-    import zipfile
-
-    from sniff_env.players.policy import META_FILE
-
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return any(name.endswith(f"/extra/{META_FILE}") for name in archive.namelist())
-    except (OSError, zipfile.BadZipFile):
-        return False
 
 
 def train(args: Args) -> Path:
