@@ -42,14 +42,17 @@ def test_spaces_metadata_and_reset() -> None:
         env.reset(options={"deal": {}})
 
 
-@pytest.mark.parametrize(("preset", "n"), [("sniff", 2), ("muggins", 3)])
-def test_games_match_the_reference_engine_with_the_heuristic_player(preset: str, n: int) -> None:
-    """Each game is the reference game of its seed: the learner's observations, the heuristic's
-    replies inside the step, the terminal reward and the final observation."""
+@pytest.mark.parametrize(("preset", "n", "opponent"), [("sniff", 2, "heuristic"), ("muggins", 3, "heuristic"),
+                                                      ("sniff", 2, "sniff-2p")])
+def test_games_match_the_reference_engine_with_the_other_seats_player(preset: str, n: int, opponent: str) -> None:
+    """Each game is the reference game of its seed: the learner's observations, the other seats'
+    replies inside the step (a compiled built-in, or a shipped agent's batched network), the
+    terminal reward and the final observation."""
     rules = make_rules(preset, n, target=31)
-    env = SniffGymVectorEnv(3, preset, n, target=31, learner=1)
+    env = SniffGymVectorEnv(3, preset, n, target=31, learner=1, opponents=opponent)
     obs, _ = env.reset(seed=40)
-    observer, heuristic = Observer(rules), load("heuristic")
+    observer = Observer(rules)
+    heuristic = load(opponent) if opponent == "heuristic" else load(opponent, rules=rules)
     games = [new_game(rules, seed=40 + b) for b in range(3)]
     finished = [False] * 3
 

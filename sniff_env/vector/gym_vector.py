@@ -9,8 +9,9 @@ games                ``num_envs`` games of one rule set; each episode is a new g
 learner              ``learner``: a seat, or ``"random"`` (drawn for every episode of every game)
 other seats          played inside :meth:`step` until the learner is to act again: compiled
                      ``"heuristic"`` (default; any weights, ``counter`` 0), ``"greedy"`` (its
-                     ``tiebreak`` too), ``"random"`` (uniform legal), or an exported policy file
-                     (its masked argmax, batched); one spec for all, or one per other seat
+                     ``tiebreak`` too), ``"random"`` (uniform legal), or a shipped agent's name
+                     or an exported policy file, ONNX or TorchScript (its masked argmax,
+                     batched); one spec for all, or one per other seat
 observation          ``Dict(observation=Box[N, obs_size] float32, action_mask=Box[N, A] int8)``;
                      :meth:`action_masks` gives the masks as booleans
 rewards              the learner's, summed from its decision to its next (``reward="game"``:
@@ -313,16 +314,11 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
 
     def _play_policies(self, games: np.ndarray) -> None:
         """The exported policies' masked argmax for the seat to act in ``games``; then apply them."""
-        import torch
-
         eng = self._engine
         opponent = self._who[games, eng.turn[games]]
         for j in np.unique(opponent).tolist():
             rows = games[opponent == j]
-            with torch.no_grad():
-                logits = self._policies[j](torch.from_numpy(eng.obs[rows].copy())).double().numpy()
-            logits[eng.mask[rows] == 0] = -np.inf
-            self._actions[rows] = logits.argmax(axis=1)
+            self._actions[rows] = self._policies[j].actions(eng.obs[rows], eng.mask[rows])
         self._todo[games] = APPLY
 
     def learner_views(self, games: np.ndarray) -> np.ndarray:
@@ -392,9 +388,9 @@ def _opponent_table(
                 f"the vector env plays {', '.join(COMPILED)} and exported policy files inside its step; got {spec!r}"
                 " (use the single-agent env, gymnasium.make, for it)"
             )
-        else:
-            from ..players.policy import load_checked
+        else:  # a shipped agent's name or an exported policy file (ONNX or TorchScript)
+            from ..players import load
 
             codes.append(EXTERNAL)
-            policies[i] = load_checked(spec, rules)[0]
+            policies[i] = load(spec, rules=rules).network  # type: ignore[attr-defined]
     return codes, weights, by_value, policies
