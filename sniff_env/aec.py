@@ -56,23 +56,21 @@ players (``Observer(rules).describe()``)::
 
 By default ``infos[agent]`` is empty. The public events and the seat's information state are
 one call away: ``env.unwrapped.events(agent)`` (the events since the agent's previous decision)
-and ``env.unwrapped.info_state(agent)``. With ``infos="full"``, ``infos[agent]["events"]`` holds
-the public events (``Event`` records: plays with their count and
-points, draws, with other seats' drawn tiles hidden, passes, hand and game ends) from the
-agent's previous decision to the moment the info was handed out; they are built when first
-read (or when the dict is read whole), and stay those events however late they are read. For
-the agent to act, ``infos[agent]["info_state"]`` is its ``InfoState`` (everything that seat may
-know and nothing else); it is built on first access and describes the decision at hand, so
-read it before stepping.
+and ``env.unwrapped.info_state(agent)``. With ``infos="full"``, ``infos[agent]`` is a plain dict
+built when it is handed out: ``"events"`` holds the public events (``Event`` records: plays with
+their count and points, draws, with other seats' drawn tiles hidden, passes, hand and game ends)
+from the agent's previous decision to that moment, and, for the agent to act, ``"info_state"`` is
+its ``InfoState`` at that decision (everything that seat may know and nothing else).
 
 ### Speed
 
-The environment steps the compiled engine of ``sniff_env.vector`` (Numba), which the
-differential tests hold equal to the reference engine, observations included. Events,
-``info_state``, ``state()``, rendering and ``env.unwrapped.game`` come from the reference
-engine's :class:`Game`, replayed from the actions taken when one of them is read, so play that
-reads none of them pays only for the compiled step. The first environment built after
-installation compiles the kernels (under a minute); later ones load them from Numba's cache.
+The environment holds one state, the reference engine's :class:`Game`: the observation, the
+mask, the events, ``info_state``, ``state()``, rendering and ``env.unwrapped.game`` are all read
+from it. Work is done when asked for: an observation is encoded when ``observe`` (or ``last``)
+reads it, once per decision, and the information state of the seat to act is built once and
+shared by its observation and its info. It runs no compiled code (Numba is not loaded). The
+batched engine (``sniff_env.vector``) is the fast path for training; the tests hold the two to
+the same deals, observations, masks and rewards.
 
 ### Action Space
 
@@ -111,11 +109,9 @@ is, and the public observation) for centralised critics; ``state_space`` describ
 
 from __future__ import annotations
 
-import copy
-import operator
 import secrets
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import gymnasium
@@ -133,10 +129,6 @@ from .presets import make_rules
 from .render import render_table
 from .rewards import points_rewards, win_rewards
 from .rules import Rules, field_names
-
-PLAY, GAME_OVER = int(Phase.PLAY), int(Phase.GAME_OVER)
-ILLEGAL = -1
-"""What the compiled engine's step returns for an action that is not legal (as ``vector.single``)."""
 
 AgentID = str
 ObsDict = dict[str, np.ndarray]
@@ -167,108 +159,6 @@ def observation_bounds(observer: Observer) -> tuple[np.ndarray, np.ndarray]:
     low[scores.start : scores.stop] = -np.inf  # scores may fall or rise without bound
     high[scores.start : scores.stop] = np.inf
     return low, high
-
-
-class _Replay:
-    """The reference engine's record of one game, brought up to date from the actions taken.
-
-    The environment steps the compiled engine; events, information states, ``state()`` and
-    rendering come from a :class:`Game` that replays those actions only when one of them is read.
-    ``marks[d]`` is the number of events after ``d`` decisions (and the hand dealt after them)."""
-
-    __slots__ = ("_game", "_new", "actions", "hand_episode", "marks")
-
-    def __init__(self, new: Callable[[], Game], hand_episode: bool, game: Game | None = None) -> None:
-        """``new`` deals the game (called on first need, unless ``game`` is that game already)."""
-        self._new, self._game = new, game
-        self.hand_episode = hand_episode
-        self.actions: list[int] = []
-        self.marks: list[int] = []
-
-    def sync(self, upto: int | None = None) -> Game:
-        """The game after its first ``upto`` decisions (default: all taken so far)."""
-        if self._game is None:
-            self._game = self._new()
-        game, actions, marks = self._game, self.actions, self.marks
-        if not marks:
-            marks.append(len(game.events))
-        stop = len(actions) if upto is None else upto
-        while len(marks) <= stop:
-            game.step(actions[len(marks) - 1])
-            if game.phase is Phase.HAND_OVER and not self.hand_episode:
-                game.start_hand()
-            marks.append(len(game.events))
-        return game
-
-    def events(self, seat: int, since: int, upto: int) -> list[Event]:
-        """What ``seat`` saw from its decision number ``since`` (-1: the start) to decision ``upto``."""
-        game = self.sync(upto)
-        return game.public_events(seat, 0 if since < 0 else self.marks[since], self.marks[upto])
-
-
-class _Info(dict[str, Any]):
-    """An agent's info. ``events`` is built when first read (or when the dict is read whole); for
-    the agent to act, ``info_state`` is built when read, for this decision only."""
-
-    __slots__ = ("_env", "_replay", "_seat", "_since", "_upto")
-
-    def __init__(self, replay: _Replay, seat: int, since: int, upto: int, env: raw_env | None = None) -> None:
-        self._replay, self._seat, self._since, self._upto = replay, seat, since, upto
-        self._env = env
-
-    def _full(self) -> _Info:
-        if not dict.__contains__(self, "events"):
-            dict.__setitem__(self, "events", self._replay.events(self._seat, self._since, self._upto))
-        return self
-
-    def __missing__(self, key: str) -> Any:
-        if key == "events":
-            return dict.__getitem__(self._full(), key)
-        if key != "info_state" or self._env is None:
-            raise KeyError(key)
-        if self._env._replay is not self._replay or self._env._decisions != self._upto:
-            raise RuntimeError("this info belongs to an earlier decision; read info_state before stepping")
-        value = info_state(self._replay.sync(self._upto), self._seat)
-        self["info_state"] = value
-        return value
-
-    def get(self, key: str, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
-    def __contains__(self, key: object) -> bool:
-        return key == "events" or (key == "info_state" and self._env is not None) or dict.__contains__(self, key)
-
-    def __iter__(self) -> Any:
-        return dict.__iter__(self._full())
-
-    def __len__(self) -> int:
-        return dict.__len__(self._full())
-
-    def keys(self) -> Any:
-        return dict.keys(self._full())
-
-    def items(self) -> Any:
-        return dict.items(self._full())
-
-    def values(self) -> Any:
-        return dict.values(self._full())
-
-    def copy(self) -> dict[str, Any]:
-        return dict(self._full())
-
-    def __eq__(self, other: object) -> bool:
-        return dict.__eq__(self._full(), other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return dict.__repr__(self._full())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (dict, (dict(self._full()),))
 
 
 class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
@@ -336,15 +226,16 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self.np_random, _ = seeding.np_random(None)
         self._resets = 0
         self._decisions = 0
-        from .vector.kernels import step_game  # numba compiles (or loads) the kernels here
-        from .vector.single import ACTION_ARG, CompiledGame
-
-        self._step_game, self._action_at = step_game, ACTION_ARG
-        self._core = CompiledGame(self.rules, self.max_hands)
+        self._game: Game | None = None
         self._num_actions = self.num_actions
+        self._no_actions = bytes(self._num_actions)
         self._n = n
         self._paid = False
         self._dense = reward == "points"
+        self._obs_cache: dict[AgentID, ObsDict] = {}
+        """Each agent's observation at this decision (emptied by every step)."""
+        self._mover_state: InfoState | None = None
+        """The information state of the seat to act at this decision, once built (emptied by every step)."""
 
     # -- spaces and helpers --------------------------------------------------------------------
     def _obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -383,21 +274,21 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
     @property
     def scores(self) -> dict[AgentID, int]:
         """Each agent's current game score (partners show their side's score)."""
-        sc = self._core.scores
+        sc = self.game.scores
         return {a: sc[self._side[i]] for i, a in enumerate(self.possible_agents)}
 
     @property
     def count(self) -> int:
         """The count of the layout (the sum of its open ends)."""
-        return self._core.count
+        return self.game.count
 
     @property
     def game(self) -> Game:
-        """The game as the reference engine records it (events, hands, results), up to date.
-
-        The environment steps the compiled engine; this record is replayed from its actions when
-        read, so reading it every step costs what the reference engine costs."""
-        return self._replay.sync()
+        """The game in progress: the environment's one state (events, hands, results). Read it;
+        stepping it directly would leave the environment's agents and rewards behind."""
+        if self._game is None:
+            raise RuntimeError("the environment has not been reset yet: call reset() first")
+        return self._game
 
     # -- the AEC interface -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -414,40 +305,32 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
                     stacklevel=2,
                 )
             deal = options.get("deal")
-        if seed is not None:
-            self.np_random, _ = seeding.np_random(seed)
-        game_seed = int(self.np_random.integers(2**62)) if seed is not None or self._resets else secrets.randbits(62)
-        deal_game = self._dealer(game_seed, deal)
-        game = deal_game() if deal is not None else None  # a scripted deal is checked before anything changes
-        self._core.new_game(game_seed, deal)
-        self._replay = _Replay(deal_game, self.episode == "hand", game)
-        self._game_seed, self._deal = game_seed, deal
-        turn = self._core.turn
+        rng = seeding.np_random(seed)[0] if seed is not None else self.np_random
+        saved = rng.bit_generator.state
+        game_seed = int(rng.integers(2**62)) if seed is not None or self._resets else secrets.randbits(62)
+        try:
+            game = new_game(self.rules, seed=game_seed, deal=deal, record=True, max_hands=self.max_hands)
+        except Exception:
+            rng.bit_generator.state = saved  # a refused deal leaves the generator as it was, too
+            raise
+        self.np_random, self._game = rng, game
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._paid = False
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self._cursor = [-1] * self.rules.num_players  # each seat's last decision number (-1: none yet)
-        self._episode_start = self._core.scores
+        self._seen = [0] * self._n
+        """Per seat, the number of events of the game before its previous decision."""
+        self._episode_start = game.scores[:]
         self._decisions = 0
         self._resets += 1
-        self._obs_cache: dict[AgentID, ObsDict] = {}
-        """Each agent's observation at this decision (emptied by every step)."""
-        self.agent_selection = self.agents[turn]
+        self._obs_cache = {}
+        self._mover_state = None
+        self.agent_selection = self.agents[game.turn]
         self.infos = {a: self.full_info(a) if self._full_infos else {} for a in self.agents}
         if self.render_mode == "human":
             self.render()
-
-    def _dealer(self, game_seed: int, deal: Any) -> Callable[[], Game]:
-        """What deals the reference engine's record of the game with ``game_seed`` (and ``deal``)."""
-        rules, max_hands = self.rules, self.max_hands
-
-        def deal_game() -> Game:
-            return new_game(rules, seed=game_seed, deal=deal, record=True, max_hands=max_hands)
-
-        return deal_game
 
     def step(self, action: int) -> None:
         """Apply the decision of :attr:`agent_selection`, then forced draws and passes."""
@@ -455,25 +338,14 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)  # type: ignore[arg-type]
             return
-        core = self._core
-        seat = self._seat_of[agent]
-        try:
-            a = action if type(action) is int else operator.index(action)
-        except TypeError:
-            a = -1
-        before = core.scores if self._dense else None
-        if 0 <= a < self._num_actions:
-            args = core.step_args  # see CompiledGame.step_args: the hot path of every agent step
-            args[self._action_at] = a
-            code = self._step_game(*args)
-        else:
-            code = ILLEGAL
-        if code == ILLEGAL:
-            self.game.step(action)  # the reference engine raises IllegalMoveError; nothing has changed
-            raise AssertionError(f"the engines disagree on action {action!r}")  # pragma: no cover
-        self._replay.actions.append(a)
+        game = self._game
+        assert game is not None  # an agent is selected only once the game is dealt
+        seat, seen = game.turn, len(game.events)
+        before = game.scores[:] if self._dense else None
+        game.step(action)  # IllegalMoveError for an action that is not legal; nothing has changed then
         self._obs_cache.clear()
-        self._cursor[seat] = self._decisions
+        self._mover_state = None
+        self._seen[seat] = seen
         self._cumulative_rewards[agent] = 0.0
         self._decisions += 1
         if self._paid:  # last step's rewards
@@ -482,20 +354,19 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
                 rewards[k] = 0.0
             self._paid = False
         over = False
-        phase, nxt = code >> 8, code & 255
-        if phase != PLAY:
-            if phase == GAME_OVER or self.episode == "hand":
+        phase = game.phase
+        if phase is not Phase.PLAY:
+            if phase is Phase.GAME_OVER or self.episode == "hand":
                 over = True
             else:
-                core.next_hand()
-                nxt = core.turn
+                game.start_hand()
         if before is not None:
-            self._points_rewards(before, core.scores)
+            self._points_rewards(before, game.scores)
         n = self._n
         truncated = not over and self.max_cycles is not None and self._decisions >= self.max_cycles * n
         if over or truncated:
             if over and self.reward_mode == "game":
-                self._game_rewards(core.scores)
+                self._game_rewards(game.scores)
             flags = self.terminations if over else self.truncations
             for ag in self.agents:
                 flags[ag] = True
@@ -503,7 +374,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             if self._full_infos:
                 self.infos = {ag: self.full_info(ag) for ag in self.agents}
         else:
-            self.agent_selection = self.agents[nxt]
+            self.agent_selection = self.agents[game.turn]
             if self._full_infos:
                 self.infos[self.agent_selection] = self.full_info(self.agent_selection)
         if self._paid:
@@ -530,52 +401,62 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             self.rewards[a] = side_reward[self._side[i]]
         self._paid = True
 
+    def _acting(self, agent: AgentID) -> bool:
+        """Whether ``agent`` is asked to act now."""
+        return agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+
+    def _mover_info_state(self) -> InfoState:
+        """The information state of the seat to act, built once per decision."""
+        state = self._mover_state
+        if state is None:
+            game = self.game
+            state = self._mover_state = info_state(game, game.turn)
+        return state
+
     def observe(self, agent: AgentID) -> ObsDict:
         """The agent's observation and action mask (all zeros unless it is to act)."""
         out = self._obs_cache.get(agent)
         if out is not None:
             return out
+        seat, game = self._seat_of.get(agent), self._game
+        if seat is None or game is None:
+            seat = self._seat(agent)  # raises: an unknown agent, or no game yet
+            assert game is not None
+        mask = bytearray(self._no_actions)
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            core = self._core  # an agent still in the game is asked only in play
-            out = {"observation": core.obs_row.copy(), "action_mask": core.mask_row.copy()}
-        else:
-            out = self._observe_waiting(agent)
-        self._obs_cache[agent] = out
+            obs = self.observer.encode(self._mover_state or self._mover_info_state())
+            for a in game.legal_actions():
+                mask[a] = 1
+        else:  # the seat to act of a truncated game still sees its legal moves' values, masked off
+            obs = self.observer.encode_game(game, seat)
+        out = self._obs_cache[agent] = {"observation": obs, "action_mask": np.frombuffer(mask, np.int8)}
         return out
-
-    def _observe_waiting(self, agent: AgentID) -> ObsDict:
-        """The observation of an agent that is not asked to act (mask all zeros)."""
-        core, seat = self._core, self._seat_of[agent]
-        if core.phase == PLAY and core.turn == seat:  # a truncated (or ended) game's seat to act
-            obs = core.obs_row.copy()
-        else:
-            obs = core.observation(seat)
-        return {"observation": obs, "action_mask": np.zeros(self._num_actions, np.int8)}
 
     def info_state(self, agent: AgentID) -> InfoState:
         """What ``agent`` may know now."""
-        return info_state(self.game, self._seat(agent))
+        seat = self._seat(agent)
+        return self._mover_info_state() if self._acting(agent) else info_state(self.game, seat)
 
     def events(self, agent: AgentID) -> list[Event]:
         """The public events ``agent`` has seen since its previous decision (since the start of
         the game if it has not decided yet): what ``infos[agent]["events"]`` holds with
         ``infos="full"``."""
         seat = self._seat(agent)
-        return self._replay.events(seat, self._cursor[seat], self._decisions)
+        return self.game.public_events(seat, self._seen[seat])
 
     def full_info(self, agent: AgentID) -> dict[str, Any]:
-        """``agent``'s info as ``infos="full"`` hands it out now: ``events`` (built when read) and,
-        if the agent is to act, ``info_state`` (for this decision only). Players that read
-        ``info["info_state"]`` take it."""
-        seat = self._seat(agent)
-        acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
-        return _Info(self._replay, seat, self._cursor[seat], self._decisions, self if acting else None)
+        """``agent``'s info as ``infos="full"`` hands it out now: its ``events`` and, if the agent
+        is to act, its ``info_state``."""
+        info: dict[str, Any] = {"events": self.events(agent)}
+        if self._acting(agent):
+            info["info_state"] = self._mover_info_state()
+        return info
 
     def _seat(self, agent: AgentID) -> int:
         """The seat of ``agent``, after checking that the game has started."""
         if agent not in self._seat_of:
             raise KeyError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
-        if not hasattr(self, "_replay"):
+        if self._game is None:
             raise RuntimeError("the environment has not been reset yet: call reset() first")
         return self._seat_of[agent]
 
@@ -616,45 +497,20 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         """The constructor's arguments, the generator and, once reset, the game in progress."""
         state: dict[str, Any] = EzPickle.__getstate__(self)
         state["np_random"], state["resets"] = self.np_random, self._resets
-        if hasattr(self, "_replay"):
-            eng, infos = self._core.engine, {}
-            for agent, info in self.infos.items():
-                full = isinstance(info, _Info)
-                infos[agent] = (info._seat, info._since, info._upto, info._env is not None) if full else dict(info)
-            state["game"] = {
-                "arrays": {name: getattr(eng, name) for name in _ENGINE_ARRAYS},
-                "game_seed": self._game_seed, "deal": self._deal, "actions": self._replay.actions,
-                "infos": infos, **{key: getattr(self, key) for key in _GAME_ATTRIBUTES},
-            }
+        if self._game is not None:
+            state["game"] = {key: getattr(self, key) for key in _GAME_ATTRIBUTES}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         EzPickle.__setstate__(self, state)  # a new environment with the same arguments
         self.np_random, self._resets = state["np_random"], state["resets"]
-        game = state.get("game")
-        if game is None:
-            return
-        eng = self._core.engine
-        for name, array in game["arrays"].items():
-            np.copyto(getattr(eng, name), array)  # in place: the kernels' arguments are bound to these arrays
-        for key in _GAME_ATTRIBUTES:
-            setattr(self, key, copy.deepcopy(game[key]))
-        self._game_seed, self._deal = game["game_seed"], game["deal"]
-        self._replay = replay = _Replay(self._dealer(self._game_seed, self._deal), self.episode == "hand")
-        replay.actions = list(game["actions"])
-        self._obs_cache = {}
-        self.infos = {
-            agent: _Info(replay, info[0], info[1], info[2], self if info[3] else None)
-            if isinstance(info, tuple) else dict(info)
-            for agent, info in game["infos"].items()
-        }
+        for key, value in state.get("game", {}).items():
+            setattr(self, key, value)  # deepcopy and pickle hand over a state of its own
 
 
-_ENGINE_ARRAYS = ("S", "hands", "_played", "bone", "legal", "_obs", "_mask", "seeds")
-"""The compiled engine's arrays that hold a game (the others are scratch)."""
-_GAME_ATTRIBUTES = ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "_cursor",
-                    "_episode_start", "_decisions", "agent_selection", "_paid")
-"""The environment's own record of the game in progress."""
+_GAME_ATTRIBUTES = ("_game", "agents", "rewards", "_cumulative_rewards", "terminations", "truncations",
+                    "infos", "_seen", "_episode_start", "_decisions", "agent_selection", "_paid")
+"""The game in progress and the environment's own record of it."""
 
 
 __doc__ = (__doc__ or "").replace(

@@ -120,10 +120,7 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         reward = float(aec._cumulative_rewards[agent])
         aec._cumulative_rewards[agent] = 0.0
         obs = aec.observe(agent)
-        raw_info = aec.infos[agent]
-        info = dict(raw_info)
-        if "info_state" in raw_info:
-            info["info_state"] = raw_info["info_state"]
+        info = dict(aec.infos[agent])
         info["action_mask"] = obs["action_mask"].copy()  # the env caches its observations
         return obs["observation"].copy(), reward, bool(aec.terminations[agent]), bool(aec.truncations[agent]), info
 

@@ -86,3 +86,16 @@ def test_action_helpers() -> None:
         env.action_id((1, 2), "west", inline=True)
     with pytest.raises(ValueError, match="out of range"):
         env.decode_action(env.num_actions)
+
+
+def test_a_refused_reset_leaves_the_generator_as_it_was() -> None:
+    env, twin = sniff_env.raw_env(), sniff_env.raw_env()
+    for e in (env, twin):
+        e.reset(seed=1)
+    bad = {"deal": {"hands": [[(0, 0)], [(0, 0)]]}}
+    for seed in (None, 99):
+        with pytest.raises(DealError):
+            env.reset(seed=seed, options=bad)
+    env.reset()
+    twin.reset()
+    assert env.state().tobytes() == twin.state().tobytes()

@@ -1,8 +1,8 @@
 """``sniff bench env``: agent steps per second of random legal play through the AEC loop.
 
 Each agent step reads the observation and mask (``last()``), picks a uniformly random legal
-action from the mask and steps. Each environment first plays 200 untimed steps, so that loading
-(or, once after installation, compiling) the compiled kernels is not counted. PettingZoo's ``connect_four_v3`` runs the same loop in the same
+action from the mask and steps. Each environment first plays 200 untimed steps, so that imports
+and first calls are not counted. PettingZoo's ``connect_four_v3`` runs the same loop in the same
 process as the yardstick; the figures are medians over several repeats.
 """
 
@@ -74,7 +74,7 @@ def main(argv: list[str]) -> int:
         "connect_four_v3 raw_env": connect_four_v3.raw_env,
         "connect_four_v3 env()": connect_four_v3.env,
     }
-    for make in makers.values():  # the first environment loads (or compiles) the kernels: not timed
+    for make in makers.values():  # warm-up, not timed
         agent_steps_per_second(make, 200, args.seed)
     runs: dict[str, list[float]] = {name: [] for name in makers}
     for r in range(args.repeats):  # interleaved, so that noise on a shared machine hits all alike
