@@ -1,4 +1,4 @@
-"""The study of greedy's tie-breaks against random (training/greedy_ties.py)."""
+"""The study of greedy's tie-breaks against random (training/studies/greedy_ties.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from sniff_env.vector import kernels as K
 from sniff_env.vector.baselines import weight_vector
 from sniff_env.vector.engine import VectorEngine
 from sniff_env.vector.rollouts import workspace
-from training.greedy_ties import (
+from training.studies.greedy_ties import (
     GREEDY,
     PLAYOUT_PLAYERS,
     chooser,

@@ -14,7 +14,7 @@ from sniff_env.game import Game, Phase
 from sniff_env.infostate import InfoState, info_state
 from sniff_env.players import PlayerSpecError, load
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
-from training.tune_heuristic import load_weights, main, proposals, spec_of
+from training.studies.tune_heuristic import load_weights, main, proposals, spec_of
 
 STOCK = {
     "reply": 1.0, "follow_up": 0.3, "pip": 0.15, "pip_late": 0.6, "double": 1.5, "variety": 0.6,

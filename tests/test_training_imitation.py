@@ -13,7 +13,8 @@ from conftest import play_out_legally
 
 from sniff_env import make_rules
 from sniff_env.players import load
-from training.imitation import Args, main, play_games
+from training.imitation import Args, main
+from training.imitation_record import play_games
 from training.ppo import main as ppo_main
 
 TINY = ["--games", "8", "--epochs", "2", "--eval-games", "4", "--workers", "1", "--progress", "false"]

@@ -17,7 +17,7 @@ from sniff_env.players import load
 from sniff_env.players.policy import load_checked
 from training.evaluate import win_rate, win_rate_vector
 from training.ppo import main
-from training.vector_rollout import LEARNER, VectorSelfPlay
+from training.ppo_rollout import LEARNER, VectorSelfPlay
 
 VECTOR = ["--engine", "vector", "--total-steps", "2048", "--num-envs", "32", "--num-steps", "32",
           "--snapshot-every", "1", "--progress", "false", "--tensorboard", "false"]

@@ -73,7 +73,7 @@ def win_rate_vector(policy: LogitsFn, rules: Rules, opponent: str, games: int, s
 
     from sniff_env.evaluation.batched import play_out
     from sniff_env.vector.engine import VectorEngine
-    from training.vector_rollout import compiled_builtin
+    from training.compiled_players import compiled_builtin
 
     pairs = max(games // 2, 1)
     eng = VectorEngine(rules, 2 * pairs, max_hands=max_hands)
@@ -93,6 +93,6 @@ def evaluator(opponent: str) -> Callable[[LogitsFn, Rules, str, int, int, int], 
     """The win-rate function for ``opponent``: :func:`win_rate_vector` for the compiled built-ins
     (thousands of games in seconds, the same results), else :func:`win_rate`."""
     from sniff_env.players import parse_spec
-    from training.vector_rollout import COMPILED_BUILTINS
+    from training.compiled_players import COMPILED_BUILTINS
 
     return win_rate_vector if parse_spec(opponent)[0] in COMPILED_BUILTINS else win_rate

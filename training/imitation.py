@@ -24,8 +24,6 @@ exported policy, play the teacher's seat so that the labels fall on the student'
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import random
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -39,14 +37,11 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sniff_env.atomic import atomic_path
-from sniff_env.game import Phase, new_game
-from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
-from sniff_env.rules import Rules
-from training.advantages import points_returns
 from training.config import parse_config, rules_for
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
+from training.imitation_record import Batch, record, record_vector
 from training.network import export_policy, make_net, policy_meta, save_atomic
 
 
@@ -110,97 +105,6 @@ class Args:
     )
 
 
-Batch = dict[str, np.ndarray]
-
-
-def play_games(rules: Rules, args: Args, first: int, count: int) -> Batch:
-    """Record the teacher's decisions in games ``first .. first + count - 1`` of the run."""
-    from sniff_env.players import load
-
-    observer = Observer(rules)
-    n = rules.num_players
-    opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
-    obs: list[np.ndarray] = []
-    masks: list[np.ndarray] = []
-    actions: list[int] = []
-    returns: list[float] = []
-    games: list[int] = []
-    for g in range(first, first + count):
-        rng = random.Random(f"imitation:{args.seed}:{g}")
-        game = new_game(rules, seed=rng.getrandbits(62), record=False, max_hands=args.max_hands)
-        teacher = load(args.teacher, seed=rng.getrandbits(31))
-        opponent = load(rng.choice(opponents), seed=rng.getrandbits(31))
-        seat = rng.randrange(n)
-        side = rules.side_of(seat)
-        chain: list[tuple[int, float]] = []  # (index into this game's records, score margin then)
-        start = len(actions)
-
-        while game.phase is not Phase.GAME_OVER:
-            if game.phase is Phase.HAND_OVER:
-                game.start_hand()
-                continue
-            info = info_state(game, game.turn)
-            mask = observer.mask(info)
-            if rules.side_of(game.turn) != side:
-                game.step(opponent.act({"action_mask": mask}, {"info_state": info}))
-                continue
-            choice = teacher.act({"action_mask": mask}, {"info_state": info})
-            if len(info.legal) > 1:
-                chain.append((len(actions), _margin(game.scores, side)))
-                obs.append(observer.encode(info))
-                masks.append(mask)
-                actions.append(choice)
-                games.append(g)
-            move = rng.choice(info.legal) if rng.random() < args.explore else choice
-            game.step(move)
-        # discounted points return of each recorded decision, as PPO's critic sees it
-        margins = np.array([m for _, m in chain], np.float64)
-        end = np.array([_margin(game.scores, side)])
-        returns.extend(points_returns(np.zeros(len(chain), np.int64), margins, end, args.gamma,
-                                      args.reward_scale).tolist())
-        assert len(returns) == len(actions) and len(actions) - start == len(chain)
-    size = observer.size
-    return {
-        "obs": np.stack(obs) if obs else np.zeros((0, size), np.float32),
-        "masks": np.stack(masks) if masks else np.zeros((0, observer.codec.num_actions), np.int8),
-        "actions": np.array(actions, np.int64),
-        "returns": np.array(returns, np.float32),
-        "games": np.array(games, np.int64),
-    }
-
-
-def _margin(scores: list[int], side: int) -> float:
-    """A side's score minus the mean of the other sides'."""
-    others = [v for s, v in enumerate(scores) if s != side]
-    return float(scores[side] - sum(others) / len(others))
-
-
-def _worker(job: tuple[Rules, Args, int, int]) -> Batch:
-    torch.set_num_threads(1)
-    return play_games(*job)
-
-
-def record(rules: Rules, args: Args) -> Batch:
-    """All the run's games, in game order, played by ``workers`` processes in chunks."""
-    chunk = 25
-    jobs = [(rules, args, first, min(chunk, args.games - first)) for first in range(0, args.games, chunk)]
-    parts: list[Batch] = []
-    from rich.progress import Progress
-
-    with Progress(disable=not args.progress) as progress:
-        task = progress.add_task("recording games", total=args.games)
-        if args.workers > 1:
-            with mp.get_context("fork").Pool(args.workers) as pool:
-                for part in pool.imap(_worker, jobs):
-                    parts.append(part)
-                    progress.advance(task, chunk)
-        else:
-            for job in jobs:
-                parts.append(play_games(*job))
-                progress.advance(task, chunk)
-    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-
-
 def agreement(net: nn.Module, data: Batch) -> float:
     """Share of decisions where the network's masked argmax is the teacher's move."""
     if len(data["actions"]) == 0:
@@ -244,8 +148,6 @@ def train(args: Args) -> Path:
             raise SystemExit(f"{args.data} holds observations of another layout or other rules")
     elif args.engine == "vector":
         from rich.progress import Progress
-
-        from training.vector_teacher import record_vector
 
         with Progress(disable=not args.progress) as bar:
             task = bar.add_task("recording games", total=args.games)

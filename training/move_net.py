@@ -28,7 +28,7 @@ from torch import nn
 from sniff_env.observation import Observer
 from sniff_env.rules import Points, Rules
 from sniff_env.scoring import MAX_COUNT, scoring_table
-from training.network import _layer
+from training.network import linear_layer
 
 MOVE_FEATURES = 12
 """Per-move scalar features (before the one-hot end and the new end pips)."""
@@ -97,13 +97,14 @@ class MoveNet(nn.Module):
         self.register_buffer("lead_open", torch.tensor([1.0, 1.0, 0.0, 0.0]))
 
         g = 2.0**0.5
-        self.trunk = nn.Sequential(_layer(self.obs_size, hidden, g), nn.ReLU(), _layer(hidden, hidden, g), nn.ReLU())
-        self.v = _layer(hidden, 1, 1.0)
+        self.trunk = nn.Sequential(linear_layer(self.obs_size, hidden, g), nn.ReLU(), linear_layer(hidden, hidden, g),
+                                   nn.ReLU())
+        self.v = linear_layer(hidden, 1, 1.0)
         per_move = MOVE_FEATURES + 5 + 4 * p
-        self.state_in = _layer(hidden, move_hidden, 1.0)
-        self.move_in = _layer(per_move, move_hidden, 1.0)
-        self.move_out = nn.Sequential(nn.ReLU(), _layer(move_hidden, move_hidden, g), nn.ReLU(),
-                                      _layer(move_hidden, 1, 0.01))
+        self.state_in = linear_layer(hidden, move_hidden, 1.0)
+        self.move_in = linear_layer(per_move, move_hidden, 1.0)
+        self.move_out = nn.Sequential(nn.ReLU(), linear_layer(move_hidden, move_hidden, g), nn.ReLU(),
+                                      linear_layer(move_hidden, 1, 0.01))
         self.skip = nn.Parameter(torch.tensor([points_prior, 0.0, 0.0]))
 
     def candidate_mask(self, obs: torch.Tensor) -> torch.Tensor:

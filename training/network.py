@@ -20,7 +20,8 @@ from sniff_env.players.policy import META_FILE
 ONNX_SUFFIX = ".onnx"
 
 
-def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
+def linear_layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
+    """A linear layer with orthogonal weights of ``gain`` and zero bias (the usual policy-gradient init)."""
     layer = nn.Linear(n_in, n_out)
     nn.init.orthogonal_(layer.weight, gain)
     nn.init.zeros_(layer.bias)
@@ -44,10 +45,10 @@ class PolicyNet(nn.Module):
         self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, hidden
         g = 2.0**0.5
         self.trunk = nn.Sequential(
-            _layer(obs_size, hidden, g), nn.ReLU(), _layer(hidden, hidden, g), nn.ReLU()
+            linear_layer(obs_size, hidden, g), nn.ReLU(), linear_layer(hidden, hidden, g), nn.ReLU()
         )
-        self.pi = _layer(hidden, num_actions, 0.01)
-        self.v = _layer(hidden, 1, 1.0)
+        self.pi = linear_layer(hidden, num_actions, 0.01)
+        self.v = linear_layer(hidden, 1, 1.0)
         self.move_points, self.move_count = move_points, move_count
         self.skip = nn.Parameter(torch.tensor([points_prior, 0.0]))
 

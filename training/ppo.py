@@ -12,7 +12,6 @@ policy is exported to a self-contained TorchScript file that ``sniff_env.players
 
 from __future__ import annotations
 
-import copy
 import random
 import sys
 import time
@@ -27,12 +26,7 @@ from torch import nn
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sniff_env.game import Game, Phase, new_game
-from sniff_env.infostate import info_state
-from sniff_env.observation import Observer
-from sniff_env.rewards import points_rewards, win_rewards
 from sniff_env.rules import Rules
-from training.advantages import chain_advantages
 from training.config import parse_config, rules_for
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
@@ -44,6 +38,7 @@ from training.network import (
     policy_meta,
     save_atomic,
 )
+from training.ppo_rollout import SelfPlay, VectorSelfPlay, collect, collect_vector
 
 
 @dataclass
@@ -115,77 +110,6 @@ def build_rules(args: Args) -> Rules:
     return rules
 
 
-class TablePlayer:
-    """Who sits in a seat: the learner, a frozen snapshot (index into the pool), or a built-in."""
-
-    def __init__(self, kind: str, snapshot: int = -1, builtin: Any = None) -> None:
-        self.kind, self.snapshot, self.builtin = kind, snapshot, builtin
-
-
-class SelfPlay:
-    """The games in flight, who sits where, and the rewards owed to learner seats."""
-
-    def __init__(self, args: Args, rules: Rules, rng: random.Random, games: bool = True) -> None:
-        self.args, self.rules, self.rng = args, rules, rng
-        self.n = rules.num_players
-        self.observer = Observer(rules)
-        self.games: list[Game] = []
-        self.seats: list[list[TablePlayer]] = []
-        self.builtins = [s for s in args.builtin_opponents.split(",") if s.strip()]
-        self.pool: list[dict[str, torch.Tensor]] = []
-        self._frozen: dict[int, nn.Module] = {}
-        for _ in range(args.num_envs if games else 0):
-            self.games.append(self._new_game())
-            self.seats.append(self._draw_table())
-        self.episode_returns: list[float] = []
-        self.episode_wins: list[float] = []
-
-    def _new_game(self) -> Game:
-        return new_game(self.rules, seed=self.rng.getrandbits(62), record=False, max_hands=self.args.max_hands)
-
-    def _draw_table(self) -> list[TablePlayer]:
-        from sniff_env.players import load
-
-        if self.rng.random() < self.args.selfplay_prob or not (self.pool or self.builtins):
-            return [TablePlayer("learner") for _ in range(self.n)]
-        learner_seat = self.rng.randrange(self.n)
-        options = len(self.pool) + len(self.builtins)
-        pick = self.rng.randrange(options)
-        seats = []
-        for s in range(self.n):
-            if self.rules.side_of(s) == self.rules.side_of(learner_seat):
-                seats.append(TablePlayer("learner"))
-            elif pick < len(self.pool):
-                seats.append(TablePlayer("snapshot", snapshot=pick))
-            else:
-                name = self.builtins[pick - len(self.pool)]
-                seats.append(TablePlayer("builtin", builtin=load(name, seed=self.rng.getrandbits(31))))
-        return seats
-
-    def frozen(self, index: int, like: nn.Module) -> nn.Module:
-        """The pool's snapshot ``index`` as a network (built once per snapshot)."""
-        key = id(self.pool[index])
-        net = self._frozen.get(key)
-        if net is None:
-            net = copy.deepcopy(like)
-            net.load_state_dict(self.pool[index])
-            net.eval()
-            self._frozen = {id(sd): self._frozen[id(sd)] for sd in self.pool if id(sd) in self._frozen}
-            self._frozen[key] = net
-        return net
-
-    def reset_game(self, i: int) -> None:
-        self.games[i] = self._new_game()
-        self.seats[i] = self._draw_table()
-
-
-def side_rewards(rules: Rules, before: list[int], after: list[int], game: Game, mode: str) -> list[float]:
-    """Reward of each side for one engine step."""
-    if mode == "points":
-        return points_rewards(before, after)
-    return win_rewards(game.winner if game.phase is Phase.GAME_OVER else None, rules.num_sides)
-
-
 def matching_checkpoint(path: str, rules: Rules, observation_version: str) -> dict[str, Any]:
     """The checkpoint at ``path``; ``ValueError`` when it was trained for other rules or layout."""
     ckpt = load_checkpoint(path)
@@ -224,8 +148,6 @@ def train(args: Args) -> Path:
     play = SelfPlay(args, rules, random_gen, games=args.engine == "python")
     vplay = None
     if args.engine == "vector":
-        from training.vector_rollout import VectorSelfPlay
-
         vplay = VectorSelfPlay(
             rules, args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
             args.selfplay_prob, random_gen, tuple(filter(None, args.builtin_opponents.split(","))),
@@ -292,8 +214,6 @@ def train(args: Args) -> Path:
                 frac = 1.0 - (iteration - 1.0) / num_iterations
                 optimizer.param_groups[0]["lr"] = frac * args.learning_rate
             if vplay is not None:
-                from training.vector_rollout import collect_vector
-
                 vplay.pool_size = len(play.pool)
                 batch, sps = collect_vector(
                     args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler
@@ -341,112 +261,6 @@ def train(args: Args) -> Path:
         export_policy(cpu_module(net), args.export, meta)
     print(f"trained {global_step:,} learner decisions in {time.time() - start_time:.0f} s; checkpoint {ckpt_path}")
     return ckpt_path
-
-
-def collect(
-    args: Args, play: SelfPlay, learner: nn.Module, sampler: torch.Generator, n: int
-) -> tuple[dict[str, torch.Tensor], float]:
-    """Play ``num_steps`` engine decisions in every game; returns the learner's transitions with
-    advantages and returns, and the decisions per second of the collection. The engine and the
-    batch stay on the CPU; the learner and its snapshots run on the learner's device."""
-    rules, observer = play.rules, play.observer
-    device = next(learner.parameters()).device
-    net = host_view(learner, device)
-    t0 = time.time()
-    # per (game, seat) chains of learner decisions
-    records: dict[int, list[list[Any]]] = {}
-    decisions = 0
-    for _ in range(args.num_steps):
-        learner_idx, learner_obs, learner_mask, infos = [], [], [], []
-        snap_groups: dict[int, list[tuple[int, Any]]] = {}
-        actions = [0] * len(play.games)
-        for i, game in enumerate(play.games):
-            seat = game.turn
-            info = info_state(game, seat)
-            who = play.seats[i][seat]
-            if who.kind == "learner":
-                learner_idx.append(i)
-                learner_obs.append(observer.encode(info))
-                learner_mask.append(observer.mask(info))
-                infos.append(info)
-            elif who.kind == "snapshot":
-                snap_groups.setdefault(who.snapshot, []).append((i, info))
-            else:
-                actions[i] = who.builtin.act({"action_mask": observer.mask(info)}, {"info_state": info})
-        if learner_idx:
-            obs_t = torch.from_numpy(np.stack(learner_obs))
-            mask_t = torch.from_numpy(np.stack(learner_mask).astype(bool))
-            with torch.no_grad():
-                logits, values = net(obs_t)
-            logits = masked_logits(logits, mask_t)
-            probs = torch.softmax(logits, -1)
-            acts = torch.multinomial(probs, 1, generator=sampler).squeeze(1)
-            logps = torch.log_softmax(logits, -1).gather(1, acts[:, None]).squeeze(1)
-            for j, i in enumerate(learner_idx):
-                actions[i] = int(acts[j])
-                if len(infos[j].legal) == 1:
-                    continue  # a forced move teaches nothing; its rewards go to the last real decision
-                slot = i * n + play.games[i].turn
-                records.setdefault(slot, []).append(
-                    [obs_t[j], mask_t[j], acts[j], logps[j], values[j], 0.0, False]
-                )
-        for snap, items in snap_groups.items():
-            frozen = host_view(play.frozen(snap, learner), device)
-            obs_t = torch.from_numpy(np.stack([observer.encode(inf) for _, inf in items]))
-            mask_t = torch.from_numpy(np.stack([observer.mask(inf) for _, inf in items]).astype(bool))
-            with torch.no_grad():
-                logits, _ = frozen(obs_t)
-            acts = torch.multinomial(torch.softmax(masked_logits(logits, mask_t), -1), 1, generator=sampler)
-            for (i, _), a in zip(items, acts.squeeze(1).tolist(), strict=True):
-                actions[i] = a
-        for i, game in enumerate(play.games):
-            before = list(game.scores)
-            game.step(actions[i])
-            decisions += 1
-            rewards = side_rewards(rules, before, game.scores, game, args.reward)
-            scale = args.reward_scale if args.reward == "points" else 1.0
-            finished = game.phase is Phase.GAME_OVER
-            for seat in range(n):
-                if play.seats[i][seat].kind != "learner":
-                    continue
-                chain = records.get(i * n + seat)
-                if chain and not chain[-1][6]:
-                    chain[-1][5] += rewards[rules.side_of(seat)] * scale
-                    if finished:
-                        chain[-1][6] = True
-            if finished:
-                learner_sides = {rules.side_of(s) for s in range(n) if play.seats[i][s].kind == "learner"}
-                if len(learner_sides) == 1:
-                    side = learner_sides.pop()
-                    play.episode_returns.append(1.0 if game.winner == side else 0.0)
-                play.reset_game(i)
-            elif game.phase is Phase.HAND_OVER:
-                game.start_hand()
-    # bootstrap values of unfinished chains, then GAE per chain
-    slots = [s for s, c in records.items() if c and not c[-1][6]]
-    boot: dict[int, float] = {}
-    if slots:
-        obs_b = []
-        for slot in slots:
-            i, seat = divmod(slot, n)
-            obs_b.append(observer.encode(info_state(play.games[i], seat)))
-        with torch.no_grad():
-            _, v = net(torch.from_numpy(np.stack(obs_b)))
-        boot = {slot: float(x) for slot, x in zip(slots, v.tolist(), strict=True)}
-    flat = [(slot, rec) for slot, chain in records.items() for rec in chain]
-    values = np.array([float(rec[4]) for _, rec in flat])
-    adv = chain_advantages(
-        np.array([rec[5] for _, rec in flat]), values, np.array([rec[6] for _, rec in flat]),
-        np.array([slot for slot, _ in flat]), args.gamma, args.gae_lambda, boot,
-    )
-    batch = {
-        "obs": torch.stack([rec[0] for _, rec in flat]), "masks": torch.stack([rec[1] for _, rec in flat]),
-        "actions": torch.stack([rec[2] for _, rec in flat]), "logprobs": torch.stack([rec[3] for _, rec in flat]),
-        "advantages": torch.tensor(adv, dtype=torch.float32),
-        "returns": torch.tensor(adv + values, dtype=torch.float32),
-        "values": torch.tensor(values, dtype=torch.float32),
-    }
-    return batch, decisions / max(time.time() - t0, 1e-9)
 
 
 def update(

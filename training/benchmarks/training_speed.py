@@ -33,7 +33,7 @@ import torch
 from training import ppo
 from training.device import DEVICE_HELP, cpu_state, host_view, resolve_device
 from training.network import ARCHITECTURES, make_net
-from training.vector_rollout import VectorSelfPlay, collect_vector
+from training.ppo_rollout import SelfPlay, VectorSelfPlay, collect_vector
 
 
 def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device) -> list[dict[str, float]]:
@@ -44,7 +44,7 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
     sampler = torch.Generator().manual_seed(args.seed + 1)
-    play = ppo.SelfPlay(args, rules, rng, games=False)
+    play = SelfPlay(args, rules, rng, games=False)
     vplay = VectorSelfPlay(
         rules, args.num_envs, rng.getrandbits(40), args.reward, args.max_hands, args.selfplay_prob, rng,
         tuple(filter(None, args.builtin_opponents.split(","))),

@@ -16,7 +16,7 @@ swapped), and prints every win rate with its 95% interval:
   player: it shows what the ties are worth to someone who could see them;
 - for reference, the heuristic player itself, which greedy's definition does not bind.
 
-    python training/greedy_ties.py --games 40000 --seed 11 --workers 2 \\
+    python training/studies/greedy_ties.py --games 40000 --seed 11 --workers 2 \\
         --out checkpoints/results/sniff-2p-greedy-ties.json
 """
 
@@ -33,13 +33,13 @@ from typing import Any
 import numpy as np
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from sniff_env.atomic import write_json_atomic
 from sniff_env.evaluation.ratings import wilson_interval
-from sniff_env.players.heuristic import Weights
 from sniff_env.rules import Rules
-from sniff_env.vector._compile import compiled
+from sniff_env.strategy import Weights
+from sniff_env.vector import compiled
 from sniff_env.vector.baselines import (
     CompiledBaselines,
     greedy_actions,
@@ -47,9 +47,10 @@ from sniff_env.vector.baselines import (
     heuristic_choice,
     weight_vector,
 )
+from sniff_env.vector.compiled_rules import side_of
 from sniff_env.vector.engine import VectorEngine
-from sniff_env.vector.kernels import NLEGAL, NS, P_N, P_T, TURN, _side
-from sniff_env.vector.rollouts import _below, apply_move, determinize, load_deal, rollout_margin, workspace
+from sniff_env.vector.kernels import NLEGAL, NS, P_N, P_PARTNER, P_T, TURN
+from sniff_env.vector.rollouts import apply_move, below, determinize, load_deal, rollout_margin, workspace
 from training.config import parse_config, rules_for
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
@@ -67,16 +68,16 @@ def _play_tied(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
     the hand on the deal in ``work``'s first two arrays, the seat's side played by ``me_player``
     and the others by ``opp_player`` (``keys``: work space for greedy)."""
     RS, RH, RP, RL, row, scratch, values = work[2], work[3], work[4], work[6], work[7], work[8], work[9]
-    me = _side(P, S[b, TURN])
+    me = side_of(S[b, TURN], P[P_PARTNER])
     for j in range(S[b, NLEGAL]):
         if not tied[j]:
             continue
         load_deal(S, played, P, b, work)
         a = legal[b, j]
         while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
-            who = me_player if _side(P, RS[0, TURN]) == me else opp_player
+            who = me_player if side_of(RS[0, TURN], P[P_PARTNER]) == me else opp_player
             if who == RANDOM:
-                a = RL[0, _below(rng, RS[0, NLEGAL])]
+                a = RL[0, below(rng, RS[0, NLEGAL])]
             elif who == GREEDY:
                 a = greedy_scan(RS, 0, P, lo, hi, score_tab, act_tile, act_slot, RL, keys)[0]
                 a = a if a >= 0 else RL[0, 0]
@@ -246,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         results = [_measure(job) for job in jobs]
     _print(results, args)
     if args.out:
-        command = "python training/greedy_ties.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        command = "python training/studies/greedy_ties.py " + " ".join(argv if argv is not None else sys.argv[1:])
         write_json_atomic(args.out, {"preset": args.preset, "rules": args.rules, "opponent": "random",
                                      "seed": args.seed, "samples": args.samples, "command": command,
                                      "results": results})

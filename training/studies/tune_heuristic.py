@@ -10,7 +10,7 @@ when ``step`` falls below ``min_step``, or when ``time_budget_s`` is spent. Ever
 only on ``seed`` (the time budget aside). The best weights are confirmed on ``final_games``
 fresh games, printed as a player spec and written to ``out`` (TOML or JSON).
 
-    python training/tune_heuristic.py --rounds 8 --screen-games 300 --out runs/heuristic-tuned.toml
+    python training/studies/tune_heuristic.py --rounds 8 --screen-games 300 --out runs/heuristic-tuned.toml
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from sniff_env.atomic import atomic_path, write_json_atomic
 from sniff_env.evaluation.ratings import wilson_interval

@@ -1,0 +1,253 @@
+"""Imitation's collector: the teacher's decisions recorded for ``training/imitation.py``.
+
+A teacher plays one side of each game against opponents drawn per game; its observations,
+masks, choices and discounted ``points`` returns are recorded (decisions with a single legal
+action are played, not recorded), in game order. Two engines play the games:
+
+- the reference engine (:func:`record`): any players, games split into chunks over worker
+  processes, each game seeded on its own, so the data depends on ``seed`` only;
+- the batched engine (:func:`record_vector`): the teacher is ``heuristic``, ``rollouts:samples=N``
+  (:class:`sniff_env.vector.rollouts.RolloutSearch`: the heuristic improved by playing every move
+  out on sampled deals) or ``hindsight`` (:class:`sniff_env.vector.rollouts.HindsightValues`:
+  every move played out once on the real deal, an unbiased sample of its value to the
+  heuristic), against compiled built-ins. The moves in its seat are played by ``actor``: the
+  teacher itself by default, or a compiled built-in, or an exported policy (the student's own
+  positions); ``hindsight`` reads hidden tiles, so it only labels and never plays. The teacher
+  is split over ``workers`` threads (its kernels release the GIL), each with its own generator,
+  so the data depends on ``seed`` and ``workers`` only.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import random
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import torch
+
+from sniff_env.game import Phase, new_game
+from sniff_env.infostate import info_state
+from sniff_env.observation import Observer
+from sniff_env.players import parse_spec
+from sniff_env.rules import Rules
+from training.advantages import points_returns
+from training.compiled_players import compiled_builtin
+
+Batch = dict[str, np.ndarray]
+TEACHERS = ("heuristic", "rollouts", "hindsight")
+
+
+def margins(scores: np.ndarray | Sequence[Sequence[int]], side: np.ndarray | Sequence[int]) -> np.ndarray:
+    """Each row's side score less the mean of the other sides' scores (``scores``: one row of
+    side scores per position, ``side``: the side of each row)."""
+    scores = np.asarray(scores, np.float64)
+    side = np.asarray(side)
+    mine = scores[np.arange(len(side)), side]
+    return mine - (scores.sum(1) - mine) / (scores.shape[1] - 1)
+
+
+def opponent_specs(args: Any) -> list[str]:
+    """The player specs of ``args.opponents`` (comma-separated)."""
+    return [s.strip() for s in args.opponents.split(",") if s.strip()]
+
+
+def play_games(rules: Rules, args: Any, first: int, count: int) -> Batch:
+    """Record the teacher's decisions in games ``first .. first + count - 1`` of the run."""
+    from sniff_env.players import load
+
+    observer = Observer(rules)
+    n = rules.num_players
+    opponents = opponent_specs(args)
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    games: list[int] = []
+    for g in range(first, first + count):
+        rng = random.Random(f"imitation:{args.seed}:{g}")
+        game = new_game(rules, seed=rng.getrandbits(62), record=False, max_hands=args.max_hands)
+        teacher = load(args.teacher, seed=rng.getrandbits(31))
+        opponent = load(rng.choice(opponents), seed=rng.getrandbits(31))
+        seat = rng.randrange(n)
+        side = rules.side_of(seat)
+        chain: list[tuple[int, float]] = []  # (index into this game's records, score margin then)
+        start = len(actions)
+
+        while game.phase is not Phase.GAME_OVER:
+            if game.phase is Phase.HAND_OVER:
+                game.start_hand()
+                continue
+            info = info_state(game, game.turn)
+            mask = observer.mask(info)
+            if rules.side_of(game.turn) != side:
+                game.step(opponent.act({"action_mask": mask}, {"info_state": info}))
+                continue
+            choice = teacher.act({"action_mask": mask}, {"info_state": info})
+            if len(info.legal) > 1:
+                chain.append((len(actions), float(margins([game.scores], [side])[0])))
+                obs.append(observer.encode(info))
+                masks.append(mask)
+                actions.append(choice)
+                games.append(g)
+            move = rng.choice(info.legal) if rng.random() < args.explore else choice
+            game.step(move)
+        # discounted points return of each recorded decision, as PPO's critic sees it
+        before = np.array([m for _, m in chain], np.float64)
+        end = margins([game.scores], [side])
+        returns.extend(points_returns(np.zeros(len(chain), np.int64), before, end, args.gamma,
+                                      args.reward_scale).tolist())
+        assert len(returns) == len(actions) and len(actions) - start == len(chain)
+    size = observer.size
+    return {
+        "obs": np.stack(obs) if obs else np.zeros((0, size), np.float32),
+        "masks": np.stack(masks) if masks else np.zeros((0, observer.codec.num_actions), np.int8),
+        "actions": np.array(actions, np.int64),
+        "returns": np.array(returns, np.float32),
+        "games": np.array(games, np.int64),
+    }
+
+
+def _worker(job: tuple[Rules, Any, int, int]) -> Batch:
+    torch.set_num_threads(1)
+    return play_games(*job)
+
+
+def record(rules: Rules, args: Any) -> Batch:
+    """All the run's games, in game order, played by ``workers`` processes in chunks."""
+    chunk = 25
+    jobs = [(rules, args, first, min(chunk, args.games - first)) for first in range(0, args.games, chunk)]
+    parts: list[Batch] = []
+    from rich.progress import Progress
+
+    with Progress(disable=not args.progress) as progress:
+        task = progress.add_task("recording games", total=args.games)
+        if args.workers > 1:
+            with mp.get_context("fork").Pool(args.workers) as pool:
+                for part in pool.imap(_worker, jobs):
+                    parts.append(part)
+                    progress.advance(task, chunk)
+        else:
+            for job in jobs:
+                parts.append(play_games(*job))
+                progress.advance(task, chunk)
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bool]:
+    """For the teacher ``spec`` on ``engine``: ``(fn, values)`` where ``fn(games)`` gives the
+    actions (``values`` False: the heuristic) or every action's value (True: the search and
+    hindsight)."""
+    from sniff_env.vector.rollouts import HindsightValues, RolloutSearch
+
+    if parse_spec(spec)[0] == "heuristic":
+        return compiled_builtin(engine, spec), False
+    base, _, opts = spec.partition(":")
+    key, _, value = opts.partition("=")
+    if spec == "hindsight":
+        searches: list[Any] = [HindsightValues(engine) for _ in range(workers)]
+    elif base == "rollouts" and (not opts or (key == "samples" and value.isdigit())):
+        searches = [RolloutSearch(engine, int(value) if opts else 64, seed + k) for k in range(workers)]
+    else:
+        raise ValueError(f"the vector engine's teachers are heuristic, rollouts:samples=N and hindsight; got {spec!r}")
+    pool = ThreadPoolExecutor(workers) if workers > 1 else None
+
+    def q_values(games: np.ndarray) -> np.ndarray:
+        if pool is None:
+            return searches[0].q_values(games)
+        parts = np.array_split(games, workers)
+        return np.concatenate(list(pool.map(lambda k: searches[k].q_values(parts[k]), range(workers))))
+
+    return q_values, True
+
+
+def actor_fn(engine: Any, spec: str, rules: Rules) -> Callable[[np.ndarray], np.ndarray]:
+    """The batched choice function of ``spec`` on ``engine``: a compiled built-in, or (any spec
+    that names no built-in, as :func:`sniff_env.players.load` reads it) an exported policy file,
+    its masked argmax."""
+    from sniff_env.players import BUILTIN
+    from sniff_env.players.policy import load_checked
+    from training.evaluate import policy_actions
+
+    if parse_spec(spec)[0] in BUILTIN:
+        return compiled_builtin(engine, spec)
+    module = load_checked(spec, rules)[0]
+    return lambda games: policy_actions(module, engine, games)
+
+
+def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
+    """``args.games`` games: the teacher's observations, masks, choices and discounted points
+    returns (as ``training/imitation.py`` records them), in game order; with the search as
+    teacher also ``values``, every action's mean margin (``-inf`` where illegal)."""
+    from sniff_env.vector import kernels as K
+    from sniff_env.vector.engine import VectorEngine
+
+    rng = random.Random(f"imitation:{args.seed}")
+    G = args.games
+    eng = VectorEngine(rules, G, max_hands=args.max_hands, threads=1)
+    eng.deal(np.arange(G), True, [rng.getrandbits(62) for _ in range(G)])
+    teacher, valued = teacher_fn(eng, args.teacher, args.workers, rng.getrandbits(63))
+    actor_spec = args.actor or ("heuristic" if args.teacher == "hindsight" else "")
+    actor = actor_fn(eng, actor_spec, rules) if actor_spec else None
+    opponents = opponent_specs(args)
+    opp_fns = [compiled_builtin(eng, spec) for spec in opponents]
+    opp_of = np.array([rng.randrange(len(opponents)) for _ in range(G)])
+    sides = np.array([rules.side_of(s) for s in range(rules.num_players)])
+    side = sides[np.array([rng.randrange(rules.num_players) for _ in range(G)])]
+    explore = np.random.default_rng(rng.getrandbits(63))
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[np.ndarray] = []
+    games: list[np.ndarray] = []
+    margin_rows: list[np.ndarray] = []
+    qs: list[np.ndarray] = []
+    done = 0
+    while (live := eng.continue_games()).size:
+        act = np.zeros(G, np.int64)
+        ours = sides[eng.turn[live]] == side[live]
+        rows = live[ours]
+        if rows.size:
+            keep = eng.num_legal[rows] > 1  # single legal actions are played, not recorded
+            if valued:
+                choice = eng.legal[rows, 0].astype(np.int64)
+                if keep.any():
+                    q = teacher(rows[keep])
+                    choice[keep] = np.argmax(q, axis=1)  # the first (lowest) of equal bests, as the search plays
+                    qs.append(q.astype(np.float32))
+            else:
+                choice = teacher(rows)
+            obs.append(eng.obs[rows[keep]].copy())
+            masks.append(eng.mask[rows[keep]].copy())
+            actions.append(choice[keep])
+            games.append(rows[keep])
+            margin_rows.append(margins(eng.scores[rows[keep]], side[rows[keep]]))
+            wander = explore.random(rows.size) < args.explore
+            move = choice if actor is None else actor(rows)
+            act[rows] = np.where(wander, eng.sample_actions(explore)[rows], move)
+        for k, fn in enumerate(opp_fns):
+            theirs = live[~ours][opp_of[live[~ours]] == k]
+            if theirs.size:
+                act[theirs] = fn(theirs)
+        eng.step(act)
+        finished = int((eng.phase == K.GAME_OVER).sum())
+        if progress is not None and finished > done:
+            progress(finished - done)
+        done = finished
+    eng.close()
+    game_ids = np.concatenate(games)
+    order = np.argsort(game_ids, kind="stable")  # game order; within a game, decision order
+    data = {
+        "obs": np.concatenate(obs)[order],
+        "masks": np.concatenate(masks)[order],
+        "actions": np.concatenate(actions)[order],
+        "games": game_ids[order],
+    }
+    if valued:
+        data["values"] = np.concatenate(qs)[order]
+    margin = np.concatenate(margin_rows)[order]
+    end = margins(eng.scores, side)
+    data["returns"] = points_returns(data["games"], margin, end, args.gamma, args.reward_scale)
+    return data
+
