@@ -1,12 +1,18 @@
-"""Deals: the scripted-deal record, its checks, random deals and the choice of the leader."""
+"""Deals: the scripted-deal record, its checks, random deals and the choice of the leader.
+
+The rules of the lead and of the deal's split are those of :mod:`sniff_env.rulebook`; the
+functions here apply them to tile indices and :class:`~sniff_env.tiles.TileSet` tables.
+"""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
+from . import rulebook
 from .errors import DealError
 from .rules import Rules
 from .tiles import Tile, TileSet, tile_set
@@ -35,28 +41,36 @@ class Deal:
         }
 
 
+@cache
+def _halves(max_pip: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The low and the high half of every tile of the double-``max_pip`` set."""
+    tiles = tile_set(max_pip).tiles
+    return tuple(t[0] for t in tiles), tuple(t[1] for t in tiles)
+
+
+def _held(ts: TileSet, hand: Sequence[int]) -> list[int]:
+    held = [0] * ts.size
+    for t in hand:
+        held[t] = 1
+    return held
+
+
 def heavier_key(ts: TileSet, tile: int) -> tuple[int, int]:
-    """Ranking of tiles for lots and the heaviest lead: pip total, then the higher half."""
+    """A sort key of tiles by :func:`sniff_env.rulebook.heavier`'s ranking: pip total, then the
+    higher half."""
     return ts.pips[tile], ts.tiles[tile][1]
 
 
 def forced_lead_tile(ts: TileSet, hand: Sequence[int]) -> int:
-    """The highest double in ``hand``, or its heaviest tile if it holds no double."""
-    doubles = [t for t in hand if ts.is_double[t]]
-    if doubles:
-        return max(doubles, key=lambda t: ts.tiles[t][0])
-    return max(hand, key=lambda t: heavier_key(ts, t))
+    """The highest double in ``hand``, or its heaviest tile if it holds no double
+    (:func:`sniff_env.rulebook.forced_lead_tile`)."""
+    return rulebook.forced_lead_tile(_held(ts, hand), *_halves(ts.max_pip))
 
 
 def highest_double_holder(ts: TileSet, hands: Sequence[Sequence[int]]) -> int:
-    """The seat holding the highest double (or, with no double out, the heaviest tile)."""
-    best = [forced_lead_tile(ts, h) for h in hands]
-
-    def rank(seat: int) -> tuple[int, int, int]:
-        t = best[seat]
-        return (1 if ts.is_double[t] else 0, *heavier_key(ts, t))
-
-    return max(range(len(hands)), key=rank)
+    """The seat holding the highest double (or, with no double out, the heaviest tile)
+    (:func:`sniff_env.rulebook.highest_double_holder`)."""
+    return rulebook.highest_double_holder([_held(ts, h) for h in hands], len(hands), *_halves(ts.max_pip))
 
 
 def draw_lots(ts: TileSet, num_players: int, rng: random.Random) -> tuple[int, tuple[int, ...]]:
@@ -66,19 +80,26 @@ def draw_lots(ts: TileSet, num_players: int, rng: random.Random) -> tuple[int, t
 
 
 def lots_leader(ts: TileSet, drawn: Sequence[int]) -> int:
-    """The seat whose lot (``drawn[seat]``) is the heaviest tile: it leads."""
-    return max(range(len(drawn)), key=lambda s: heavier_key(ts, drawn[s]))
+    """The seat whose lot (``drawn[seat]``) is the heaviest tile: it leads
+    (:func:`sniff_env.rulebook.lots_leader`)."""
+    return rulebook.lots_leader(drawn, len(drawn), *_halves(ts.max_pip))
 
 
 def random_deal(rules: Rules, rng: random.Random, leader: int | None) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
-    """Shuffle the set and deal ``hand_size`` tiles to each seat; the rest is the boneyard."""
+    """Shuffle the set and split it into ``hand_size`` tiles for each seat and the boneyard
+    (:func:`sniff_env.rulebook.dealt_to`)."""
     ts = tile_set(rules.max_pip)
     order = list(range(ts.size))
     rng.shuffle(order)
     k = rules.hand_size
     assert k is not None
-    hands = tuple(tuple(sorted(order[i * k : (i + 1) * k])) for i in range(rules.num_players))
-    return hands, tuple(order[rules.num_players * k :])
+    n = rules.num_players
+    hands: list[list[int]] = [[] for _ in range(n)]
+    bone: list[int] = []
+    for i, t in enumerate(order):
+        seat = rulebook.dealt_to(i, n, k)
+        (hands[seat] if seat >= 0 else bone).append(t)
+    return tuple(tuple(sorted(h)) for h in hands), tuple(bone)
 
 
 def scripted_deal(

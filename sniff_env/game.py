@@ -5,6 +5,10 @@ about the rules comes from its frozen :class:`~sniff_env.rules.Rules`. Decisions
 of :mod:`sniff_env.actions`. Forced draws and passes are not decisions: :meth:`Game.step`
 applies them itself and records them as events, so the seat in :attr:`Game.turn` always has
 at least one legal action while the hand is in play.
+
+The rules themselves are the functions of :mod:`sniff_env.rulebook`, which the batched engine
+compiles too; a :class:`Game` keeps the state they work on (hands as bit masks, the layout as
+lists) and calls them.
 """
 
 from __future__ import annotations
@@ -15,24 +19,28 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, NamedTuple
+from functools import cache
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import rulebook
 from .actions import EAST, LEAD, NORTH, SLOTS, SOUTH, WEST, ActionCodec, action_codec
 from .deal import Deal, draw_lots, forced_lead_tile, highest_double_holder, random_deal, scripted_deal
 from .errors import DealError, GameOverError, IllegalMoveError, SniffError
+from .rule_codes import DRAWN_LEAD, LEAD_CODE, SNIFF_CODE
 from .rules import (
     DoublePlacement,
     Draw,
     FirstLead,
     LeadTile,
-    NextLead,
     Points,
     Rules,
     SidesOpen,
-    SniffKind,
 )
 from .scoring import HandResult, score_hand_end, scoring_table
 from .tiles import mask_tiles, tile_set
+
+if TYPE_CHECKING:
+    from .infostate import InfoState
 
 
 class Phase(IntEnum):
@@ -92,8 +100,7 @@ class Game:
         "_record",
         "_score",
         "_sides_now",
-        "_spinner",
-        "_stubby",
+        "_sniff_kind",
         "_voluntary",
         "_win_in_hand",
         "bone_pos",
@@ -169,8 +176,7 @@ class Game:
         self._record = record
         self._score = scoring_table(rules.scoring)
         self._div5 = rules.points is Points.COUNT_DIV5
-        self._spinner = rules.sniff is SniffKind.SPINNER
-        self._stubby = rules.sniff is SniffKind.STUBBY
+        self._sniff_kind = SNIFF_CODE[rules.sniff]
         self._choice = rules.double_placement is DoublePlacement.CHOICE
         self._forced_lead = False
         self._draw_limit = {Draw.UNTIL_PLAYABLE: 1 << 30, Draw.MAX_TWO: 2, Draw.NONE: 0}[rules.draw]
@@ -181,7 +187,7 @@ class Game:
         self._partner = rules.partnership
         self._win_in_hand = rules.win_during_hand
         self._sides_now = rules.sniff_sides_open is SidesOpen.IMMEDIATELY
-        self._pip_mask = self.ts.pip_mask
+        self._pip_mask = _fit_masks(rules.max_pip)
         self._inline_base = self.codec.inline_base
         self._draw_action = self.codec.draw_action
         self.hand_start = None
@@ -212,17 +218,17 @@ class Game:
         return self._lead_of(self.hand_index + 1)
 
     def _lead_of(self, hand_index: int) -> int | FirstLead:
-        if hand_index == 0:
-            return self.rules.first_hand_lead
-        method = self.rules.next_hand_lead
-        if method is NextLead.ROTATE:
-            return (self.deal.leader + 1) % self.n
-        if method is NextLead.WINNER:
+        """:func:`sniff_env.rulebook.lead_method` for hand ``hand_index``."""
+        rules = self.rules
+        last_leader = last_domino = -1
+        if hand_index > 0:
+            last_leader = self.deal.leader
             last = self.results[-1]
             if last.ended_by == "domino" and last.winner is not None:
-                return last.winner
-            return FirstLead.LOTS
-        return FirstLead.HIGHEST_DOUBLE
+                last_domino = last.winner
+        method, seat = rulebook.lead_method(hand_index, LEAD_CODE[rules.first_hand_lead],
+                                            LEAD_CODE[rules.next_hand_lead], last_leader, last_domino, self.n)
+        return seat if seat >= 0 else DRAWN_LEAD[method]
 
     def _deal_by_rules(self) -> Deal:
         rules, ts = self.rules, self.ts
@@ -295,15 +301,12 @@ class Game:
         return len(self.boneyard) - self.bone_pos
 
     def side_of(self, seat: int) -> int:
-        return seat % 2 if self.rules.partnership else seat
+        """The side of ``seat`` (:func:`sniff_env.rulebook.side_of`)."""
+        return rulebook.side_of(seat, self.rules.partnership)
 
     def open_pips(self) -> int:
-        """Bit mask of the pips that can be played on now."""
-        mask = 0
-        for e in _ALL_ENDS:
-            if self.end_open[e]:
-                mask |= 1 << self.end_pip[e]
-        return mask
+        """Bit mask of the pips that can be played on now (:func:`sniff_env.rulebook.open_pips`)."""
+        return rulebook.open_pips(self.end_pip, self.end_open)
 
     def legal_actions(self) -> list[int]:
         """The legal decisions of the seat :attr:`turn`, ascending (empty unless in play)."""
@@ -312,6 +315,9 @@ class Game:
         return self._legal
 
     def _placements(self, seat: int) -> list[int]:
+        """The placements of ``seat``: on each open end, the held tiles that match it (by the bit
+        masks of :func:`_fit_masks`); in-line doubles where :func:`sniff_env.rulebook.inline_offered`
+        allows; a forced lead as :func:`sniff_env.rulebook.forced_lead_tile` says."""
         hand = self.hands[seat]
         ts = self.ts
         acts: list[int] = []
@@ -319,7 +325,7 @@ class Game:
             if self._forced_lead:
                 lead = forced_lead_tile(ts, mask_tiles(hand))
                 hand = 1 << lead
-            inline_ok = self._choice and not (self._spinner or self._stubby)
+            inline_ok = rulebook.inline_offered(self._choice, self._sniff_kind, -1)
             m = hand
             while m:
                 low = m & -m
@@ -334,7 +340,7 @@ class Game:
             hand = 1 << last
         pip_mask = self._pip_mask
         end_open, end_pip = self.end_open, self.end_pip
-        inline_ok = self._choice and (self.sniff_tile >= 0 or not (self._spinner or self._stubby))
+        inline_ok = rulebook.inline_offered(self._choice, self._sniff_kind, self.sniff_tile)
         if not inline_ok:  # the common case, without in-line doubles to offer
             for e in _ALL_ENDS:
                 if end_open[e]:
@@ -420,72 +426,27 @@ class Game:
         return f"action {action!r} (actions are 0..{self.codec.num_actions - 1})"
 
     def _place(self, tile: int, slot: int, inline: bool, claim: bool) -> None:
+        """Lay ``tile`` (:func:`sniff_env.rulebook.place`), score it
+        (:func:`sniff_env.rulebook.play_points`, with muggins) and pass the turn or end the hand."""
         seat = self.turn
         self.hands[seat] &= ~(1 << tile)
         lo, hi = self.ts.tiles[tile]
-        end_pip, end_val, end_open = self.end_pip, self.end_val, self.end_open
-        if slot == LEAD:
-            if lo == hi and (self._spinner or self._stubby):
-                self.sniff_tile = tile
-                end_pip[:] = [lo, lo, lo, lo]
-                side_val = lo if self._spinner else 0
-                line_val = 0 if self._spinner else lo
-                end_val[:] = [line_val, line_val, side_val, side_val]
-                sides = self._sides_now
-                end_open[:] = [True, True, sides, sides]
-                self.sniff_pending = 0 if sides else (1 << WEST) | (1 << EAST)
-            else:
-                if lo == hi and not inline:
-                    val_w = val_e = 2 * lo
-                else:
-                    val_w, val_e = lo, hi
-                end_pip[WEST], end_pip[EAST] = lo, hi
-                end_val[WEST], end_val[EAST] = val_w, val_e
-                end_open[WEST] = end_open[EAST] = True
-            count = lo + hi
-        else:
-            pip = end_pip[slot]
-            if lo == hi:
-                if self.sniff_tile < 0 and (self._spinner or self._stubby):
-                    self.sniff_tile = tile
-                    end_val[slot] = 0 if self._spinner else pip
-                    end_pip[NORTH] = end_pip[SOUTH] = pip
-                    side_val = pip if self._spinner else 0
-                    end_val[NORTH] = end_val[SOUTH] = side_val
-                    sides = self._sides_now
-                    end_open[NORTH] = end_open[SOUTH] = sides
-                    self.sniff_pending = 0 if sides else 1 << slot
-                else:
-                    end_val[slot] = pip if inline else 2 * pip
-                    if self.sniff_pending >> slot & 1:
-                        self._sniff_side_reached(slot)
-            else:
-                other = hi if lo == pip else lo
-                end_pip[slot] = other
-                end_val[slot] = other
-                if self.sniff_pending >> slot & 1:
-                    self._sniff_side_reached(slot)
-            if self._stubby and slot >= NORTH:
-                end_open[slot] = False
-            count = end_val[0] + end_val[1] + end_val[2] + end_val[3]
+        count, self.sniff_tile, self.sniff_pending = rulebook.place(
+            self.end_pip, self.end_val, self.end_open, self.sniff_tile, self.sniff_pending, tile, lo, hi, slot,
+            inline, self._sniff_kind, self._sides_now)
         self.count = count
         self.plays.append((tile, seat, slot))
         self.passes = 0
         taker = seat
-        if self._score[count]:
-            points = count // 5 if self._div5 else count
-            if points and self._claims and not claim:
-                taker = (seat + 1) % self.n
-            if self._record:
-                self.events.append(_event(Event, ("play", seat, tile, slot, count, points if taker == seat else 0)))
-                if taker != seat:
-                    self.events.append(Event("muggins", taker, tile, slot, count, points))
-        else:
-            points = 0
-            if self._record:
-                self.events.append(_event(Event, ("play", seat, tile, slot, count, 0)))
+        points = _play_points(count, self._score, self._div5)
+        if points and self._claims and not claim:
+            taker = (seat + 1) % self.n
+        if self._record:
+            self.events.append(_event(Event, ("play", seat, tile, slot, count, points if taker == seat else 0)))
+            if taker != seat:
+                self.events.append(Event("muggins", taker, tile, slot, count, points))
         if points:
-            side = taker % 2 if self._partner else taker
+            side = _side_of(taker, self._partner)
             self.scores[side] += points
             if self._win_in_hand and self.scores[side] >= self.rules.target:
                 self._end_hand(None, reached_target=True)
@@ -496,11 +457,6 @@ class Game:
         self.turn = (seat + 1) % self.n
         self.drawn_this_turn = 0
         self.last_drawn = -1
-
-    def _sniff_side_reached(self, slot: int) -> None:
-        self.sniff_pending &= ~(1 << slot)
-        if not self.sniff_pending:
-            self.end_open[NORTH] = self.end_open[SOUTH] = True
 
     def _draw(self, voluntary: bool) -> None:
         seat = self.turn
@@ -617,17 +573,95 @@ class Game:
             for e in self.events[start:stop]
         ]
 
+    # -- positions for search ---------------------------------------------------------------
+    @classmethod
+    def from_position(
+        cls, info: InfoState, hands: Sequence[int], boneyard: Sequence[int], seed: int | None = None,
+        *, partial: bool = False,
+    ) -> Game:
+        """The game in the position ``info`` shows, with its hidden tiles as given: a world to
+        search in (see :func:`~sniff_env.infostate.determinize`).
 
+        ``hands`` holds every seat's tiles as a bit mask (the seat's own must be ``info.hand``),
+        ``boneyard`` the undrawn tiles in draw order. Every seat's hand must have the size
+        ``info`` gives, the boneyard too, and together with the tiles played they must be the
+        whole set, each tile once; ``partial=True`` lets the other hands and the boneyard hold
+        fewer tiles (a sketch of the layout to look one placement ahead on). Anything else raises
+        :class:`DealError`. The game has no event log and cannot undo; if the seat to move has no
+        decision, its forced draws and passes are applied, as :meth:`step` would have.
+        """
+        rules = info.rules
+        g = cls(rules, seed=seed, record=False)
+        hands, boneyard = g._checked_position(info, list(hands), tuple(boneyard), partial)
+        g.hand_index, g.scores, g.results = info.hand_index, list(info.scores), list(info.results)
+        g.phase, g.leader, g.turn = info.phase, info.leader, info.turn
+        g.hands, g.boneyard, g.bone_pos = hands, boneyard, 0
+        g.plays = list(info.plays)
+        g.end_pip, g.end_val, g.end_open = list(info.end_pip), list(info.end_val), list(info.end_open)
+        g.sniff_tile, g.sniff_pending, g.count = info.sniff_tile, info.sniff_pending, info.count
+        g.passes, g.drawn_this_turn, g.last_drawn = info.passes, info.drawn_this_turn, info.last_drawn
+        g.lacking, g.hand_actions = list(info.lacking), []
+        g.deal = Deal(tuple(tuple(mask_tiles(h)) for h in hands), boneyard, info.leader)
+        g._forced_lead = forced_lead(rules, info.hand_index)
+        if g.phase is Phase.PLAY and not g.legal_actions():
+            g._advance()  # dealt for another seat, the mover may have to draw or pass first
+        return g
+
+    def _checked_position(
+        self, info: InfoState, hands: list[int], boneyard: tuple[int, ...], partial: bool
+    ) -> tuple[list[int], tuple[int, ...]]:
+        """``hands`` and ``boneyard`` if they complete ``info`` (see :meth:`from_position`)."""
+        full = self.ts.all_mask
+        if len(hands) != self.n or not all(type(h) is int and h >= 0 and not h & ~full for h in hands):
+            raise DealError(f"hands must be {self.n} bit masks of tiles of the set; got {hands!r}")
+        if hands[info.seat] != info.hand:
+            raise DealError(
+                f"seat {info.seat} must hold its own hand {mask_tiles(info.hand)}; got {mask_tiles(hands[info.seat])}"
+            )
+        if not all(type(t) is int and 0 <= t < self.ts.size for t in boneyard):
+            raise DealError(f"the boneyard must list tiles 0..{self.ts.size - 1}; got {list(boneyard)}")
+        seen = 0
+        for where, tiles in [("placed", [t for t, _, _ in info.plays]), *(
+                (f"in seat {s}'s hand", mask_tiles(h)) for s, h in enumerate(hands)), ("in the boneyard", boneyard)]:
+            for t in tiles:
+                if seen >> t & 1:
+                    raise DealError(f"tile {self.ts.tiles[t]} is {where} and also placed or dealt before")
+                seen |= 1 << t
+        sizes = [h.bit_count() for h in hands] + [len(boneyard)]
+        want = [*info.hand_sizes, info.boneyard_size]
+        short_ok = [partial and s != info.seat for s in range(self.n)] + [partial]
+        for s, (have, need, short) in enumerate(zip(sizes, want, short_ok, strict=True)):
+            if have != need and not (short and have < need):
+                where = "the boneyard" if s == self.n else f"seat {s}"
+                at_most = " at most (partial)" if short else ""
+                raise DealError(f"{where} holds {need} tiles{at_most}; got {have}")
+        return hands, boneyard
+
+
+_play_points = rulebook.play_points
+_side_of = rulebook.side_of
 _ALL_SLOTS = operator.attrgetter(*Game.__slots__)
 _event = tuple.__new__
 """Builds an :class:`Event` from all six fields, skipping the slower generated constructor."""
 _UNSET = object()
 
 
-def _forced_lead_for(rules: Rules, hand_index: int) -> bool:
-    """Whether the leader of this hand must lead the highest double (or heaviest tile)."""
+@cache
+def _fit_masks(max_pip: int) -> tuple[int, ...]:
+    """``masks[p]``: bit mask of the tiles that :func:`sniff_env.rulebook.matches` lets be laid on
+    an end showing ``p``."""
+    tiles = tile_set(max_pip).tiles
+    return tuple(sum(1 << t for t, (lo, hi) in enumerate(tiles) if rulebook.matches(p, lo, hi))
+                 for p in range(max_pip + 1))
+
+
+def forced_lead(rules: Rules, hand_index: int) -> bool:
+    """Whether the leader of hand ``hand_index`` must lead the highest double (or heaviest tile)."""
     method = rules.first_hand_lead if hand_index == 0 else rules.next_hand_lead
     return rules.lead_tile is LeadTile.HIGHEST_DOUBLE or method == "highest_double"
+
+
+_forced_lead_for = forced_lead  # the old name, while callers move to forced_lead
 
 
 def new_game(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
-from .deal import Deal
 from .game import Game, Phase
 from .rules import Rules
 from .scoring import HandResult
@@ -151,33 +150,4 @@ def determinize(info: InfoState, rng: random.Random) -> Game:
     The result has no event log and a seed of its own; continue it with ``step``.
     """
     hands, bone = sample_hidden(info, rng)
-    g = Game(info.rules, seed=rng.getrandbits(62), record=False)
-    g.hand_index = info.hand_index
-    g.scores = list(info.scores)
-    g.phase = info.phase
-    g.results = list(info.results)
-    g.hands = hands
-    g.boneyard = tuple(bone)
-    g.bone_pos = 0
-    g.leader = info.leader
-    g.turn = info.turn
-    g.plays = list(info.plays)
-    g.end_pip = list(info.end_pip)
-    g.end_val = list(info.end_val)
-    g.end_open = list(info.end_open)
-    g.sniff_tile = info.sniff_tile
-    g.sniff_pending = info.sniff_pending
-    g.count = info.count
-    g.passes = info.passes
-    g.drawn_this_turn = info.drawn_this_turn
-    g.last_drawn = info.last_drawn
-    g.lacking = list(info.lacking)
-    g.hand_actions = []
-    g.deal = Deal(tuple(tuple(mask_tiles(h)) for h in hands), g.boneyard, info.leader)
-    from .game import _forced_lead_for
-
-    g._forced_lead = _forced_lead_for(info.rules, info.hand_index)
-    g._legal = None
-    if g.phase is Phase.PLAY and not g.legal_actions():
-        g._advance()  # sampled for another seat, the mover may have to draw or pass first
-    return g
+    return Game.from_position(info, hands, bone, seed=rng.getrandbits(62))

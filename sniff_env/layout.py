@@ -2,16 +2,18 @@
 
 A placement's count depends only on the public layout (end pips and values, the sniff), so
 these helpers work alike on a :class:`~sniff_env.game.Game` and on an
-:class:`~sniff_env.infostate.InfoState`. They mirror ``Game._place`` for the count alone and
-are tested against the engine move by move for every preset.
+:class:`~sniff_env.infostate.InfoState`. The rules are :func:`sniff_env.rulebook.count_after`
+and :func:`sniff_env.rulebook.play_points`, which the engines run too.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from .actions import LEAD, NORTH, SOUTH, action_codec
-from .rules import Points, Rules, SniffKind
+from . import rulebook
+from .actions import action_codec
+from .rule_codes import SNIFF_CODE
+from .rules import Points, Rules
 from .scoring import scoring_table
 from .tiles import tile_set
 
@@ -32,30 +34,15 @@ class Layout(Protocol):
 def count_after(layout: Layout, action: int) -> int:
     """The count after placement ``action`` (not the draw action) on ``layout``."""
     rules = layout.rules
-    ts = tile_set(rules.max_pip)
     tile, slot, inline = action_codec(rules.max_pip).decode(action)
-    lo, hi = ts.tiles[tile]
-    if slot == LEAD:
-        return lo + hi
-    vals = list(layout.end_val)
-    pip = layout.end_pip[slot]
-    if lo == hi:
-        if layout.sniff_tile < 0 and rules.sniff is not SniffKind.NONE:
-            spinner = rules.sniff is SniffKind.SPINNER
-            vals[slot] = 0 if spinner else pip
-            vals[NORTH] = vals[SOUTH] = pip if spinner else 0
-        else:
-            vals[slot] = pip if inline else 2 * pip
-    else:
-        vals[slot] = hi if lo == pip else lo
-    return vals[0] + vals[1] + vals[2] + vals[3]
+    lo, hi = tile_set(rules.max_pip).tiles[tile]
+    return rulebook.count_after(layout.end_pip, layout.end_val, layout.sniff_tile, lo, hi, slot, inline,
+                                SNIFF_CODE[rules.sniff])
 
 
 def points_for(rules: Rules, count: int) -> int:
     """The points a placement leaving ``count`` scores."""
-    if not scoring_table(rules.scoring)[count]:
-        return 0
-    return count // 5 if rules.points is Points.COUNT_DIV5 else count
+    return rulebook.play_points(count, scoring_table(rules.scoring), rules.points is Points.COUNT_DIV5)
 
 
 def points_after(layout: Layout, action: int) -> int:

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from .actions import action_codec
+from .encoding import PIECES, Spec, encode_row
 from .game import Game
 from .infostate import InfoState, info_state
-from .layout import count_after
+from .rule_codes import SNIFF_CODE
+from .rulebook import play_points
 from .rules import DoublePlacement, Draw, HandEnd, Points, Rules, Scoring, SniffKind
 from .scoring import scoring_table
 from .tiles import tile_set
@@ -50,43 +51,75 @@ class Observer:
         self.codec = action_codec(rules.max_pip)
         n, t, p = rules.num_players, self.ts.size, rules.max_pip + 1
         a = self.codec.num_actions
-        specs = [
-            ("hand", t, "1 for each tile in the seat's hand"),
-            ("played_by", t * n, "tile x relative seat: 1 where that seat played that tile this hand"),
-            ("end_pip", 4 * p, "west/east/north/south x pip: one-hot pip of each end that exists"),
-            ("end_open", 4, "1 where an end can be played on now"),
-            ("end_value", 4, "what each end adds to the count, / (2 * max_pip)"),
-            ("sniff", 3, "one-hot: no sniff yet / sniff down, sides not open / sides open"),
-            ("count", 2, "the count / (8 * max_pip); 1 if the count scores now"),
-            ("lead", 1, "1 while no tile has been played (the seat leads)"),
-            ("hand_sizes", n, "tiles held by each relative seat / hand_size"),
-            ("lacking", n * p, "relative seat x pip: 1 where that seat is known to hold no such pip"),
-            ("boneyard", 2, "boneyard size and drawable tiles, / number of tiles"),
-            ("scores", rules.num_sides, "each side's score / target, the seat's side first"),
-            ("drawn", t, "the tile the seat drew last this turn (must-play-drawn rules)"),
-            ("rules", 21, "the rules fields that change play (see Observer.rules_block)"),
-            ("move_points", a, "per action: the points that legal placement scores now, / (8 * max_pip)"),
-            ("move_count", a, "per action: the count that legal placement leaves, / (8 * max_pip)"),
-        ]
+        specs = {
+            "hand": (t, "1 for each tile in the seat's hand"),
+            "played_by": (t * n, "tile x relative seat: 1 where that seat played that tile this hand"),
+            "end_pip": (4 * p, "west/east/north/south x pip: one-hot pip of each end that exists"),
+            "end_open": (4, "1 where an end can be played on now"),
+            "end_value": (4, "what each end adds to the count, / (2 * max_pip)"),
+            "sniff": (3, "one-hot: no sniff yet / sniff down, sides not open / sides open"),
+            "count": (2, "the count / (8 * max_pip); 1 if the count scores now"),
+            "lead": (1, "1 while no tile has been played (the seat leads)"),
+            "hand_sizes": (n, "tiles held by each relative seat / hand_size"),
+            "lacking": (n * p, "relative seat x pip: 1 where that seat is known to hold no such pip"),
+            "boneyard": (2, "boneyard size and drawable tiles, / number of tiles"),
+            "scores": (rules.num_sides, "each side's score / target, the seat's side first"),
+            "drawn": (t, "the tile the seat drew last this turn (must-play-drawn rules)"),
+            "rules": (21, "the rules fields that change play (see Observer.rules_block)"),
+            "move_points": (a, "per action: the points that legal placement scores now, / (8 * max_pip)"),
+            "move_count": (a, "per action: the count that legal placement leaves, / (8 * max_pip)"),
+        }
         pieces, start = [], 0
-        for name, size, doc in specs:
+        for name in PIECES:
+            size, doc = specs[name]
             pieces.append(Piece(name, start, size, doc))
             start += size
         self.pieces: dict[str, Piece] = {pc.name: pc for pc in pieces}
         self.size = start
         self._rules_vec = self.rules_block(rules)
-        self._offsets = tuple(pc.start for pc in pieces)
-        self._template = np.zeros(self.size, dtype=np.float32)
+        template = np.zeros(self.size, dtype=np.float32)
         rules_piece = self.pieces["rules"]
-        self._template[rules_piece.start : rules_piece.stop] = self._rules_vec
-        self._template_bytes = self._template.tobytes()
-        self._scores = scoring_table(rules.scoring)
-        self._end_scale = 1.0 / (2 * rules.max_pip)
-        self._count_scale = 1.0 / (8 * rules.max_pip)
-        self._hand_scale = 1.0 / (rules.hand_size or 1)
-        self._tile_scale = 1.0 / self.ts.size
-        self._draw_action = self.codec.draw_action
-        self._div5 = rules.points is Points.COUNT_DIV5
+        template[rules_piece.start : rules_piece.stop] = self._rules_vec
+        self._template_bytes = template.tobytes()
+        self.spec = self._spec()
+        """The encoder's tables for these rules (:class:`sniff_env.encoding.Spec`), as tuples."""
+
+    def _spec(self) -> Spec:
+        """The scaled features as float32 tables: ``x / num_tiles``, ``x / hand_size``,
+        ``x / (2 * max_pip)``, and a count ``c`` and its points as ``/ (8 * max_pip)``."""
+        rules, ts, codec = self.rules, self.ts, self.codec
+        score_tab = scoring_table(rules.scoring)
+        div5 = rules.points is Points.COUNT_DIV5
+        x = np.arange(max(ts.size, 2 * rules.max_pip) + 1)
+        counts = np.arange(len(score_tab))
+        points = np.array([play_points(c, score_tab, div5) for c in range(len(score_tab))])
+        count_scale = 1.0 / (8 * rules.max_pip)
+
+        def f32(values: np.ndarray) -> tuple[float, ...]:
+            return tuple(values.astype(np.float32).tolist())
+
+        decoded = [codec.decode(action) for action in range(codec.draw_action)]
+        return Spec(
+            off=tuple(pc.start for pc in self.pieces.values()),
+            num_players=rules.num_players,
+            pips=rules.max_pip + 1,
+            num_sides=rules.num_sides,
+            partnership=int(rules.partnership),
+            target=rules.target,
+            sniff_kind=SNIFF_CODE[rules.sniff],
+            inline_base=codec.inline_base,
+            draw_action=codec.draw_action,
+            lo=tuple(tile[0] for tile in ts.tiles),
+            hi=tuple(tile[1] for tile in ts.tiles),
+            act_tile=tuple(tile for tile, _, _ in decoded),
+            act_slot=tuple(slot for _, slot, _ in decoded),
+            score_tab=tuple(int(v) for v in score_tab),
+            count_val=f32(counts * count_scale),
+            points_val=f32(points * count_scale),
+            tile_frac=f32(x * (1.0 / ts.size)),
+            hand_frac=f32(x * (1.0 / (rules.hand_size or 1))),
+            end_frac=f32(x * (1.0 / (2 * rules.max_pip))),
+        )
 
     @property
     def version(self) -> str:
@@ -117,89 +150,19 @@ class Observer:
         return "\n".join(lines)
 
     def encode(self, info: InfoState) -> np.ndarray:
-        """The observation vector of ``info.seat`` (float32, :attr:`size` values)."""
-        rules = self.rules
-        n, p, seat = rules.num_players, rules.max_pip + 1, info.seat
-        o_hand, o_played, o_end_pip, o_end_open, o_end_value, o_sniff, o_count, o_lead, o_sizes, \
-            o_lacking, o_bone, o_scores, o_drawn, _o_rules, o_move_points, o_move_count = self._offsets
-        ones: list[int] = []
-        hand = info.hand
-        while hand:
-            low = hand & -hand
-            ones.append(o_hand + low.bit_length() - 1)
-            hand ^= low
-        for tile, who, _ in info.plays:
-            ones.append(o_played + tile * n + (who - seat) % n)
-        idx: list[int] = []
-        val: list[float] = []
-        end_pip, end_open = info.end_pip, info.end_open
-        if info.plays:
-            has_sniff = info.sniff_tile >= 0
-            for e in range(4 if has_sniff else 2):
-                ones.append(o_end_pip + e * p + end_pip[e])
-            for e in range(4):
-                if end_open[e]:
-                    ones.append(o_end_open + e)
-            scale = self._end_scale
-            ev = info.end_val
-            idx += (o_end_value, o_end_value + 1, o_end_value + 2, o_end_value + 3)
-            val += (ev[0] * scale, ev[1] * scale, ev[2] * scale, ev[3] * scale)
-            if self._scores[info.count]:
-                ones.append(o_count + 1)
-            sniff = 0
-            if has_sniff:
-                sniff = 2 if end_open[2] or end_open[3] or info.sniff_pending == 0 else 1
-            ones.append(o_sniff + sniff)
-        else:
-            ones.append(o_lead)
-            ones.append(o_sniff)
-        idx.append(o_count)
-        val.append(info.count * self._count_scale)
-        hs = self._hand_scale
-        sizes, lacking = info.hand_sizes, info.lacking
-        pips_of = self._pips_of
-        for s in range(n):
-            rel = (s - seat) % n
-            idx.append(o_sizes + rel)
-            val.append(sizes[s] * hs)
-            lack = lacking[s]
-            if lack:
-                base = o_lacking + rel * p
-                ones += [base + pip for pip in pips_of(lack)]
-        idx += (o_bone, o_bone + 1)
-        val += (info.boneyard_size * self._tile_scale, max(info.drawable, 0) * self._tile_scale)
-        sides = rules.num_sides
-        own = seat % 2 if rules.partnership else seat
-        target = rules.target
-        for side in range(sides):
-            idx.append(o_scores + (side - own) % sides)
-            val.append(info.scores[side] / target)
-        if info.last_drawn >= 0:
-            ones.append(o_drawn + info.last_drawn)
-        draw_action, scale, table, div5 = self._draw_action, self._count_scale, self._scores, self._div5
-        for action in info.legal:
-            if action != draw_action:
-                after = count_after(info, action)
-                idx.append(o_move_count + action)
-                val.append(after * scale)
-                if table[after]:
-                    idx.append(o_move_points + action)
-                    val.append((after // 5 if div5 else after) * scale)
-        buf = array("f", self._template_bytes)
-        for i in ones:
-            buf[i] = 1.0
-        for i, v in zip(idx, val):
-            buf[i] = v
-        return np.frombuffer(buf, dtype=np.float32)
+        """The observation vector of ``info.seat`` (float32, :attr:`size` values), written by
+        :func:`sniff_env.encoding.encode_row`."""
+        row = array("f", self._template_bytes)
+        seat_of = {tile: who for tile, who, _ in info.plays}
+        encode_row(row, self.spec, info.seat, _bits(info.hand, self.ts.size), list(seat_of), seat_of,
+                   info.end_pip, info.end_val, info.end_open, info.sniff_tile, info.sniff_pending, info.count,
+                   info.hand_sizes, info.lacking, info.boneyard_size, info.drawable, info.scores,
+                   info.last_drawn, info.legal)
+        return np.frombuffer(row, dtype=np.float32)
 
     def encode_game(self, game: Game, seat: int) -> np.ndarray:
         """The observation of ``seat`` in ``game``: :meth:`encode` of its :func:`info_state`."""
         return self.encode(info_state(game, seat))
-
-    @staticmethod
-    @lru_cache(maxsize=1 << 14)
-    def _pips_of(mask: int) -> tuple[int, ...]:
-        return tuple(p for p in range(mask.bit_length()) if mask >> p & 1)
 
     def mask(self, info: InfoState) -> np.ndarray:
         """int8 mask over all actions: 1 for each legal action (all zeros off turn)."""
@@ -207,3 +170,11 @@ class Observer:
         if info.legal:
             m[list(info.legal)] = 1
         return m
+
+
+_DIGIT_BITS = bytes.maketrans(b"01", b"\0\1")
+
+
+def _bits(mask: int, size: int) -> bytes:
+    """``mask`` as ``size`` bytes 0 or 1, lowest bit first: the encoder's per-tile form of a hand."""
+    return f"{mask:0{size}b}"[::-1].encode().translate(_DIGIT_BITS)

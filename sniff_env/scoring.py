@@ -1,18 +1,21 @@
-"""Scoring during play (which counts score) and at the end of a hand."""
+"""Scoring during play (which counts score) and at the end of a hand.
+
+The hand-end numbers are :func:`sniff_env.rulebook.hand_end_points`'; this module explains them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
 
+from .rule_codes import HAND_END_CODE
+from .rulebook import hand_end_points, round5
 from .rules import HandEnd, Rules, Scoring
 
 MAX_COUNT = 256  # far above any reachable count (four crosswise 12-12 ends make 96)
 
 
-def round5(x: int) -> int:
-    """Round to the nearest multiple of 5 (whole numbers never tie): 3 -> 5, 2 -> 0, 26 -> 25."""
-    return 5 * ((x + 2) // 5)
+__all__ = ["MAX_COUNT", "HandResult", "round5", "score_hand_end", "scoring_table"]
 
 
 def _fibonacci(limit: int) -> set[int]:
@@ -73,65 +76,42 @@ def _opponents(rules: Rules, seat: int) -> list[int]:
     return [s for s in range(rules.num_players) if rules.side_of(s) != side]
 
 
-def _unique_side_winner(rules: Rules, values: tuple[int, ...]) -> int | None:
-    """The seat with the least value, or None when the least is shared across sides."""
-    best = min(values)
-    seats = [s for s, v in enumerate(values) if v == best]
-    if len({rules.side_of(s) for s in seats}) > 1:
-        return None
-    return seats[0]
-
-
 def score_hand_end(
     rules: Rules, pips: tuple[int, ...], tiles_left: tuple[int, ...], domino: int | None
 ) -> HandResult:
-    """End-of-hand scoring by ``rules.hand_end``; ``domino`` is the seat that went out, if any."""
-    n_sides = rules.num_sides
-    gain = [0] * n_sides
-    lines: list[str] = []
-    ended_by = "domino" if domino is not None else "blocked"
-    lines.append(
-        f"seat {domino} dominoed" if domino is not None else "the hand is blocked"
-    )
-    lines.append("pips left: " + ", ".join(f"seat {s}: {p}" for s, p in enumerate(pips)))
-    winner: int | None = domino
+    """End-of-hand scoring by ``rules.hand_end`` (:func:`sniff_env.rulebook.hand_end_points`),
+    explained line by line; ``domino`` is the seat that went out, if any."""
+    gain = [0] * rules.num_sides
+    won = hand_end_points(HAND_END_CODE[rules.hand_end], pips, tiles_left, rules.num_players, rules.partnership,
+                          -1 if domino is None else domino, gain)
+    winner = None if won < 0 else won
+    lines = [f"seat {domino} dominoed" if domino is not None else "the hand is blocked",
+             "pips left: " + ", ".join(f"seat {s}: {p}" for s, p in enumerate(pips))]
+    lines += _explain(rules, pips, domino, winner, gain)
+    return HandResult("domino" if domino is not None else "blocked", winner, pips, tiles_left, tuple(gain),
+                      tuple(lines))
+
+
+def _explain(rules: Rules, pips: tuple[int, ...], domino: int | None, winner: int | None,
+             gain: list[int]) -> list[str]:
+    """The steps of the hand-end scoring, in words, with the numbers the rulebook gave."""
     mode = rules.hand_end
     if mode is HandEnd.SUBTRACT_OWN:
-        for s, p in enumerate(pips):
-            loss = round5(p)
-            gain[rules.side_of(s)] -= loss
-            lines.append(f"seat {s} loses round5({p}) = {loss}")
-    elif mode is HandEnd.DOMINO_TAKES_PIPS:
+        return [f"seat {s} loses round5({p}) = {round5(p)}" for s, p in enumerate(pips)]
+    if mode is HandEnd.DOMINO_TAKES_PIPS:
         if domino is not None:
-            opp = _opponents(rules, domino)
-            total = sum(pips[o] for o in opp)
-            gain[rules.side_of(domino)] += total
-            lines.append(f"seat {domino} takes the opponents' pips: {total}")
+            return [f"seat {domino} takes the opponents' pips: {gain[rules.side_of(domino)]}"]
+        return [f"seat {s} takes {pips[o]} - {pips[s]} = {pips[o] - pips[s]} from seat {o}"
+                for s in range(rules.num_players) for o in _opponents(rules, s) if pips[o] > pips[s]]
+    what = "fewest tiles" if mode is HandEnd.BONUS_DIV5_FEWEST_TILES else "lightest hand"
+    lines = []
+    if domino is None:
+        lines.append(f"no single {what}: no bonus" if winner is None else f"seat {winner} has the {what}")
+    if winner is not None:
+        opp_total = sum(pips[o] for o in _opponents(rules, winner))
+        bonus = gain[rules.side_of(winner)]
+        if mode is HandEnd.BONUS_DIV5_FEWEST_TILES:
+            lines.append(f"seat {winner} gets round5({opp_total}) / 5 = {bonus}")
         else:
-            for s in range(rules.num_players):
-                for o in _opponents(rules, s):
-                    if pips[o] > pips[s]:
-                        diff = pips[o] - pips[s]
-                        gain[rules.side_of(s)] += diff
-                        lines.append(f"seat {s} takes {pips[o]} - {pips[s]} = {diff} from seat {o}")
-    else:
-        fewest = mode is HandEnd.BONUS_DIV5_FEWEST_TILES
-        if winner is None:
-            winner = _unique_side_winner(rules, tiles_left if fewest else pips)
-            if winner is None:
-                lines.append(f"no single {'fewest tiles' if fewest else 'lightest hand'}: no bonus")
-            else:
-                lines.append(f"seat {winner} has the {'fewest tiles' if fewest else 'lightest hand'}")
-        if winner is not None:
-            opp_total = sum(pips[o] for o in _opponents(rules, winner))
-            if fewest:
-                bonus = round5(opp_total) // 5
-                lines.append(f"seat {winner} gets round5({opp_total}) / 5 = {bonus}")
-            else:
-                diff = opp_total - pips[winner]
-                bonus = round5(diff) // 5
-                lines.append(
-                    f"seat {winner} gets round5({opp_total} - {pips[winner]}) / 5 = {bonus}"
-                )
-            gain[rules.side_of(winner)] += bonus
-    return HandResult(ended_by, winner, pips, tiles_left, tuple(gain), tuple(lines))
+            lines.append(f"seat {winner} gets round5({opp_total} - {pips[winner]}) / 5 = {bonus}")
+    return lines

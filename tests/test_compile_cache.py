@@ -33,9 +33,9 @@ print(json.dumps({"package": K.__file__, "keys": keys, "hits": sum(stats.cache_h
                   "path": stats.cache_path}))
 """
 """Greedy's key of every lead from an empty table: ``baselines.greedy_key`` inlines the scoring
-rule ``kernels.points_for``."""
-RULE = "return count // 5 if P[P_DIV5] else count\n"
-CHANGED = "return count // 5 if P[P_DIV5] else 2 * count\n"
+rule ``rulebook.play_points`` (through ``kernels.points_for``)."""
+RULE = "return count // 5 if div5 else count\n"
+CHANGED = "return count // 5 if div5 else 2 * count\n"
 
 
 def _probe(root: Path, cache: Path) -> dict[str, Any]:
@@ -52,7 +52,7 @@ def _probe(root: Path, cache: Path) -> dict[str, Any]:
 def test_a_changed_rule_reaches_the_compiled_callers_that_inline_it(tmp_path: Path) -> None:
     root = tmp_path / "src"
     shutil.copytree(Path(sniff_env.__file__).parent, root / "sniff_env", ignore=shutil.ignore_patterns("__pycache__"))
-    kernels = root / "sniff_env" / "vector" / "kernels.py"
+    kernels = root / "sniff_env" / "rulebook.py"
     cache = tmp_path / "cache"
     first = _probe(root, cache)
     again = _probe(root, cache)

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..rules import Rules
-from .tournament import GameOutcome, _pairs, _player, derive_seed, seatings
+from .tournament import GameOutcome, cached_player, derive_seed, pairings, seatings
 
 BATCH_DEALS = 256
 """Deals played on one engine at once: large enough that a policy's batches are efficient,
@@ -73,7 +73,7 @@ def batch_refusal(specs: Sequence[str], rules: Rules) -> str | None:
     except SniffError as exc:
         return str(exc)
     try:
-        missing = [spec for spec in specs if batched_chooser(_player(spec, rules), probe) is None]
+        missing = [spec for spec in specs if batched_chooser(cached_player(spec, rules), probe) is None]
     finally:
         probe.close()
     if missing:
@@ -124,7 +124,7 @@ def play_batch(batch: _Batch) -> list[GameOutcome]:
     think = np.zeros((len(games), 2))
     try:
         engine.deal(np.arange(len(games)), True, seeds)
-        choose = [batched_chooser(_player(spec, rules), engine) for spec in batch.specs]
+        choose = [batched_chooser(cached_player(spec, rules), engine) for spec in batch.specs]
         for c in choose:  # compile (or load from the cache) before the clock runs
             c(np.zeros(0, np.int64))  # type: ignore[misc]
 
@@ -163,7 +163,7 @@ def play_batched(
 ) -> list[GameOutcome]:
     """The outcomes of every pair of ``specs`` over ``deals`` deals, as the reference tournament
     plays them, in its order; ``callback(done, total)`` counts deals as batches finish."""
-    order = [(pair, d) for pair in _pairs(len(specs)) for d in range(deals)]
+    order = [(pair, d) for pair in pairings(len(specs)) for d in range(deals)]
     batches = [
         _Batch(tuple(specs), rules, seed, max_hands, tuple(order[i : i + BATCH_DEALS]), 1 if workers > 1 else None)
         for i in range(0, len(order), BATCH_DEALS)

@@ -17,14 +17,14 @@ from ..commands.common import (
 )
 from ..errors import OutputPathError
 from ..rules import Rules
-from .tournament import ENGINES, MAX_HANDS, _player, choose_engine, run_tournament, saved_game_logs
+from .tournament import ENGINES, MAX_HANDS, cached_player, choose_engine, run_tournament, saved_game_logs
 
 
 def policy_notice(spec: str, rules: Rules) -> str | None:
     """The one-line notice of a policy that plays rules it can read but was not trained for."""
     from ..players.compat import policy_fit
 
-    fit = policy_fit(_player(spec, rules), rules)
+    fit = policy_fit(cached_player(spec, rules), rules)
     return fit.notice(spec) if fit else None
 
 

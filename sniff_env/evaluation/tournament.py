@@ -125,7 +125,7 @@ class TournamentResult:
 
     def pairs(self) -> list[PairResult]:
         out = []
-        for i, j in _pairs(len(self.players)):
+        for i, j in pairings(len(self.players)):
             games = [o for o in self.outcomes if o.pair == (i, j)]
             out.append(PairResult(
                 self.players[i], self.players[j], len(games),
@@ -164,7 +164,8 @@ class TournamentResult:
         return {p: spent[p] / count[p] if count[p] else 0.0 for p in self.players}
 
 
-def _pairs(k: int) -> list[tuple[int, int]]:
+def pairings(k: int) -> list[tuple[int, int]]:
+    """Every pair of ``k`` entrants once: ``(i, j)`` with ``i < j``."""
     return [(i, j) for i in range(k) for j in range(i + 1, k)]
 
 
@@ -193,7 +194,8 @@ _PLAYERS: dict[tuple[str, Rules], Any] = {}
 """Players built so far in this process, by spec and rules (loading a policy file once per process)."""
 
 
-def _player(spec: str, rules: Rules) -> Any:
+def cached_player(spec: str, rules: Rules) -> Any:
+    """The player ``spec`` names, playing ``rules``, built once per process."""
     if (spec, rules) not in _PLAYERS:
         from ..players import BUILTIN, load, parse_spec
 
@@ -209,7 +211,7 @@ def play_deal(task: _Task) -> list[GameOutcome]:
     out = []
     for k, seating in enumerate(seatings(n)):
         specs = [task.specs[task.pair[who]] for who in seating]
-        players = [_player(spec, rules) for spec in specs]
+        players = [cached_player(spec, rules) for spec in specs]
         for seat, p in enumerate(players):
             p.reset(derive_seed(task.seed, task.pair, task.deal_index, k, seat))
         saving = task.save_games is not None
@@ -316,12 +318,12 @@ def run_tournament(
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{key} must be a whole number, 1 or more; got {value!r}")
     for spec in players:  # fail before any game on a spec that names no player or a mismatched policy
-        _player(spec, rules)
+        cached_player(spec, rules)
     per_deal = len(seatings(rules.num_players))
     deals = -(-games_per_pair // per_deal)
     chosen, _ = choose_engine(players, rules, engine, keep_deals, save_games)
     result = TournamentResult(list(players), rules, deals * per_deal, seed, max_hands, engine=chosen)
-    total = deals * len(_pairs(len(players)))
+    total = deals * len(pairings(len(players)))
     callback = _progress_bar(total) if progress is True else (progress or None)
     try:
         if chosen == "batched":
@@ -332,7 +334,7 @@ def run_tournament(
             tasks = [
                 _Task(tuple(players), rules, pair, d, seed, max_hands, keep_deals,
                       None if save_games is None else str(save_games))
-                for pair in _pairs(len(players)) for d in range(deals)
+                for pair in pairings(len(players)) for d in range(deals)
             ]
             result.outcomes = _play_reference(tasks, workers, callback)
     finally:

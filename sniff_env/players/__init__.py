@@ -17,22 +17,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import types
 import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Union, runtime_checkable
 
+from ..player_specs import BUILTIN, PlayerSpecError, json_or_text, parse_spec, split_spec
+
 if TYPE_CHECKING:
     from ..rules import Rules
-
-BUILTIN: dict[str, tuple[str, str]] = {
-    "random": ("sniff_env.players.random", "RandomPlayer"),
-    "greedy": ("sniff_env.players.greedy", "GreedyPlayer"),
-    "heuristic": ("sniff_env.players.heuristic", "HeuristicPlayer"),
-    "search": ("sniff_env.players.search", "SearchPlayer"),
-    "rollouts": ("sniff_env.players.rollouts", "RolloutPlayer"),
-}
 
 
 @runtime_checkable
@@ -50,45 +43,11 @@ class Player(Protocol):
         ...
 
 
-class PlayerSpecError(ValueError):
-    """A player spec names no known player, or its options cannot be parsed."""
-
-
-def _split_spec(spec: str) -> tuple[str, list[tuple[str, str]]]:
-    """``"search:simulations=300"`` -> ``("search", [("simulations", "300")])``; a spec that
-    names no built-in player (a path may itself hold a colon, e.g. a drive letter) stays whole."""
-    base, _, opts = spec.partition(":")
-    if base not in BUILTIN:
-        return spec, []
-    items: list[tuple[str, str]] = []
-    for item in filter(None, opts.split(",")):
-        key, eq, raw = item.partition("=")
-        if not eq:
-            raise PlayerSpecError(f"player option {item!r} in {spec!r} is not KEY=VALUE")
-        if key.strip() in (k for k, _ in items):
-            raise PlayerSpecError(f"player option {key.strip()!r} is given twice in {spec!r}")
-        items.append((key.strip(), raw))
-    return base, items
-
-
-def _json_or_text(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
-
-
 def _float_or_text(raw: str) -> float | str:
     try:
         return float(raw)
     except ValueError:
         return raw
-
-
-def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"search:simulations=300,budget_s=0.5"`` -> ``("search", {"simulations": 300, "budget_s": 0.5})``."""
-    base, items = _split_spec(spec)
-    return base, {key: _json_or_text(raw) for key, raw in items}
 
 
 _PLAIN_TYPES: dict[type, str] = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
@@ -125,12 +84,12 @@ def _spec_kwargs(spec: str, base: str, cls: type) -> dict[str, Any]:
     """The options of ``spec`` as keywords for ``cls``, each checked against its type."""
     options = spec_options(cls)
     kwargs: dict[str, Any] = {}
-    for key, raw in _split_spec(spec)[1]:
+    for key, raw in split_spec(spec)[1]:
         if key not in options:
             raise PlayerSpecError(
                 f"player {base!r} has no option {key!r} (in {spec!r}); its options are: {', '.join(options)}"
             )
-        allowed, value = options[key], _json_or_text(raw)
+        allowed, value = options[key], json_or_text(raw)
         if not _fits(value, allowed) and str in allowed:
             value = raw  # text that happens to parse as JSON, e.g. a name "123"
         elif isinstance(value, str) and float in allowed:
@@ -150,7 +109,7 @@ def load(spec: str, **kwargs: Any) -> Player:
     the wrong type or out of range raises :class:`PlayerSpecError` saying what the player accepts;
     a name that is no built-in player, no shipped agent and no policy file lists them all.
     """
-    base = _split_spec(spec)[0]
+    base = split_spec(spec)[0]
     if base in BUILTIN:
         module, cls_name = BUILTIN[base]
         cls = getattr(importlib.import_module(module), cls_name)

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..actions import action_codec
 from ..infostate import InfoState
-from ..layout import Layout, points_after
-from ..tiles import tile_set
+from ..layout import Layout
+from ..strategy import TIEBREAKS, checked_tiebreak, greedy_key, placement_points, rule_codes
 from ._base import info_of
 
 
@@ -21,14 +21,18 @@ def greedy_ties(layout: Layout, legal: list[int] | tuple[int, ...]) -> list[int]
     """The placements among ``legal`` on ``layout`` (a Game or an InfoState) that score most now
     and, among those, place the heaviest tile, in the order of ``legal`` (empty if it holds only
     the draw)."""
-    codec = action_codec(layout.rules.max_pip)
-    pips = tile_set(layout.rules.max_pip).pips
+    rules = layout.rules
+    codec, c = action_codec(rules.max_pip), rule_codes(rules)
+    end_pip, end_val, sniff_tile = layout.end_pip, layout.end_val, layout.sniff_tile
     ties: list[int] = []
-    best_key = (-1, -1)
+    best_key = -1
     for a in legal:
         if a == codec.draw_action:
             continue
-        key = (points_after(layout, a), pips[codec.decode(a)[0]])
+        tile, slot, inline = codec.decode(a)
+        lo, hi = c.lo[tile], c.hi[tile]
+        key = greedy_key(placement_points(end_pip, end_val, sniff_tile, lo, hi, slot, inline, c.sniff_kind,
+                                          c.score_tab, c.div5), lo, hi)
         if key > best_key:
             ties, best_key = [a], key
         elif key == best_key:
@@ -45,14 +49,7 @@ def greedy_action(layout: Layout, legal: list[int] | tuple[int, ...]) -> int:
     return ties[0] if ties else legal[0]
 
 
-TIEBREAKS = ("lowest", "heuristic")
-
-
-def checked_tiebreak(tiebreak: str) -> str:
-    """``tiebreak`` if it is one of :data:`TIEBREAKS`, else :class:`ValueError`."""
-    if tiebreak not in TIEBREAKS:
-        raise ValueError(f"greedy tiebreak must be one of {', '.join(TIEBREAKS)}; got {tiebreak!r}")
-    return tiebreak
+__all__ = ["TIEBREAKS", "GreedyPlayer", "checked_tiebreak", "greedy_action", "greedy_heuristic_tiebreak", "greedy_ties"]
 
 
 class GreedyPlayer:

@@ -17,97 +17,44 @@ next seat's best reply (a second ply that refines ``follow_up``).
 
 from __future__ import annotations
 
-import math
-import random
 import typing
-from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from .. import strategy
 from ..actions import SLOTS, action_codec
-from ..game import Game, Phase
-from ..infostate import InfoState, determinize
-from ..layout import points_after
-from ..rules import DoublePlacement
-from ..tiles import mask_tiles, tile_set
+from ..game import Game
+from ..infostate import InfoState
+from ..rulebook import fits, inline_offered, place
+from ..strategy import (
+    RuleCodes,
+    Weights,
+    draw_worth_it,
+    expected_best,
+    heuristic_value,
+    holding_odds,
+    late_phase,
+    placement_points,
+    playable,
+    rule_codes,
+)
+from ..tiles import mask_tiles
 from ._base import info_of
 
-
-@dataclass(frozen=True)
-class Weights:
-    """The weights of the evaluation, in points."""
-
-    reply: float = 1.0
-    follow_up: float = 0.3
-    pip: float = 0.15
-    pip_late: float = 0.6
-    double: float = 1.5
-    variety: float = 0.6
-    playable: float = 0.4
-    draw_threshold: float = -8.0
-    block: float = 0.0
-    """Per unit of the chance that the next seat holds no tile that fits the new layout."""
-    counter: float = 0.0
-    """Per point the seat can expect to score right after the next seat's best reply (a second
-    ply: a refinement of ``follow_up``; slower, as it steps every scoring reply)."""
-
-    @classmethod
-    def field_names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(cls))
-
-    @classmethod
-    def from_kwargs(cls, base: Weights | None = None, **values: Any) -> Weights:
-        """``base`` (the defaults if None) with the given fields replaced; unknown names or
-        non-numbers raise :class:`TypeError`."""
-        allowed = cls.field_names()
-        unknown = sorted(set(values) - set(allowed))
-        if unknown:
-            raise TypeError(f"unknown heuristic weight(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
-        for key, v in values.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise TypeError(f"heuristic weight {key} must be a number; got {v!r}")
-            if not math.isfinite(v):
-                raise ValueError(f"heuristic weight {key} must be a finite number; got {v!r}")
-        return replace(base or cls(), **{k: float(v) for k, v in values.items()})
+__all__ = ["HeuristicPlayer", "Weights", "best_points", "expected_best", "expected_counter", "public_layout"]
 
 
 def public_layout(state: InfoState) -> Game:
     """A game holding the public layout and the seat's own hand only (other hands empty, no
     boneyard): placements can be stepped on it to see the layout they leave."""
-    g = determinize(state, random.Random(0))
-    g.hands = [state.hand if s == state.seat else 0 for s in range(state.rules.num_players)]
-    g.boneyard = ()
-    g.bone_pos = 0
-    g._legal = None
-    return g
+    hands = [state.hand if s == state.seat else 0 for s in range(state.rules.num_players)]
+    return Game.from_position(state, hands, (), seed=0, partial=True)
 
 
 def best_points(layout: Game, tiles: list[int], allow_inline: bool) -> list[int]:
     """For each tile, the most it could score placed on ``layout`` now (0 if unplayable)."""
-    ts = tile_set(layout.rules.max_pip)
-    codec = action_codec(layout.rules.max_pip)
-    out = []
-    ends = [(e, layout.end_pip[e]) for e in range(4) if layout.end_open[e]]
-    for t in tiles:
-        lo, hi = ts.tiles[t]
-        best = 0
-        for e, pip in ends:
-            if pip == lo or pip == hi:
-                best = max(best, points_after(layout, t * SLOTS + e))
-                if allow_inline and lo == hi:
-                    best = max(best, points_after(layout, codec.inline_base + pip * SLOTS + e))
-        out.append(best)
-    return out
-
-
-def expected_best(points: list[int], p: float) -> float:
-    """Expected maximum when each of ``points`` is available independently with probability p."""
-    total, miss = 0.0, 1.0
-    for v in sorted(points, reverse=True):
-        if v <= 0:
-            break
-        total += v * p * miss
-        miss *= 1.0 - p
-    return total
+    c = rule_codes(layout.rules)
+    return [strategy.best_points(layout.end_pip, layout.end_val, layout.end_open, layout.sniff_tile, c.lo[t], c.hi[t],
+                                 allow_inline, c.sniff_kind, c.score_tab, c.div5) for t in tiles]
 
 
 class HeuristicPlayer:
@@ -124,6 +71,7 @@ class HeuristicPlayer:
             raise TypeError(f"give either weights= or weight keywords ({', '.join(sorted(overrides))}), not both")
         self.name = name
         self.weights = weights if weights is not None else Weights.from_kwargs(**overrides)
+        self._w = self.weights.values()
 
     @classmethod
     def keyword_options(cls) -> dict[str, Any]:
@@ -139,80 +87,87 @@ class HeuristicPlayer:
         return max(values, key=lambda a: (values[a], -a))
 
     def evaluate(self, state: InfoState) -> dict[int, float]:
-        """The value of every legal action."""
-        rules, w = state.rules, self.weights
-        ts = tile_set(rules.max_pip)
+        """The value of every legal action (see :func:`sniff_env.strategy.heuristic_value`)."""
+        rules, w, W = state.rules, self.weights, self._w
+        c = rule_codes(rules)
         codec = action_codec(rules.max_pip)
         n = rules.num_players
-        inline_ok = rules.double_placement is DoublePlacement.CHOICE
         nxt = (state.seat + 1) % n  # always an opponent, partnership or not
-        unseen = state.unseen_mask
         lack = state.lacking[nxt]
-        cand = [t for t in mask_tiles(unseen) if not any(lack >> p & 1 for p in ts.tiles[t])]
-        p_hold = min(1.0, state.hand_sizes[nxt] / len(cand)) if cand else 0.0
+        cand = [t for t in mask_tiles(state.unseen_mask) if not (lack >> c.lo[t] & 1 or lack >> c.hi[t] & 1)]
+        p_hold = holding_odds(state.hand_sizes[nxt], len(cand))
         opp_min = min(state.hand_sizes[s] for s in range(n) if rules.side_of(s) != rules.side_of(state.seat))
-        late = 1.0 if opp_min <= 2 or state.hand_sizes[state.seat] <= 2 else 0.0
-        base = public_layout(state)
+        late = late_phase(opp_min, state.hand_sizes[state.seat])
+        held = mask_tiles(state.hand)
+        after: tuple[list[int], list[int], list[bool]] = ([0] * 4, [0] * 4, [False] * 4)
+        work = [0] * len(cand)
         values: dict[int, float] = {}
         for a in state.legal:
             if a == codec.draw_action:
                 continue
-            tile = codec.decode(a)[0]
-            v = float(points_after(state, a))
-            g = base.copy()
-            g.step(a)
-            rest = mask_tiles(state.hand & ~(1 << tile))
-            if rest:
-                threat = expected_best(best_points(g, cand, inline_ok), p_hold)
-                v -= w.reply * threat
-                mine = best_points(g, rest, inline_ok)
-                v += w.follow_up * max(mine)
-                if w.counter:
-                    v += w.counter * expected_counter(g, nxt, cand, rest, p_hold, max(mine), inline_ok)
-                v += w.playable * sum(1 for t in rest if _fits(g, ts.tiles[t]))
-                v += w.variety * len({p for t in rest for p in ts.tiles[t]})
-                if w.block:
-                    fits = sum(1 for t in cand if _fits(g, ts.tiles[t]))
-                    v += w.block * (1.0 - p_hold) ** fits
-            v += (w.pip + w.pip_late * late) * ts.pips[tile]
-            if ts.is_double[tile] and state.plays:
-                v += w.double
+            tile, slot, inline = codec.decode(a)
+            rest = [t for t in held if t != tile]
+            v = heuristic_value(W, state.end_pip, state.end_val, state.end_open, state.sniff_tile,
+                                state.sniff_pending, tile, slot, inline, c.lo, c.hi, rest, len(rest), cand, len(cand),
+                                p_hold, late, bool(state.plays), c.sniff_kind, c.sides_now, c.inline_ok, c.max_pip,
+                                c.score_tab, c.div5, *after, work)
+            if w.counter and rest:
+                v += w.counter * expected_counter(state, a, cand, rest, p_hold)
             values[a] = v
         if codec.draw_action in state.legal:
             best = max(values.values())
-            worth_it = best < w.draw_threshold and state.drawable > 2
-            values[codec.draw_action] = best + 1.0 if worth_it else best - 1e9
+            values[codec.draw_action] = best + 1.0 if draw_worth_it(best, state.drawable, W) else best - 1e9
         return values
 
 
-def expected_counter(
-    layout: Game, nxt: int, cand: list[int], rest: list[int], p_hold: float, fallback: float, allow_inline: bool
-) -> float:
-    """What the seat can expect to score right after the next seat's reply on ``layout``: the
+def expected_counter(state: InfoState, action: int, cand: list[int], rest: list[int], p_hold: float) -> float:
+    """What the seat can expect to score right after the next seat's reply to ``action``: the
     next seat plays its best-scoring tile (each of ``cand`` held with probability ``p_hold``)
-    and the seat answers with its best of ``rest``; ``fallback`` where it has no scoring reply."""
-    if layout.phase is not Phase.PLAY or not cand:
+    and the seat answers with its best of ``rest``; what it could score next where the next
+    seat has no scoring reply. Nothing follows where ``action`` ends the hand: it reaches the
+    target during the hand, or no tile the seat keeps fits the layout it leaves."""
+    c = rule_codes(state.rules)
+    codec = action_codec(state.rules.max_pip)
+    tile, slot, inline = codec.decode(action)
+    ends: Ends = (list(state.end_pip), list(state.end_val), [int(o) for o in state.end_open])
+    points = placement_points(ends[0], ends[1], state.sniff_tile, c.lo[tile], c.hi[tile], slot, inline, c.sniff_kind,
+                              c.score_tab, c.div5)
+    _, sniff, pending = place(ends[0], ends[1], ends[2], state.sniff_tile, state.sniff_pending, tile, c.lo[tile],
+                              c.hi[tile], slot, inline, c.sniff_kind, c.sides_now)
+    fallback = float(max(_best_of(c, ends, sniff, rest)))
+    rules = state.rules
+    side = rules.side_of(state.seat)
+    reached = rules.win_during_hand and points and state.scores[side] + points >= rules.target
+    if reached or not any(playable(ends[0], ends[2], c.lo[t], c.hi[t]) for t in rest) or not cand:
         return fallback
-    opp = layout.copy()
-    opp.turn, opp.drawn_this_turn, opp._legal = nxt, 0, None
-    opp.hands[nxt] = sum(1 << t for t in cand)
-    codec = action_codec(layout.rules.max_pip)
-    best: dict[int, tuple[int, int]] = {}
-    for b in opp.legal_actions():
-        if b == codec.draw_action:
-            continue
-        pts = points_after(opp, b)
-        t = codec.decode(b)[0]
-        if pts > 0 and (t not in best or pts > best[t][0]):
-            best[t] = (pts, b)
+    best: dict[int, tuple[int, int]] = {}  # per tile, its best-scoring reply (the first in action order)
+    with_inline = inline_offered(c.inline_ok, c.sniff_kind, sniff)
+    for as_inline in (False, True) if with_inline else (False,):  # in-line actions follow the others
+        for t in cand:
+            lo, hi = c.lo[t], c.hi[t]
+            for e in range(4):
+                if (as_inline and lo != hi) or not fits(ends[0], ends[2], e, lo, hi):
+                    continue
+                pts = placement_points(ends[0], ends[1], sniff, lo, hi, e, as_inline, c.sniff_kind, c.score_tab,
+                                       c.div5)
+                b = codec.inline_base + lo * SLOTS + e if as_inline else t * SLOTS + e
+                if pts > 0 and (t not in best or pts > best[t][0]):
+                    best[t] = (pts, b)
     total, miss = 0.0, 1.0
-    for pts, b in sorted(best.values(), reverse=True):
-        after = opp.copy()
-        after.step(b)
-        total += p_hold * miss * max(best_points(after, rest, allow_inline))
+    for _, b in sorted(best.values(), reverse=True):
+        t, e, as_inline = codec.decode(b)
+        reply: Ends = (list(ends[0]), list(ends[1]), list(ends[2]))
+        after = place(reply[0], reply[1], reply[2], sniff, pending, t, c.lo[t], c.hi[t], e, as_inline, c.sniff_kind,
+                      c.sides_now)[1]
+        total += p_hold * miss * max(_best_of(c, reply, after, rest))
         miss *= 1.0 - p_hold
     return total + miss * fallback
 
 
-def _fits(layout: Game, tile: tuple[int, int]) -> bool:
-    return any(layout.end_open[e] and layout.end_pip[e] in tile for e in range(4))
+Ends = tuple[list[int], list[int], list[int]]
+"""A layout's ends: their pips, values and open flags."""
+
+
+def _best_of(c: RuleCodes, ends: Ends, sniff_tile: int, tiles: list[int]) -> list[int]:
+    return [strategy.best_points(ends[0], ends[1], ends[2], sniff_tile, c.lo[t], c.hi[t], c.inline_ok, c.sniff_kind,
+                                 c.score_tab, c.div5) for t in tiles]

@@ -50,35 +50,7 @@ class RolloutPlayer:
 
 
 def load_state(engine: Any, state: InfoState) -> None:
-    """Write ``state`` into game 0 of ``engine``: the public layout, the seat's own hand, hand
-    sizes, known missing pips, scores and legal actions; other hands empty, and a boneyard of the
-    right size whose tiles are unknown (the search deals them)."""
-    from ..game import _forced_lead_for
-    from ..vector import kernels as K
+    """Write ``state`` into game 0 of ``engine`` (see :func:`sniff_env.vector.rollouts.load_info_state`)."""
+    from ..vector.rollouts import load_info_state
 
-    rules, T = state.rules, engine.tables.num_tiles
-    S = engine.S[0]
-    S[:] = 0
-    S[K.TURN], S[K.LEADER], S[K.COUNT], S[K.PASSES] = state.turn, state.leader, state.count, state.passes
-    S[K.DRAWN], S[K.LAST_DRAWN] = state.drawn_this_turn, state.last_drawn
-    S[K.SNIFF_TILE], S[K.SNIFF_PENDING] = state.sniff_tile, state.sniff_pending
-    S[K.BONE_POS], S[K.BONE_LEN] = 0, state.boneyard_size
-    S[K.NPLAYS], S[K.HAND_INDEX], S[K.PHASE] = len(state.plays), state.hand_index, K.PLAY
-    S[K.FORCED_LEAD] = int(_forced_lead_for(rules, state.hand_index))
-    S[K.LAST_DOMINO], S[K.WINNER] = -1, -1
-    S[K.NLEGAL] = len(state.legal)
-    for e in range(4):
-        S[K.END_PIP + e], S[K.END_VAL + e], S[K.END_OPEN + e] = state.end_pip[e], state.end_val[e], state.end_open[e]
-    for s in range(rules.num_players):
-        S[K.LACKING + s], S[K.HAND_COUNT + s] = state.lacking[s], state.hand_sizes[s]
-    for side in range(rules.num_sides):
-        S[K.SCORES + side] = state.scores[side]
-    engine.hands[0] = 0
-    engine.hands[0, state.seat] = [(state.hand >> t) & 1 for t in range(T)]
-    played = engine.play_record[0]
-    played[:] = -1
-    for i, (tile, seat, _slot) in enumerate(state.plays):
-        played[tile] = seat
-        played[T + i] = tile
-    engine.bone[0] = 0
-    engine.legal[0, : len(state.legal)] = state.legal
+    load_info_state(engine, state)

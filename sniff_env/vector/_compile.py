@@ -2,10 +2,10 @@
 
 Compiled functions are cached on disk, keyed to the sources of this package. Numba's own cache
 checks only the file of the function it compiles, while the players and rollouts inline the
-rules of ``kernels.py``: a changed rule would have stayed in their cached code. Here every
-compiled function is cached in a directory named after a digest of all the package's ``.py``
-files (:data:`SOURCES_DIGEST`), and its cache index is keyed to that digest too, so a cache
-built from other sources is never loaded. The directory is the first writable of
+rules of ``kernels.py`` and :mod:`sniff_env.rulebook`: a changed rule would have stayed in their
+cached code. Here every compiled function is cached in a directory named after a digest of all
+the package's ``.py`` files and of ``rulebook.py`` and ``encoding.py`` (:data:`SOURCES_DIGEST`), and its cache index
+is keyed to that digest too, so a cache built from other sources is never loaded. The directory is the first writable of
 
 * ``$NUMBA_CACHE_DIR/sniff-env/<digest>`` when ``NUMBA_CACHE_DIR`` is set;
 * ``__pycache__/numba/<digest>`` in this package (a source checkout);
@@ -35,15 +35,24 @@ F = TypeVar("F", bound=Callable[..., Any])
 PACKAGE = Path(__file__).resolve().parent
 
 
-def sources_digest(package: Path) -> str:
-    """A digest of the names and contents of the ``.py`` files of ``package`` (16 hex digits)."""
+RULEBOOK = PACKAGE.parent / "rulebook.py"
+"""The rules the kernels compile from (:mod:`sniff_env.vector.compiled_rules`)."""
+
+
+def sources_digest(package: Path, extra: tuple[Path, ...] = ()) -> str:
+    """A digest of the names and contents of the ``.py`` files of ``package`` and of the files
+    ``extra`` (16 hex digits)."""
     h = hashlib.sha256()
-    for path in sorted(package.glob("*.py")):
+    for path in (*sorted(package.glob("*.py")), *extra):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
-SOURCES_DIGEST = sources_digest(PACKAGE)
+ENCODING = PACKAGE.parent / "encoding.py"
+"""The observation encoder the kernels compile (:func:`sniff_env.vector.compiled_rules.with_compiled_rules`)."""
+STRATEGY = PACKAGE.parent / "strategy.py"
+"""How the built-in players value moves, compiled by :mod:`sniff_env.vector.baselines`."""
+SOURCES_DIGEST = sources_digest(PACKAGE, (RULEBOOK, ENCODING, STRATEGY))
 
 
 def _writable(path: Path) -> bool:

@@ -4,17 +4,19 @@ Each kernel picks, for the seat to act in each listed game, exactly what
 :class:`sniff_env.players.GreedyPlayer` or :class:`sniff_env.players.HeuristicPlayer` (any
 weights, with ``counter`` at 0) picks from that seat's information state. They read only what
 the seat may know: its own hand, the tiles played, the layout, the hand sizes, the pips each
-seat is known to lack and how many tiles can still be drawn. Training uses them as opponents on
-the batched engine; the differential tests keep them equal to the reference players.
+seat is known to lack and how many tiles can still be drawn. Both value moves with the same
+functions, :mod:`sniff_env.strategy`, compiled here. Training uses them as opponents on the
+batched engine; the differential tests keep them equal to the reference players.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..players.greedy import checked_tiebreak
-from ..players.heuristic import Weights
+from .. import strategy
+from ..strategy import Weights, checked_tiebreak
 from ._compile import compiled
+from .compiled_rules import side_of, with_compiled_rules
 from .engine import VectorEngine
 from .kernels import (
     BONE_LEN,
@@ -24,76 +26,52 @@ from .kernels import (
     END_VAL,
     HAND_COUNT,
     LACKING,
-    LEAD,
     NLEGAL,
-    NO_SNIFF,
-    NORTH,
     NPLAYS,
     NS,
     P_CHOICE,
+    P_DIV5,
     P_DRAW_ACTION,
     P_INLINE_BASE,
     P_MAX_PIP,
     P_N,
+    P_PARTNER,
     P_RESERVE,
+    P_SIDES_NOW,
     P_SNIFF,
     P_T,
+    SNIFF_PENDING,
     SNIFF_TILE,
-    SPINNER,
     TURN,
-    _playable,
-    _side,
-    lay,
-    points_for,
 )
-
-WEIGHT_ORDER = ("reply", "follow_up", "pip", "pip_late", "double", "variety", "playable", "draw_threshold", "block")
-"""The :class:`Weights` fields, in the order of the kernels' weight vector (``counter`` is not
-supported here: it must be 0)."""
-(W_REPLY, W_FOLLOW_UP, W_PIP, W_PIP_LATE, W_DOUBLE, W_VARIETY, W_PLAYABLE, W_DRAW_THRESHOLD,
- W_BLOCK) = range(len(WEIGHT_ORDER))
 
 _jit = compiled()
 _inline = compiled(inline=True)
+_placement_points = with_compiled_rules(strategy.placement_points)
+_greedy_key = with_compiled_rules(strategy.greedy_key)
+_heuristic_value = with_compiled_rules(strategy.heuristic_value)
+_holding_odds = with_compiled_rules(strategy.holding_odds)
+_late_phase = with_compiled_rules(strategy.late_phase)
+_draw_worth_it = with_compiled_rules(strategy.draw_worth_it)
 
 
 def weight_vector(weights: Weights) -> np.ndarray:
-    """``weights`` as the float64 vector :func:`heuristic_actions` reads; a nonzero ``counter``
-    (the second ply, which the compiled player does not run) raises :class:`ValueError`."""
+    """``weights`` as the float64 vector ``W`` (in :data:`~sniff_env.strategy.WEIGHT_ORDER`) the
+    kernels read; a nonzero ``counter`` (the second ply, which the compiled player does not run)
+    raises :class:`ValueError`."""
     if weights.counter:
         raise ValueError(f"the compiled heuristic has no 'counter' term; got counter={weights.counter}")
-    return np.array([getattr(weights, name) for name in WEIGHT_ORDER], np.float64)
-
-
-@_inline
-def _count_after(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, tile: int, slot: int,
-                 inline: bool) -> int:
-    """``layout.count_after``: the count that placing ``tile`` on ``slot`` would leave."""
-    a, c = lo[tile], hi[tile]
-    if slot == LEAD:
-        return a + c
-    pip = S[b, END_PIP + slot]
-    if a == c and S[b, SNIFF_TILE] < 0 and P[P_SNIFF] != NO_SNIFF:  # the sniff: its sides take values
-        spinner = P[P_SNIFF] == SPINNER
-        side = pip if spinner else 0
-        total = 0
-        for e in range(4):
-            v = (0 if spinner else pip) if e == slot else S[b, END_VAL + e]
-            total += side if e >= NORTH else v
-        return total
-    total = S[b, END_VAL] + S[b, END_VAL + 1] + S[b, END_VAL + 2] + S[b, END_VAL + 3] - S[b, END_VAL + slot]
-    if a == c:
-        return total + (pip if inline else 2 * pip)
-    return total + (c if a == pip else a)
+    return np.array(weights.values(), np.float64)
 
 
 @_inline
 def greedy_key(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
                act_tile: np.ndarray, act_slot: np.ndarray, a: int) -> int:
-    """Greedy's order of placement ``a`` in game ``b`` as one number: points now, then the tile's pips."""
+    """Greedy's order of placement ``a`` in game ``b`` as one number (``strategy.greedy_key``)."""
     t = act_tile[a]
-    pts = points_for(P, score_tab, _count_after(S, b, P, lo, hi, t, act_slot[a], a >= P[P_INLINE_BASE]))
-    return int(pts * 1024 + lo[t] + hi[t])
+    points = _placement_points(S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, SNIFF_TILE], lo[t], hi[t],
+                               act_slot[a], a >= P[P_INLINE_BASE], P[P_SNIFF], score_tab, P[P_DIV5])
+    return int(_greedy_key(points, lo[t], hi[t]))
 
 
 @_inline
@@ -117,44 +95,15 @@ def greedy_scan(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.nda
 
 
 @_inline
-def _best_points(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
-                 tile: int, inline_ok: bool) -> int:
-    """``heuristic.best_points`` for one tile: the most it could score on game ``b``'s layout now."""
-    best = 0
-    for e in range(4):
-        if S[b, END_OPEN + e]:
-            pip = S[b, END_PIP + e]
-            if pip == lo[tile] or pip == hi[tile]:
-                best = max(best, points_for(P, score_tab, _count_after(S, b, P, lo, hi, tile, e, False)))
-                if inline_ok and lo[tile] == hi[tile]:
-                    best = max(best, points_for(P, score_tab, _count_after(S, b, P, lo, hi, tile, e, True)))
-    return best
-
-
-@_inline
-def _sort_descending(x: np.ndarray, size: int) -> None:
-    """Insertion sort of ``x[:size]``, largest first (a few dozen entries at most)."""
-    for i in range(1, size):
-        v = x[i]
-        j = i - 1
-        while j >= 0 and x[j] < v:
-            x[j + 1] = x[j]
-            j -= 1
-        x[j + 1] = v
-
-
-@_inline
 def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
                      hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
                      legal: np.ndarray, b: int, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
                      values: np.ndarray) -> None:
-    """``HeuristicPlayer.evaluate`` of the placements of the seat to act in game ``b``: ``values[j]``
-    for ``legal[b, j]`` (``-inf`` for the draw action, which :func:`heuristic_actions` decides)."""
+    """``HeuristicPlayer.evaluate`` of the placements of the seat to act in game ``b``
+    (``strategy.heuristic_value`` of each): ``values[j]`` for ``legal[b, j]`` (``-inf`` for the
+    draw action, which :func:`heuristic_choice` decides)."""
     T, n = P[P_T], P[P_N]
-    draw = P[P_DRAW_ACTION]
-    inline_base = P[P_INLINE_BASE]
-    inline_ok = P[P_CHOICE] != 0
-    cand, rest, threat_pts = scratch[0], scratch[1], scratch[2]
+    cand, rest, work = scratch[0], scratch[1], scratch[2]
     seat = S[b, TURN]
     nxt = (seat + 1) % n
     lack = S[b, LACKING + nxt]
@@ -163,60 +112,30 @@ def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P:
         if hands[b, seat, t] == 0 and played_by[b, t] < 0 and not ((lack >> lo[t]) & 1 or (lack >> hi[t]) & 1):
             cand[ncand] = t
             ncand += 1
-    p_hold = min(1.0, S[b, HAND_COUNT + nxt] / ncand) if ncand else 0.0
-    me = _side(P, seat)
+    p_hold = _holding_odds(S[b, HAND_COUNT + nxt], ncand)
+    me = side_of(seat, P[P_PARTNER])
     opp_min = 1 << 30
     for s in range(n):
-        if _side(P, s) != me:
+        if side_of(s, P[P_PARTNER]) != me:
             opp_min = min(opp_min, S[b, HAND_COUNT + s])
-    late = 1.0 if opp_min <= 2 or S[b, HAND_COUNT + seat] <= 2 else 0.0
+    late = _late_phase(opp_min, S[b, HAND_COUNT + seat])
+    after_pip, after_val, after_open = row[0, 0:4], row[0, 4:8], row[0, 8:12]
     for j in range(S[b, NLEGAL]):
         a = legal[b, j]
-        if a == draw:
+        if a == P[P_DRAW_ACTION]:
             values[j] = -np.inf
             continue
-        tile, slot, inline = act_tile[a], act_slot[a], a >= inline_base
-        v = float(points_for(P, score_tab, _count_after(S, b, P, lo, hi, tile, slot, inline)))
+        tile = act_tile[a]
         nrest = 0
         for t in range(T):
             if hands[b, seat, t] and t != tile:
                 rest[nrest] = t
                 nrest += 1
-        if nrest:
-            for col in range(NS):
-                row[0, col] = S[b, col]
-            lay(row, 0, P, lo, hi, tile, slot, inline)
-            for c in range(ncand):
-                threat_pts[c] = _best_points(row, 0, P, lo, hi, score_tab, cand[c], inline_ok)
-            _sort_descending(threat_pts, ncand)
-            threat, miss = 0.0, 1.0
-            for c in range(ncand):
-                if threat_pts[c] <= 0:
-                    break
-                threat += threat_pts[c] * p_hold * miss
-                miss *= 1.0 - p_hold
-            v -= W[W_REPLY] * threat
-            mine, playable, pips_seen = 0, 0, 0
-            for r in range(nrest):
-                t = rest[r]
-                mine = max(mine, _best_points(row, 0, P, lo, hi, score_tab, t, inline_ok))
-                playable += _playable(row, 0, P, lo, hi, t)
-                pips_seen |= (1 << lo[t]) | (1 << hi[t])
-            v += W[W_FOLLOW_UP] * mine
-            v += W[W_PLAYABLE] * playable
-            distinct = 0
-            for p in range(P[P_MAX_PIP] + 1):
-                distinct += (pips_seen >> p) & 1
-            v += W[W_VARIETY] * distinct
-            if W[W_BLOCK] != 0.0:
-                fits = 0
-                for c in range(ncand):
-                    fits += _playable(row, 0, P, lo, hi, cand[c])
-                v += W[W_BLOCK] * (1.0 - p_hold) ** fits
-        v += (W[W_PIP] + W[W_PIP_LATE] * late) * (lo[tile] + hi[tile])
-        if lo[tile] == hi[tile] and S[b, NPLAYS] > 0:
-            v += W[W_DOUBLE]
-        values[j] = v
+        values[j] = _heuristic_value(
+            W, S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4], S[b, SNIFF_TILE],
+            S[b, SNIFF_PENDING], tile, act_slot[a], a >= P[P_INLINE_BASE], lo, hi, rest, nrest, cand, ncand, p_hold,
+            late, S[b, NPLAYS] > 0, P[P_SNIFF], P[P_SIDES_NOW] != 0, P[P_CHOICE] != 0, P[P_MAX_PIP], score_tab,
+            P[P_DIV5], after_pip, after_val, after_open, work)
 
 
 @_inline
@@ -237,7 +156,7 @@ def heuristic_choice(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P:
             best_a, best_v = a, values[j]
     if has_draw:
         drawable = S[b, BONE_LEN] - S[b, BONE_POS] - P[P_RESERVE]
-        if best_v < W[W_DRAW_THRESHOLD] and drawable > 2:
+        if _draw_worth_it(best_v, drawable, W):
             best_a = draw
     return best_a
 
@@ -248,7 +167,7 @@ def heuristic_actions(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P
                       legal: np.ndarray, games: np.ndarray, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
                       values: np.ndarray, out: np.ndarray) -> None:
     """``HeuristicPlayer.act`` (weights ``W``, see :func:`weight_vector`) for the seat to act in
-    each game of ``games``; ``out[i]`` for ``games[i]``. ``row`` (``[1, NS]``), ``scratch``
+    each game of ``games``; ``out[i]`` for ``games[i]``. ``row`` (``[1, 12]`` or wider), ``scratch``
     (``[3, num_tiles]``, int64) and ``values`` (float64, one per action) are work space (nothing
     compiled allocates)."""
     for i in range(games.size):

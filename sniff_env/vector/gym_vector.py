@@ -9,9 +9,10 @@ games                ``num_envs`` games of one rule set; each episode is a new g
 learner              ``learner``: a seat, or ``"random"`` (drawn for every episode of every game)
 other seats          played inside :meth:`step` until the learner is to act again: compiled
                      ``"heuristic"`` (default; any weights, ``counter`` 0), ``"greedy"`` (its
-                     ``tiebreak`` too), ``"random"`` (uniform legal), or a shipped agent's name
+                     ``tiebreak`` too), ``"random"`` (uniform legal), a shipped agent's name
                      or an exported policy file, ONNX or TorchScript (its masked argmax,
-                     batched); one spec for all, or one per other seat
+                     batched), or a batched policy object (``actions(obs, mask)``, e.g. a
+                     loaded policy player's ``network``); one for all, or one per other seat
 observation          ``Dict(observation=Box[N, obs_size] float32, action_mask=Box[N, A] int8)``;
                      :meth:`action_masks` gives the masks as booleans
 rewards              the learner's, summed from its decision to its next (``reward="game"``:
@@ -30,7 +31,7 @@ seed fixes every game; deals the learner never gets to act in are played out and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import gymnasium
 import numpy as np
@@ -39,15 +40,14 @@ from gymnasium.vector import AutoresetMode
 
 from ..aec import observation_bounds
 from ..errors import IllegalMoveError
-from ..players import BUILTIN, parse_spec
-from ..players.greedy import checked_tiebreak
-from ..players.heuristic import Weights
+from ..player_specs import BUILTIN, parse_spec
 from ..presets import make_rules
+from ..strategy import Weights, checked_tiebreak
 from . import kernels as K
 from ._compile import compiled
 from .baselines import greedy_actions, heuristic_choice, weight_vector
 from .env import SniffVectorEnv
-from .rollouts import _below
+from .rollouts import below
 
 LEARNER = -1
 """``who[b, seat]`` of the learner's seat (the others hold their opponent's number)."""
@@ -57,6 +57,18 @@ COMPILED = {"heuristic": HEURISTIC, "greedy": GREEDY, "random": RANDOM}
 SKIP, CONTINUE, APPLY = 0, 1, 2
 """What :func:`advance` does with a game: nothing; play its other seats; apply ``actions[b]`` first."""
 VECTOR_OPTIONS = ("reward", "episode", "max_hands", "threads")
+
+
+class BatchPolicy(Protocol):
+    """A policy that plays many games at once (e.g. a loaded policy player's ``network``)."""
+
+    def actions(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """An action per row of ``obs`` (``[N, obs_size]``), legal by ``mask`` (``[N, A]``)."""
+        ...
+
+
+Opponent = str | BatchPolicy
+"""A player spec or a batched policy."""
 
 _jit = compiled()
 
@@ -97,7 +109,7 @@ def advance(S: np.ndarray, hands: np.ndarray, played: np.ndarray, bone: np.ndarr
                                    row, scratch, values, tied, by_value[j], out)
                     actions[b] = out[0]
                 else:
-                    actions[b] = legal[b, _below(rng[b], S[b, K.NLEGAL])]
+                    actions[b] = legal[b, below(rng[b], S[b, K.NLEGAL])]
             K.env_step(S, hands, played, bone, P, lo, hi, pip_tiles, score_tab, rules_vec, off, fractions, count_val,
                        points_val, act_tile, act_slot, actions, legal, obs, mask, mode, side_of_seat, hand_start,
                        seeds, request, rewards, done, winner, final_scores, seed_out, game_over, work, b, b + 1)
@@ -151,7 +163,7 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         ruleset: str = "sniff",
         num_players: int = 2,
         learner: int | str = 0,
-        opponents: str | Sequence[str] | None = "heuristic",
+        opponents: Opponent | Sequence[Opponent] | None = "heuristic",
         reward: str = "game",
         episode: str = "game",
         max_hands: int | None = None,
@@ -359,21 +371,27 @@ def _final_infos(num_envs: int, games: np.ndarray, views: np.ndarray, winner: np
 
 
 def _opponent_table(
-    opponents: str | Sequence[str] | None, rules: Any
+    opponents: Opponent | Sequence[Opponent] | None, rules: Any
 ) -> tuple[list[int], np.ndarray, np.ndarray, dict[int, Any]]:
     """Per other seat (in seat order): its code, heuristic weights, greedy tie-break flag, and the
-    exported policies by seat; an unknown or unsupported spec raises :class:`ValueError`."""
+    batched policies by seat; an unknown or unsupported spec raises :class:`ValueError`."""
     n = rules.num_players
-    specs = ["random" if opponents is None else opponents] * (n - 1) if opponents is None or isinstance(
-        opponents, str) else list(opponents)
-    if len(specs) != n - 1 or not all(isinstance(s, str) for s in specs):
-        raise ValueError(f"opponents: one player spec, or a list of {n - 1} (one per other seat); got {opponents!r}")
+    one = opponents is None or isinstance(opponents, str) or _is_batch_policy(opponents)
+    specs = [opponents] * (n - 1) if one else list(opponents) if isinstance(opponents, Sequence) else []
+    if len(specs) != n - 1 or not all(s is None and one or isinstance(s, str) or _is_batch_policy(s) for s in specs):
+        raise ValueError(
+            f"opponents: one player spec or batched policy, or a list of {n - 1} (one per other seat); got {opponents!r}"
+        )
     codes: list[int] = []
     weights = np.zeros((n - 1, len(weight_vector(Weights()))), np.float64)
     by_value = np.zeros(n - 1, np.bool_)
     policies: dict[int, Any] = {}
     for i, spec in enumerate(specs):
-        base, opts = parse_spec(spec)
+        if not isinstance(spec, str) and spec is not None:
+            codes.append(EXTERNAL)
+            policies[i] = spec
+            continue
+        base, opts = parse_spec(spec or "random")
         if base in COMPILED:
             codes.append(COMPILED[base])
             if base == "heuristic":
@@ -389,8 +407,19 @@ def _opponent_table(
                 " (use the single-agent env, gymnasium.make, for it)"
             )
         else:  # a shipped agent's name or an exported policy file (ONNX or TorchScript)
-            from ..players import load
-
             codes.append(EXTERNAL)
-            policies[i] = load(spec, rules=rules).network  # type: ignore[attr-defined]
+            policies[i] = _load_batch_policy(spec, rules)
     return codes, weights, by_value, policies
+
+
+def _is_batch_policy(obj: object) -> bool:
+    return callable(getattr(obj, "actions", None))
+
+
+def _load_batch_policy(spec: str, rules: Any) -> Any:
+    """The batched network of the shipped agent or exported policy file ``spec``. The players
+    package loads it (imported here, when asked for, as it builds on this package's engine);
+    pass a batched policy object as the opponent to skip it."""
+    from ..players import load
+
+    return load(spec, rules=rules).network  # type: ignore[attr-defined]

@@ -1,9 +1,14 @@
 """The compiled rules: ``step``, ``env_step`` and ``deal`` kernels over a batch of games.
 
-This is a line-by-line port of :class:`sniff_env.game.Game` (placements, draws, passes, hand
-and game end) and of :meth:`sniff_env.observation.Observer.encode`, on flat arrays. The rule
-tables (tiles, scoring, actions, observation layout) come from the reference modules through
-:mod:`sniff_env.vector.tables`; the differential tests keep the two engines equal.
+The rules themselves (the legal ends of a tile, what a placement does to the layout and what
+it scores, the hand-end scoring, the lead, the deal's split) are the functions of
+:mod:`sniff_env.rulebook` that :class:`sniff_env.game.Game` runs too, compiled
+(:mod:`sniff_env.vector.compiled_rules`); this module keeps the game's state in flat arrays
+around them, as ``Game`` keeps it in Python objects. The observation is written by the
+encoder that :class:`sniff_env.observation.Observer` runs too, :func:`sniff_env.encoding.encode_row`,
+compiled likewise. The rule tables (tiles, scoring, actions,
+observation layout) come from the reference modules through :mod:`sniff_env.vector.tables`;
+the differential tests keep the two engines equal.
 
 Per-game scalars live in one int64 matrix ``S[B, NS]`` whose columns are named below; every
 rule parameter is a cell of ``P`` (see :mod:`sniff_env.vector.tables`), so one compiled kernel
@@ -15,14 +20,50 @@ serves every preset. A kernel runs over the games ``start:stop`` with its own
 
 Observations are updated in place: a game's row keeps the rules block (written once by the
 engine), and ``legal[b, :S[b, SHOWN]]`` are the actions whose move features and mask cells it
-has set; an encode clears those and rewrites the rest instead of zeroing the whole row.
+has set; an encode clears those (``encoding.clear_row``) and rewrites the rest instead of zeroing
+the whole row.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..encoding import Spec, clear_row, encode_row
+from ..rulebook import (  # noqa: F401  (the codes of P cells and slots, for tables and players)
+    BONUS_DIV5,
+    BONUS_DIV5_FEWEST,
+    DOMINO_TAKES_PIPS,
+    EAST,
+    HIGHEST_DOUBLE,
+    LEAD,
+    LOTS,
+    NO_SNIFF,
+    NORTH,
+    RANDOM,
+    ROTATE,
+    SOUTH,
+    SPINNER,
+    STUBBY,
+    SUBTRACT_OWN,
+    WEST,
+    WINNER_LEADS,
+)
 from ._compile import compiled
+from .compiled_rules import (
+    dealt_to,
+    fits,
+    forced_lead_tile,
+    hand_end_points,
+    highest_double_holder,
+    inline_offered,
+    lead_method,
+    lots_leader,
+    open_pips,
+    place,
+    play_points,
+    side_of,
+    with_compiled_rules,
+)
 from .pyrandom import (
     HEAD,
     KEY_WORDS,
@@ -62,56 +103,41 @@ NEXT_HAND, NEW_GAME, SCRIPTED = 1, 2, 4
  P_CHOICE, P_DIV5, P_DRAW_LIMIT, P_MUST_PLAY_DRAWN, P_VOLUNTARY, P_HAND_END, P_TARGET, P_WIN_DURING,
  P_MAX_HANDS, P_T, P_INLINE_BASE, P_DRAW_ACTION, P_SIDES) = range(23)
 NP = 23
-LOTS, RANDOM, HIGHEST_DOUBLE, ROTATE, WINNER_LEADS = range(5)
-SPINNER, STUBBY, NO_SNIFF = range(3)
-BONUS_DIV5, SUBTRACT_OWN, DOMINO_TAKES_PIPS, BONUS_DIV5_FEWEST = range(4)
-WEST, EAST, NORTH, SOUTH, LEAD = range(5)
 FRAC_TILES, FRAC_HAND, FRAC_END = range(3)
 """Rows of the ``fractions`` table: ``x / num_tiles``, ``x / hand_size``, ``x / (2 * max_pip)``."""
-_BIT = np.array([0.0, 1.0], np.float32)
-"""``_BIT[c]``: a 0/1 feature as a load, where a float conversion of a comparison would branch."""
-# observation piece offsets, in the order of ``tables.PIECES``
-(O_HAND, O_PLAYED, O_END_PIP, O_END_OPEN, O_END_VALUE, O_SNIFF, O_COUNT, O_LEAD, O_HAND_SIZES,
- O_LACKING, O_BONEYARD, O_SCORES, O_DRAWN, O_RULES, O_MOVE_POINTS, O_MOVE_COUNT) = range(16)
 
 _jit = compiled()
 _inline = compiled(inline=True)  # the hot helpers
+_encode_row = with_compiled_rules(encode_row)
+_clear_row = with_compiled_rules(clear_row)
 
 
 @_inline
 def _side(P: np.ndarray, seat: int) -> int:
-    return seat & 1 if P[P_PARTNER] else seat
-
-
-@_inline
-def _rel(x: int, n: int) -> int:
-    """``x % n`` for ``-n < x < n`` without a division."""
-    return x + n if x < 0 else x
+    """``rulebook.side_of`` with the rule parameter of ``P``."""
+    return side_of(seat, P[P_PARTNER])
 
 
 @_inline
 def _open_pips(S: np.ndarray, b: int) -> int:
-    m = 0
-    for e in range(4):
-        if S[b, END_OPEN + e]:
-            m |= 1 << S[b, END_PIP + e]
-    return m
+    """``rulebook.open_pips`` of game ``b``."""
+    return open_pips(S[b, END_PIP:END_PIP + 4], S[b, END_OPEN:END_OPEN + 4])
 
 
 @_inline
 def _playable(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, tile: int) -> bool:
+    """Whether ``tile`` fits an end of game ``b`` (``rulebook.fits``)."""
+    end_pip, end_open = S[b, END_PIP:END_PIP + 4], S[b, END_OPEN:END_OPEN + 4]
     for e in range(4):
-        if S[b, END_OPEN + e] and (lo[tile] == S[b, END_PIP + e] or hi[tile] == S[b, END_PIP + e]):
+        if fits(end_pip, end_open, e, lo[tile], hi[tile]):
             return True
     return False
 
 
 @_inline
 def points_for(P: np.ndarray, score_tab: np.ndarray, count: int) -> int:
-    """``layout.points_for``: the points a placement leaving ``count`` scores."""
-    if score_tab[count]:
-        return count // 5 if P[P_DIV5] else count
-    return 0
+    """``rulebook.play_points`` with the rule parameter of ``P``."""
+    return play_points(count, score_tab, P[P_DIV5])
 
 
 @_inline
@@ -125,41 +151,21 @@ def _can_draw(S: np.ndarray, b: int, P: np.ndarray) -> bool:
 
 
 @_inline
-def _heavier(lo: np.ndarray, hi: np.ndarray, a: int, c: int) -> bool:
-    """Tile ``a`` outranks tile ``c`` for lots and the heaviest lead (pips, then high half)."""
-    pa, pc = lo[a] + hi[a], lo[c] + hi[c]
-    return bool(pa > pc or (pa == pc and hi[a] > hi[c]))
-
-
-@_jit
-def _forced_lead_tile(hand: np.ndarray, lo: np.ndarray, hi: np.ndarray, T: int) -> int:
-    """The highest double held, else the heaviest tile (``deal.forced_lead_tile``)."""
-    best_double, best = -1, -1
-    for t in range(T):
-        if hand[t]:
-            if lo[t] == hi[t] and (best_double < 0 or lo[t] > lo[best_double]):
-                best_double = t
-            if best < 0 or _heavier(lo, hi, t, best):
-                best = t
-    return best_double if best_double >= 0 else best
-
-
-@_inline
 def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
            pip_tiles: np.ndarray, out: np.ndarray) -> int:
     """Write the legal actions of the seat to act into ``out``; return how many (unsorted). The
     lead writes every tile and counts only the held ones (no branch on the hand), so it also
-    overwrites cells of ``out`` past the count."""
+    overwrites cells of ``out`` past the count. The tiles of an end are those ``rulebook.fits``
+    accepts, found through ``pip_tiles``; in-line doubles as ``rulebook.inline_offered`` says."""
     seat = S[b, TURN]
     hand = hands[b, seat]
     T = P[P_T]
     n = 0
-    no_sniff = P[P_SNIFF] == NO_SNIFF
     inline_base = P[P_INLINE_BASE]
     if S[b, NPLAYS] == 0:
-        inline_ok = P[P_CHOICE] and no_sniff
+        inline_ok = inline_offered(P[P_CHOICE], P[P_SNIFF], -1)
         if S[b, FORCED_LEAD]:
-            t = _forced_lead_tile(hand, lo, hi, T)
+            t = forced_lead_tile(hand[:T], lo, hi)
             out[0] = t * 5 + LEAD
             n = 1
             if inline_ok and lo[t] == hi[t]:
@@ -177,7 +183,7 @@ def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarr
     only = -1
     if last >= 0 and P[P_MUST_PLAY_DRAWN] and _playable(S, b, P, lo, hi, last):
         only = last
-    inline_ok = P[P_CHOICE] and (S[b, SNIFF_TILE] >= 0 or no_sniff)
+    inline_ok = inline_offered(P[P_CHOICE], P[P_SNIFF], S[b, SNIFF_TILE])
     for e in range(4):
         if S[b, END_OPEN + e]:
             pip = S[b, END_PIP + e]
@@ -196,107 +202,56 @@ def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarr
 
 
 @_inline
+def _spec(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
+          fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
+          act_slot: np.ndarray) -> Spec:
+    """The encoder's :class:`~sniff_env.encoding.Spec` from the kernel tables."""
+    return Spec(off, P[P_N], P[P_MAX_PIP] + 1, P[P_SIDES], P[P_PARTNER], P[P_TARGET], P[P_SNIFF],
+                P[P_INLINE_BASE], P[P_DRAW_ACTION], lo, hi, act_tile, act_slot, score_tab, count_val, points_val,
+                fractions[FRAC_TILES], fractions[FRAC_HAND], fractions[FRAC_END])
+
+
+@_inline
+def _encode_as(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray, spec: Spec,
+               row: np.ndarray, seat: int, last_drawn: int, legal: np.ndarray) -> None:
+    """``encoding.encode_row`` of ``seat`` in game ``b`` (its drawn tile ``last_drawn``, its legal
+    actions ``legal``) from the state columns."""
+    n, T, sides = P[P_N], P[P_T], P[P_SIDES]
+    _encode_row(row, spec, seat, hands[b, seat], played_by[b, T:T + S[b, NPLAYS]], played_by[b],
+                S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4],
+                S[b, SNIFF_TILE], S[b, SNIFF_PENDING], S[b, COUNT], S[b, HAND_COUNT:HAND_COUNT + n],
+                S[b, LACKING:LACKING + n], S[b, BONE_LEN] - S[b, BONE_POS], _drawable(S, b, P),
+                S[b, SCORES:SCORES + sides], last_drawn, legal)
+
+
+@_inline
 def _encode(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray,
             lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray, fractions: np.ndarray,
             count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
             legal: np.ndarray, obs: np.ndarray, mask: np.ndarray, prev: np.ndarray, nprev: int) -> None:
     """``Observer.encode`` and ``Observer.mask`` for the seat to act in game ``b``, written over
     the row of its previous observation: ``prev[:nprev]`` are the legal actions that row shows
-    (their move features and mask cells are cleared), the rules block is already in place (the
-    engine writes it once) and every other piece is rewritten. ``S[b, SHOWN]`` then counts the
-    entries of ``legal[b]`` that the row shows."""
-    n, T, N = P[P_N], P[P_T], P[P_MAX_PIP]
-    p = N + 1
-    seat = S[b, TURN]
-    o = obs[b]
+    (``encoding.clear_row`` clears their move features; their mask cells are cleared here), the
+    rules block is already in place (the engine writes it once) and ``encoding.encode_row``
+    rewrites the rest. ``S[b, SHOWN]`` then counts the entries of ``legal[b]`` that the row shows."""
+    spec = _spec(P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile, act_slot)
     m = mask[b]
-    o_points, o_count = off[O_MOVE_POINTS], off[O_MOVE_COUNT]
     for i in range(nprev):
-        a = prev[i]
-        m[a] = 0
-        o[o_points + a] = 0.0
-        o[o_count + a] = 0.0
-    o_hand = off[O_HAND]
-    for t in range(T):
-        o[o_hand + t] = np.float32(hands[b, seat, t])
-    o[off[O_PLAYED]:off[O_RULES]] = 0.0  # the pieces between the hand and the rules block
-    o_played = off[O_PLAYED]
-    for i in range(S[b, NPLAYS]):
-        t = played_by[b, T + i]
-        o[o_played + t * n + _rel(played_by[b, t] - seat, n)] = 1.0
-    sniff_tile = S[b, SNIFF_TILE]
-    if S[b, NPLAYS] > 0:
-        for e in range(4):
-            if e < 2 or sniff_tile >= 0:
-                o[off[O_END_PIP] + e * p + S[b, END_PIP + e]] = 1.0
-            o[off[O_END_OPEN] + e] = _BIT[S[b, END_OPEN + e]]
-            o[off[O_END_VALUE] + e] = fractions[FRAC_END, S[b, END_VAL + e]]
-        o[off[O_COUNT] + 1] = _BIT[int(score_tab[S[b, COUNT]])]
-    else:
-        o[off[O_LEAD]] = 1.0
-    if sniff_tile < 0:
-        o[off[O_SNIFF]] = 1.0
-    elif S[b, END_OPEN + 2] or S[b, END_OPEN + 3] or S[b, SNIFF_PENDING] == 0:
-        o[off[O_SNIFF] + 2] = 1.0
-    else:
-        o[off[O_SNIFF] + 1] = 1.0
-    o[off[O_COUNT]] = count_val[S[b, COUNT]]
-    for s in range(n):
-        rel = _rel(s - seat, n)
-        o[off[O_HAND_SIZES] + rel] = fractions[FRAC_HAND, S[b, HAND_COUNT + s]]
-        lack = S[b, LACKING + s]
-        base = off[O_LACKING] + rel * p
-        for pip in range(p):
-            o[base + pip] = _BIT[lack >> pip & 1]
-    o[off[O_BONEYARD]] = fractions[FRAC_TILES, S[b, BONE_LEN] - S[b, BONE_POS]]
-    o[off[O_BONEYARD] + 1] = fractions[FRAC_TILES, max(_drawable(S, b, P), 0)]
-    sides = P[P_SIDES]
-    own = _side(P, seat)
-    for side in range(sides):
-        o[off[O_SCORES] + _rel(side - own, sides)] = np.float32(S[b, SCORES + side] / P[P_TARGET])
-    if S[b, LAST_DRAWN] >= 0:
-        o[off[O_DRAWN] + S[b, LAST_DRAWN]] = 1.0
-    # move features: the count each placement leaves (``sniff_env.layout.count_after``)
-    v0, v1, v2, v3 = S[b, END_VAL], S[b, END_VAL + 1], S[b, END_VAL + 2], S[b, END_VAL + 3]
-    total = v0 + v1 + v2 + v3
-    spinner = P[P_SNIFF] == SPINNER
-    sniff_next = sniff_tile < 0 and P[P_SNIFF] != NO_SNIFF  # a double played now is the sniff
-    inline_base, draw = P[P_INLINE_BASE], P[P_DRAW_ACTION]
-    S[b, SHOWN] = S[b, NLEGAL]
-    for i in range(S[b, NLEGAL]):
-        a = legal[b, i]
-        m[a] = 1
-        if a == draw:
-            continue
-        tile, slot = act_tile[a], act_slot[a]
-        x, y = lo[tile], hi[tile]
-        if slot == LEAD:
-            after = x + y
-        else:
-            pip = S[b, END_PIP + slot]
-            rest = total - S[b, END_VAL + slot]
-            if x != y:
-                after = rest + (y if x == pip else x)
-            elif a >= inline_base:
-                after = rest + pip
-            elif sniff_next:  # the sniff: its own end and the two new sides
-                after = rest - v2 - v3 + (2 * pip if spinner else pip)
-            else:
-                after = rest + 2 * pip
-        o[o_count + a] = count_val[after]
-        o[o_points + a] = points_val[after]
-
-
-@_inline
-def _round5(x: int) -> int:
-    return 5 * ((x + 2) // 5)
+        m[prev[i]] = 0
+    _clear_row(obs[b], spec, prev[:nprev])
+    nlegal = S[b, NLEGAL]
+    _encode_as(S, hands, played_by, b, P, spec, obs[b], S[b, TURN], S[b, LAST_DRAWN], legal[b, :nlegal])
+    for i in range(nlegal):
+        m[legal[b, i]] = 1
+    S[b, SHOWN] = nlegal
 
 
 @_jit
 def _end_hand(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
               domino: int, reached_target: bool) -> None:
-    """``Game._end_hand`` with ``scoring.score_hand_end``; ``domino`` -1 when blocked."""
-    n, T, mode = P[P_N], P[P_T], P[P_HAND_END]
+    """``Game._end_hand``: the hand-end scoring of ``rulebook.hand_end_points`` added to the
+    scores, then the game end; ``domino`` -1 when blocked."""
+    n, T = P[P_N], P[P_T]
     pips = S[b, PIPS:PIPS + MAX_SEATS]
     for s in range(n):
         total = 0
@@ -305,42 +260,8 @@ def _end_hand(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.nd
         pips[s] = total
     S[b, LAST_DOMINO] = domino if not reached_target else -1
     if not reached_target:
-        if mode == SUBTRACT_OWN:
-            for s in range(n):
-                S[b, SCORES + _side(P, s)] -= _round5(pips[s])
-        elif mode == DOMINO_TAKES_PIPS:
-            if domino >= 0:
-                total = 0
-                for o in range(n):
-                    if _side(P, o) != _side(P, domino):
-                        total += pips[o]
-                S[b, SCORES + _side(P, domino)] += total
-            else:
-                for s in range(n):
-                    for o in range(n):
-                        if _side(P, o) != _side(P, s) and pips[o] > pips[s]:
-                            S[b, SCORES + _side(P, s)] += pips[o] - pips[s]
-        else:
-            fewest = mode == BONUS_DIV5_FEWEST
-            winner = domino
-            if winner < 0:
-                best = 1 << 30
-                for s in range(n):
-                    v = S[b, HAND_COUNT + s] if fewest else pips[s]
-                    if v < best:
-                        best, winner = v, s
-                for s in range(n):
-                    v = S[b, HAND_COUNT + s] if fewest else pips[s]
-                    if v == best and _side(P, s) != _side(P, winner):
-                        winner = -1
-                        break
-            if winner >= 0:
-                opp = 0
-                for o in range(n):
-                    if _side(P, o) != _side(P, winner):
-                        opp += pips[o]
-                bonus = _round5(opp) // 5 if fewest else _round5(opp - pips[winner]) // 5
-                S[b, SCORES + _side(P, winner)] += bonus
+        hand_end_points(P[P_HAND_END], pips, S[b, HAND_COUNT:HAND_COUNT + MAX_SEATS], n, P[P_PARTNER], domino,
+                        S[b, SCORES:SCORES + MAX_SEATS])
     best, leaders, first = -(1 << 40), 0, -1
     for side in range(P[P_SIDES]):
         v = S[b, SCORES + side]
@@ -357,64 +278,13 @@ def _end_hand(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.nd
 
 
 @_inline
-def _sniff_side_reached(S: np.ndarray, b: int, slot: int) -> None:
-    S[b, SNIFF_PENDING] &= ~(1 << slot)
-    if S[b, SNIFF_PENDING] == 0:
-        S[b, END_OPEN + NORTH] = 1
-        S[b, END_OPEN + SOUTH] = 1
-
-
-@_inline
 def lay(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, tile: int, slot: int,
         inline: bool) -> int:
-    """The layout part of ``Game._place``: put ``tile`` on ``slot`` in the ends, the sniff and
-    the count of game ``b`` (nothing else changes); return the new count."""
-    a, c = lo[tile], hi[tile]
-    kind = P[P_SNIFF]
-    has_sniff = kind != NO_SNIFF
-    sides_now = P[P_SIDES_NOW]
-    if slot == LEAD:
-        if a == c and has_sniff:
-            S[b, SNIFF_TILE] = tile
-            side_val = a if kind == SPINNER else 0
-            line_val = 0 if kind == SPINNER else a
-            for e in range(4):
-                S[b, END_PIP + e] = a
-                S[b, END_VAL + e] = line_val if e < 2 else side_val
-                S[b, END_OPEN + e] = 1 if (e < 2 or sides_now) else 0
-            S[b, SNIFF_PENDING] = 0 if sides_now else (1 << WEST) | (1 << EAST)
-        else:
-            vw, ve = (2 * a, 2 * a) if (a == c and not inline) else (a, c)
-            S[b, END_PIP + WEST], S[b, END_PIP + EAST] = a, c
-            S[b, END_VAL + WEST], S[b, END_VAL + EAST] = vw, ve
-            S[b, END_OPEN + WEST] = 1
-            S[b, END_OPEN + EAST] = 1
-        count = a + c
-    else:
-        pip = S[b, END_PIP + slot]
-        if a == c:
-            if S[b, SNIFF_TILE] < 0 and has_sniff:
-                S[b, SNIFF_TILE] = tile
-                S[b, END_VAL + slot] = 0 if kind == SPINNER else pip
-                side_val = pip if kind == SPINNER else 0
-                for e in (NORTH, SOUTH):
-                    S[b, END_PIP + e] = pip
-                    S[b, END_VAL + e] = side_val
-                    S[b, END_OPEN + e] = sides_now
-                S[b, SNIFF_PENDING] = 0 if sides_now else 1 << slot
-            else:
-                S[b, END_VAL + slot] = pip if inline else 2 * pip
-                if S[b, SNIFF_PENDING] >> slot & 1:
-                    _sniff_side_reached(S, b, slot)
-        else:
-            other = c if a == pip else a
-            S[b, END_PIP + slot] = other
-            S[b, END_VAL + slot] = other
-            if S[b, SNIFF_PENDING] >> slot & 1:
-                _sniff_side_reached(S, b, slot)
-        if kind == STUBBY and slot >= NORTH:
-            S[b, END_OPEN + slot] = 0
-        count = S[b, END_VAL] + S[b, END_VAL + 1] + S[b, END_VAL + 2] + S[b, END_VAL + 3]
+    """The layout part of ``Game._place`` (``rulebook.place``): put ``tile`` on ``slot`` in the
+    ends, the sniff and the count of game ``b`` (nothing else changes); return the new count."""
+    count, S[b, SNIFF_TILE], S[b, SNIFF_PENDING] = place(
+        S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4], S[b, SNIFF_TILE],
+        S[b, SNIFF_PENDING], tile, lo[tile], hi[tile], slot, inline, P[P_SNIFF], P[P_SIDES_NOW] != 0)
     S[b, COUNT] = count
     return count
 
@@ -486,6 +356,20 @@ def _advance(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, P: np.n
 
 
 @_inline
+def apply_action(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, b: int, P: np.ndarray,
+                 lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
+                 act_slot: np.ndarray, a: int, legal: np.ndarray) -> None:
+    """``Game.step`` of the legal action ``a`` in game ``b``, without encoding: the draw or the
+    placement, then the forced draws and passes after it (``legal[b]``: the next decision's)."""
+    if a == P[P_DRAW_ACTION]:
+        _draw(S, hands, bone, b, True)
+    else:
+        _place(S, hands, played_by, b, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= P[P_INLINE_BASE])
+    if S[b, PHASE] == PLAY:
+        _advance(S, hands, bone, b, P, lo, hi, pip_tiles, legal)
+
+
+@_inline
 def _step_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
               lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
               fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
@@ -501,12 +385,7 @@ def _step_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.
     nprev = S[b, SHOWN]
     for i in range(nprev):
         prev[i] = legal[b, i]
-    if a == P[P_DRAW_ACTION]:
-        _draw(S, hands, bone, b, True)
-    else:
-        _place(S, hands, played_by, b, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= P[P_INLINE_BASE])
-    if S[b, PHASE] == PLAY:
-        _advance(S, hands, bone, b, P, lo, hi, pip_tiles, legal)
+    apply_action(S, hands, played_by, bone, b, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, a, legal)
     if S[b, PHASE] == PLAY:
         _encode(S, hands, played_by, b, P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile,
                 act_slot, legal, obs, mask, prev, nprev)
@@ -583,12 +462,10 @@ def encode_seat(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.n
                 legal: np.ndarray, obs: np.ndarray, mask: np.ndarray, prev: np.ndarray, seat: int) -> None:
     """The observation of ``seat`` in game 0 as the seat sees it when it is not to act (no legal
     moves, no drawn tile), written into ``obs[0]``, which must hold zeros and the rules block.
-    The game's state is left as it was."""
-    turn, nlegal, shown, last = S[0, TURN], S[0, NLEGAL], S[0, SHOWN], S[0, LAST_DRAWN]
-    S[0, TURN], S[0, NLEGAL], S[0, LAST_DRAWN] = seat, 0, -1
-    _encode(S, hands, played_by, 0, P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile,
-            act_slot, legal, obs, mask, prev, 0)
-    S[0, TURN], S[0, NLEGAL], S[0, SHOWN], S[0, LAST_DRAWN] = turn, nlegal, shown, last
+    The game's state is left as it was; ``legal``, ``mask`` and ``prev`` are not read (they keep
+    the argument list of the callers)."""
+    spec = _spec(P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile, act_slot)
+    _encode_as(S, hands, played_by, 0, P, spec, obs[0], seat, -1, legal[0, :0])
 
 
 REWARD_GAME, EPISODE_HAND = 1, 2
@@ -762,24 +639,14 @@ def _draw_hand(S: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, b: 
                pool: np.ndarray, order: np.ndarray, leaders: np.ndarray) -> None:
     """The draws of ``Game._deal_by_rules`` for game ``b`` (hand index already set) from generator
     ``mt``: the tile order into ``order[b]``, the leader into ``leaders[b]`` (-1: the holder of the
-    highest double, found by ``_deal_one``)."""
+    highest double, found by ``_deal_one``). The method is ``rulebook.lead_method``'s, the lots'
+    winner ``rulebook.lots_leader``'s."""
     n, T = P[P_N], P[P_T]
-    method = P[P_FIRST] if S[b, HAND_INDEX] == 0 else P[P_NEXT]
-    leader = -1
-    if method == ROTATE:
-        leader = (S[b, LEADER] + 1) % n
-    elif method == WINNER_LEADS:
-        if S[b, LAST_DOMINO] >= 0:
-            leader = S[b, LAST_DOMINO]
-        else:
-            method = LOTS
+    method, leader = lead_method(S[b, HAND_INDEX], P[P_FIRST], P[P_NEXT], S[b, LEADER], S[b, LAST_DOMINO], n)
     if method == LOTS:
         drawn = S[b, PIPS:PIPS + MAX_SEATS]  # scratch
         sample_range(mt, T, n, drawn, pool)
-        leader = 0
-        for s in range(1, n):
-            if _heavier(lo, hi, drawn[s], drawn[leader]):
-                leader = s
+        leader = lots_leader(drawn, n, lo, hi)
     elif method == RANDOM:
         leader = randbelow(mt, n)
     shuffle_range(mt, order[b], T)
@@ -790,26 +657,25 @@ def _draw_hand(S: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, b: 
 def _deal_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
               lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, b: int, order: np.ndarray,
               leaders: np.ndarray, legal: np.ndarray) -> None:
-    """``Game._setup_hand`` for game ``b`` from the tile order ``order[b]`` (hands, then the
-    boneyard) and the leader ``leaders[b]`` (-1: the holder of the highest double)."""
+    """``Game._setup_hand`` for game ``b`` from the tile order ``order[b]`` (split into hands and
+    the boneyard by ``rulebook.dealt_to``) and the leader ``leaders[b]`` (-1: the holder of the
+    highest double, ``rulebook.highest_double_holder``)."""
     n, T, k = P[P_N], P[P_T], P[P_HAND_SIZE]
     method = P[P_FIRST] if S[b, HAND_INDEX] == 0 else P[P_NEXT]
     leader = leaders[b]
     hands[b, :, :] = 0
     played_by[b, :T] = -1
-    for s in range(n):
-        for i in range(k):
-            hands[b, s, order[b, s * k + i]] = 1
-    if leader < 0:  # the holder of the highest double (or of the heaviest tile)
-        best_rank, best_tile = -1, -1
-        for s in range(n):
-            t = _forced_lead_tile(hands[b, s], lo, hi, T)
-            rank = 1 if lo[t] == hi[t] else 0
-            if leader < 0 or rank > best_rank or (rank == best_rank and _heavier(lo, hi, t, best_tile)):
-                leader, best_rank, best_tile = s, rank, t
-    for i in range(T - n * k):
-        bone[b, i] = order[b, n * k + i]
-    S[b, BONE_LEN] = T - n * k
+    nbone = 0
+    for i in range(T):
+        seat = dealt_to(i, n, k)
+        if seat >= 0:
+            hands[b, seat, order[b, i]] = 1
+        else:
+            bone[b, nbone] = order[b, i]
+            nbone += 1
+    if leader < 0:
+        leader = highest_double_holder(hands[b, :, :T], n, lo, hi)
+    S[b, BONE_LEN] = nbone
     S[b, BONE_POS] = 0
     S[b, LEADER] = leader
     S[b, TURN] = leader

@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..players.heuristic import Weights
+from ..game import forced_lead
+from ..infostate import InfoState
+from ..strategy import Weights
+from . import kernels as K
 from ._compile import compiled
 from .baselines import heuristic_choice, weight_vector
+from .compiled_rules import side_of
 from .engine import VectorEngine
 from .kernels import (
     BONE_POS,
@@ -26,19 +30,15 @@ from .kernels import (
     LACKING,
     NLEGAL,
     NS,
-    P_DRAW_ACTION,
-    P_INLINE_BASE,
     P_N,
+    P_PARTNER,
     P_SIDES,
     P_T,
     PHASE,
     PLAY,
     SCORES,
     TURN,
-    _advance,
-    _draw,
-    _place,
-    _side,
+    apply_action,
 )
 
 _jit = compiled()
@@ -56,7 +56,8 @@ def _next(state: np.ndarray) -> np.uint64:
 
 
 @_inline
-def _below(state: np.ndarray, n: int) -> int:
+def below(state: np.ndarray, n: int) -> int:
+    """A random whole number from 0 to ``n - 1`` from the splitmix64 state ``state[0]``."""
     return int(_next(state) % np.uint64(n))
 
 
@@ -76,7 +77,7 @@ def determinize(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.n
             pool[size] = t
             size += 1
     for i in range(size - 1, 0, -1):  # Fisher-Yates
-        j = _below(rng, i + 1)
+        j = below(rng, i + 1)
         pool[i], pool[j] = pool[j], pool[i]
     for i in range(size):
         taken[i] = 0
@@ -137,13 +138,7 @@ def apply_move(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndar
     """Play action ``a`` in the rollout game of ``work`` and the forced draws and passes after it;
     whether the hand goes on (the next decision's legal actions are then in ``work``'s ``RL``)."""
     RS, RH, RP, RB, RL = work[2], work[3], work[4], work[5], work[6]
-    if a == P[P_DRAW_ACTION]:
-        _draw(RS, RH, RB, 0, True)
-    else:
-        _place(RS, RH, RP, 0, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= P[P_INLINE_BASE])
-    if RS[0, PHASE] != PLAY:
-        return False
-    _advance(RS, RH, RB, 0, P, lo, hi, pip_tiles, RL)
+    apply_action(RS, RH, RP, RB, 0, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, a, RL)
     return bool(RS[0, PHASE] == PLAY)
 
 
@@ -152,7 +147,7 @@ def rollout_margin(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray,
     """What the side to act in game ``b`` gained in the rollout game of ``work`` less the mean of
     what the other sides gained."""
     RS, sides = work[2], P[P_SIDES]
-    me = _side(P, S[b, TURN])
+    me = side_of(S[b, TURN], P[P_PARTNER])
     mine, others = 0.0, 0.0
     for s in range(sides):
         gain = RS[0, SCORES + s] - S[b, SCORES + s]
@@ -337,3 +332,35 @@ class HindsightValues:
         hindsight_values(eng.S, eng.hands, eng.bone, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab,
                          t.act_tile, t.act_slot, eng.legal, games, self._w, self._work, self._totals, q)
         return q
+
+
+def load_info_state(engine: VectorEngine, state: InfoState) -> None:
+    """Write ``state`` into game 0 of ``engine``: the public layout, the seat's own hand, hand
+    sizes, known missing pips, scores and legal actions; other hands empty, and a boneyard of the
+    right size whose tiles are unknown (the search deals them, see :class:`RolloutSearch`)."""
+    rules, T = state.rules, engine.tables.num_tiles
+    S = engine.S[0]
+    S[:] = 0
+    S[K.TURN], S[K.LEADER], S[K.COUNT], S[K.PASSES] = state.turn, state.leader, state.count, state.passes
+    S[K.DRAWN], S[K.LAST_DRAWN] = state.drawn_this_turn, state.last_drawn
+    S[K.SNIFF_TILE], S[K.SNIFF_PENDING] = state.sniff_tile, state.sniff_pending
+    S[K.BONE_POS], S[K.BONE_LEN] = 0, state.boneyard_size
+    S[K.NPLAYS], S[K.HAND_INDEX], S[K.PHASE] = len(state.plays), state.hand_index, K.PLAY
+    S[K.FORCED_LEAD] = int(forced_lead(rules, state.hand_index))
+    S[K.LAST_DOMINO], S[K.WINNER] = -1, -1
+    S[K.NLEGAL] = len(state.legal)
+    for e in range(4):
+        S[K.END_PIP + e], S[K.END_VAL + e], S[K.END_OPEN + e] = state.end_pip[e], state.end_val[e], state.end_open[e]
+    for s in range(rules.num_players):
+        S[K.LACKING + s], S[K.HAND_COUNT + s] = state.lacking[s], state.hand_sizes[s]
+    for side in range(rules.num_sides):
+        S[K.SCORES + side] = state.scores[side]
+    engine.hands[0] = 0
+    engine.hands[0, state.seat] = [(state.hand >> t) & 1 for t in range(T)]
+    played = engine.play_record[0]
+    played[:] = -1
+    for i, (tile, seat, _slot) in enumerate(state.plays):
+        played[tile] = seat
+        played[T + i] = tile
+    engine.bone[0] = 0
+    engine.legal[0, : len(state.legal)] = state.legal

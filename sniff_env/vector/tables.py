@@ -2,7 +2,7 @@
 
 Nothing here re-derives a rule: tiles come from :func:`sniff_env.tiles.tile_set`, scoring
 counts from :func:`sniff_env.scoring.scoring_table`, action numbers from
-:func:`sniff_env.actions.action_codec` and the observation layout from
+:func:`sniff_env.actions.action_codec` and the observation layout and its feature tables from
 :class:`sniff_env.observation.Observer`.
 """
 
@@ -16,25 +16,13 @@ from ..actions import action_codec
 from ..errors import RulesError
 from ..game import checked_max_hands
 from ..observation import Observer
-from ..rules import Draw, FirstLead, HandEnd, LeadTile, NextLead, Points, Rules, SidesOpen, SniffKind
+from ..rule_codes import HAND_END_CODE, LEAD_CODE, SNIFF_CODE
+from ..rules import Draw, LeadTile, Points, Rules, SidesOpen
 from ..scoring import scoring_table
 from ..tiles import tile_set
 from . import kernels as K
 from .checks import INT64_MAX
 
-PIECES = ("hand", "played_by", "end_pip", "end_open", "end_value", "sniff", "count", "lead",
-          "hand_sizes", "lacking", "boneyard", "scores", "drawn", "rules", "move_points", "move_count")
-"""Observation pieces in the order of the kernels' ``O_*`` offsets."""
-
-_METHOD = {
-    FirstLead.LOTS: K.LOTS, FirstLead.RANDOM: K.RANDOM, FirstLead.HIGHEST_DOUBLE: K.HIGHEST_DOUBLE,
-    NextLead.ROTATE: K.ROTATE, NextLead.WINNER: K.WINNER_LEADS, NextLead.HIGHEST_DOUBLE: K.HIGHEST_DOUBLE,
-}
-_SNIFF = {SniffKind.SPINNER: K.SPINNER, SniffKind.STUBBY: K.STUBBY, SniffKind.NONE: K.NO_SNIFF}
-_HAND_END = {
-    HandEnd.BONUS_DIV5: K.BONUS_DIV5, HandEnd.SUBTRACT_OWN: K.SUBTRACT_OWN,
-    HandEnd.DOMINO_TAKES_PIPS: K.DOMINO_TAKES_PIPS, HandEnd.BONUS_DIV5_FEWEST_TILES: K.BONUS_DIV5_FEWEST,
-}
 # same limits as Game._draw_limit: "until playable" is bounded only by the boneyard
 _DRAW_LIMIT = {Draw.UNTIL_PLAYABLE: 1 << 30, Draw.MAX_TWO: 2, Draw.NONE: 0}
 
@@ -54,10 +42,10 @@ class Tables:
     rules_vec: np.ndarray
     offsets: np.ndarray
     fractions: np.ndarray
-    """Rows ``kernels.FRAC_*``: ``x / num_tiles``, ``x / hand_size``, ``x / (2 * max_pip)`` as float32,
-    computed as ``Observer.encode`` computes them (a product with the reciprocal)."""
+    """Rows ``kernels.FRAC_*``: the encoder's ``tile_frac``, ``hand_frac``, ``end_frac``
+    (:class:`sniff_env.encoding.Spec`, built by the observer)."""
     count_val: np.ndarray
-    """``count_val[c]``: the ``move_count`` feature of a placement leaving count ``c`` (float32)."""
+    """``count_val[c]``: the feature of a count ``c`` (the observer's, as float32)."""
     points_val: np.ndarray
     """``points_val[c]``: its ``move_points`` feature (0 where ``c`` does not score)."""
     act_tile: np.ndarray
@@ -108,17 +96,17 @@ def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
     p[K.P_PARTNER] = rules.partnership
     p[K.P_HAND_SIZE] = rules.hand_size
     p[K.P_RESERVE] = rules.boneyard_reserve
-    p[K.P_FIRST] = _METHOD[rules.first_hand_lead]
-    p[K.P_NEXT] = _METHOD[rules.next_hand_lead]
+    p[K.P_FIRST] = LEAD_CODE[rules.first_hand_lead]
+    p[K.P_NEXT] = LEAD_CODE[rules.next_hand_lead]
     p[K.P_LEAD_HD] = rules.lead_tile is LeadTile.HIGHEST_DOUBLE
-    p[K.P_SNIFF] = _SNIFF[rules.sniff]
+    p[K.P_SNIFF] = SNIFF_CODE[rules.sniff]
     p[K.P_SIDES_NOW] = rules.sniff_sides_open is SidesOpen.IMMEDIATELY
     p[K.P_CHOICE] = rules.double_placement == "choice"
     p[K.P_DIV5] = rules.points is Points.COUNT_DIV5
     p[K.P_DRAW_LIMIT] = _DRAW_LIMIT[rules.draw]
     p[K.P_MUST_PLAY_DRAWN] = rules.must_play_drawn
     p[K.P_VOLUNTARY] = rules.voluntary_draw
-    p[K.P_HAND_END] = _HAND_END[rules.hand_end]
+    p[K.P_HAND_END] = HAND_END_CODE[rules.hand_end]
     p[K.P_TARGET] = rules.target
     p[K.P_WIN_DURING] = rules.win_during_hand
     p[K.P_MAX_HANDS] = max_hands or 0
@@ -128,12 +116,8 @@ def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
     p[K.P_SIDES] = rules.num_sides
     pip_tiles = np.array([[ts.index((a, c)) for c in range(rules.max_pip + 1)] for a in range(rules.max_pip + 1)])
     score_tab = np.array(scoring_table(rules.scoring), np.bool_)
-    counts = np.arange(score_tab.size)
-    scale = 1.0 / (8 * rules.max_pip)  # float64, as Observer.encode computes it
-    points = np.where(score_tab, counts // 5 if rules.points is Points.COUNT_DIV5 else counts, 0)
     decoded = np.array([codec.decode(a)[:2] for a in range(codec.num_actions)], np.int64)
-    x = np.arange(max(ts.size, 2 * rules.max_pip) + 1)
-    fractions = np.stack([x * (1.0 / ts.size), x * (1.0 / rules.hand_size), x * (1.0 / (2 * rules.max_pip))])
+    spec = observer.spec  # the encoder's feature tables
     return Tables(
         rules=rules,
         observer=observer,
@@ -143,10 +127,10 @@ def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
         pip_tiles=pip_tiles.astype(np.int64),
         score_tab=score_tab,
         rules_vec=observer.rules_block(rules),
-        offsets=np.array([observer.pieces[name].start for name in PIECES], np.int64),
-        fractions=fractions.astype(np.float32),
-        count_val=(counts * scale).astype(np.float32),
-        points_val=(points * scale).astype(np.float32),
+        offsets=np.array(spec.off, np.int64),
+        fractions=np.array([spec.tile_frac, spec.hand_frac, spec.end_frac], np.float32),
+        count_val=np.array(spec.count_val, np.float32),
+        points_val=np.array(spec.points_val, np.float32),
         act_tile=decoded[:, 0].copy(),
         act_slot=decoded[:, 1].copy(),
     )

@@ -27,7 +27,7 @@ from __future__ import annotations
 import pyspiel
 
 from .play import ChancePlay, Stage
-from .spiel import _GAME_TYPE, SHORT_NAME, SniffGame, SniffObserver, SniffState, game_info, rules_from_params
+from .spiel import GAME_TYPE, SHORT_NAME, SniffGame, SniffObserver, SniffState, game_info, rules_from_params
 
 __all__ = [
     "SHORT_NAME",
@@ -41,4 +41,4 @@ __all__ = [
 ]
 
 if SHORT_NAME not in pyspiel.registered_names():
-    pyspiel.register_game(_GAME_TYPE, SniffGame)
+    pyspiel.register_game(GAME_TYPE, SniffGame)

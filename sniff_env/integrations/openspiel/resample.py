@@ -32,7 +32,7 @@ from typing import NamedTuple, TypeVar
 
 from ...deal import forced_lead_tile, heavier_key
 from ...errors import SniffError
-from ...game import _forced_lead_for
+from ...game import forced_lead
 from ...tiles import TileSet, mask_tiles
 from .play import ChancePlay, Stage, Step
 from .text import information_state_string
@@ -219,7 +219,7 @@ def _lead_bans(play: ChancePlay, seat: int, seats: dict[int, _Seat], unseen: int
     by_deal = play.hand_root.stage is Stage.DEAL and play.hand_root.leader < 0
     if game.plays:
         lead, leader, _ = game.plays[0]
-        if by_deal or _forced_lead_for(play.rules, game.hand_index):
+        if by_deal or forced_lead(play.rules, game.hand_index):
             for s, who in seats.items():
                 if by_deal or s == leader:
                     who.deal_ban |= _above(ts, lead)

@@ -1,4 +1,4 @@
-"""The pyspiel game ``python_sniff``: declared as data (``_GAME_TYPE``, ``_GAME_INFO``), with
+"""The pyspiel game ``python_sniff``: declared as data (``GAME_TYPE``, ``GAME_INFO``), with
 states over :class:`~sniff_env.integrations.openspiel.play.ChancePlay` and an observer over the
 project's :class:`~sniff_env.observation.Observer`.
 """
@@ -50,7 +50,7 @@ _DEFAULT_PARAMS: dict[str, int | str] = {
     **_RULE_PARAMS,
 }
 
-_GAME_TYPE = pyspiel.GameType(
+GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
     long_name="Sniff (and the Fives family: muggins, sniff-us, ...)",
     dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
@@ -100,7 +100,7 @@ def game_info(rules: Rules, episode: str = "game", max_hands: int = DEFAULT_MAX_
     )
 
 
-_GAME_INFO = game_info(make_rules("sniff", 2))
+GAME_INFO = game_info(make_rules("sniff", 2))
 """The default game's sizes (``ruleset="sniff"``, two players, whole games)."""
 
 
@@ -120,7 +120,7 @@ class SniffGame(pyspiel.Game):
         self.max_hands: int = max_hands
         self.observer = Observer(self.rules)
         resolved = {**params, **_resolved(self.rules)}  # the game's string names its actual rules
-        super().__init__(_GAME_TYPE, game_info(self.rules, episode, max_hands), resolved)
+        super().__init__(GAME_TYPE, game_info(self.rules, episode, max_hands), resolved)
 
     def new_initial_state(self) -> SniffState:
         return SniffState(self)
