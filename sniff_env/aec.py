@@ -452,13 +452,20 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             info["info_state"] = self._mover_info_state()
         return info
 
+    def seat_of(self, agent: AgentID) -> int:
+        """The seat of ``agent`` (``"player_2"`` sits at seat 2); an unknown agent raises
+        :class:`KeyError` naming the agents."""
+        seat = self._seat_of.get(agent)
+        if seat is None:
+            raise KeyError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
+        return seat
+
     def _seat(self, agent: AgentID) -> int:
         """The seat of ``agent``, after checking that the game has started."""
-        if agent not in self._seat_of:
-            raise KeyError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
+        seat = self.seat_of(agent)
         if self._game is None:
             raise RuntimeError("the environment has not been reset yet: call reset() first")
-        return self._seat_of[agent]
+        return seat
 
     def state(self) -> np.ndarray:
         """Full information: every hand (absolute seats), the boneyard in draw order, the seat to

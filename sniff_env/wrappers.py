@@ -106,7 +106,7 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         while not (aec.terminations[self.agent] or aec.truncations[self.agent]) and aec.agent_selection != self.agent:
             agent = aec.agent_selection
             obs = aec.observe(agent)
-            policy = self._policy_of(aec._seat_of[agent])
+            policy = self._policy_of(aec.seat_of(agent))
             if policy is None:
                 action = self._random_action(obs["action_mask"])
             elif callable(getattr(policy, "act", None)):

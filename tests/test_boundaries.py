@@ -17,9 +17,6 @@ The rule for a name with one leading underscore (``_x``; dunders are public):
 
 And ``sniff_env/vector`` imports nothing from ``sniff_env.players`` at module level (the players
 use the batched engine); a function may import it lazily only where :data:`LAZY_PLAYERS` says.
-
-:data:`PENDING` lists the reach-ins still to be replaced by public names (each one fails the test
-once it is gone, so the list only shrinks).
 """
 
 from __future__ import annotations
@@ -40,19 +37,6 @@ INTERFACE = {
 }
 LAZY_PLAYERS = {
     "sniff_env/vector/gym_vector.py": "loads a shipped agent or an exported policy file named as an opponent",
-}
-PENDING: set[tuple[str, str]] = {
-    # the batched engine's and env's arrays and helpers, for lack of a public surface
-    *(("sniff_env/vector/env.py", n) for n in (
-        "eng._checked", "eng._run", "eng._played", "eng._obs", "eng._mask", "eng._request", "eng._args",
-        "eng._deal_requested")),
-    *(("sniff_env/vector/single.py", n) for n in (
-        "eng._args", "eng._played", "eng._obs", "eng._mask", "eng._work", "eng._order", "eng._leaders")),
-    *(("sniff_env/vector/gym_vector.py", n) for n in (
-        "self._engine._checked", "eng._played", "eng._obs", "eng._mask", "eng._request", "eng._args", "eng._work",
-        "eng._chunks", "eng._pool", "eng._deal_requested", "venv._mode", "venv._side_of_seat", "venv._hand_start",
-        "self._venv._take_seeds", "self._venv._hand_start")),
-    ("sniff_env/wrappers.py", "aec._seat_of"),
 }
 
 
@@ -136,9 +120,8 @@ def violations(rel: str, tree: ast.Module) -> Iterator[str]:
 
 
 def test_no_module_uses_another_modules_private_names() -> None:
-    found = {(rel, v) for rel, tree in sources() for v in violations(rel, tree)}
-    assert sorted(found - PENDING) == [], "private names used outside their module (see the module docstring)"
-    assert sorted(PENDING - found) == [], "gone from the code: take these out of PENDING"
+    found = sorted((rel, v) for rel, tree in sources() for v in violations(rel, tree))
+    assert found == [], "private names used outside their module (see the module docstring)"
 
 
 def _player_imports(tree: ast.Module, rel: str) -> Iterator[tuple[bool, str]]:

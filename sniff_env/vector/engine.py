@@ -11,7 +11,11 @@ reference engine's seeds: hand ``h`` of the game with seed ``s`` is drawn from
 one range of games per thread.
 
 The engine makes no policy about finished games; :class:`sniff_env.vector.env.SniffVectorEnv`
-adds automatic resets and rewards on top.
+adds automatic resets and rewards on top. Code that runs its own kernel over the batch (the
+vector envs do) gets what it needs from public members: :meth:`~VectorEngine.step_args` (the
+arguments every stepping kernel starts with), :meth:`~VectorEngine.run` (a kernel over the
+engine's threads), :meth:`~VectorEngine.check_actions`, :attr:`~VectorEngine.requests` and
+:meth:`~VectorEngine.deal_requested`.
 """
 
 from __future__ import annotations
@@ -131,15 +135,49 @@ class VectorEngine:
             self._pool = None
             self._work = [K.workspace(self.num_envs, self.num_actions, self.tables.num_tiles)]
 
-    def _run(self, kernel: Callable[..., int], *args: Any) -> int:
+    @property
+    def num_threads(self) -> int:
+        """How many threads share each batched call (1 after :meth:`close`)."""
+        return len(self._work)
+
+    def run(self, kernel: Callable[..., int], *args: Any, per_thread: Sequence[Any] | None = None) -> int:
         """``kernel(*args, work, start, stop)`` over the batch cut into one range of games per thread
-        (the first on this thread), each thread with its own ``work``; the sum of what they return."""
-        if self._pool is None:
+        (the first on the calling thread), each thread with its own scratch ``work``
+        (:func:`kernels.workspace`); with ``per_thread`` (at least :attr:`num_threads` items),
+        thread ``i`` also gets ``per_thread[i]`` after ``work``. Returns the sum of what the calls
+        return."""
+        if per_thread is None and self._pool is None:  # the common case, kept cheap for small batches
             return kernel(*args, self._work[0], 0, self.num_envs)
-        pieces = zip(self._work[1:], self._chunks[1:], strict=True)
-        futures = [self._pool.submit(kernel, *args, work, a, b) for work, (a, b) in pieces]
-        total = kernel(*args, self._work[0], *self._chunks[0])
+        own = [()] * len(self._work) if per_thread is None else self._per_thread(per_thread)
+        if self._pool is None:
+            return kernel(*args, self._work[0], *own[0], 0, self.num_envs)
+        futures = [self._pool.submit(kernel, *args, work, *mine, a, b)
+                   for work, mine, (a, b) in zip(self._work[1:], own[1:], self._chunks[1:], strict=True)]
+        total = kernel(*args, self._work[0], *own[0], *self._chunks[0])
         return total + sum(f.result() for f in futures)
+
+    def _per_thread(self, items: Sequence[Any]) -> list[tuple[Any]]:
+        """``items`` as one argument tuple per thread, after checking that there are enough."""
+        if not isinstance(items, Sequence) or len(items) < self.num_threads:
+            raise BatchError(f"per_thread must be a sequence of at least {self.num_threads} items (one per thread); "
+                             f"got {items!r}"[:300])
+        return [(item,) for item in items[: self.num_threads]]
+
+    def step_args(self, actions: np.ndarray) -> tuple[Any, ...]:
+        """The arguments every stepping kernel (``kernels.step``, ``kernels.env_step``) starts
+        with, for int64 ``actions`` (:meth:`check_actions`): the state arrays, the rule tables,
+        ``actions``, then the legal actions, observations and masks the kernel rewrites. Pass
+        them to compiled kernels only: the observation and mask here are the engine's writable
+        buffers behind :attr:`obs` and :attr:`mask`."""
+        return (self.S, self.hands, self._played, self.bone, *self._args, actions, self.legal, self._obs, self._mask)
+
+    @property
+    def requests(self) -> np.ndarray:
+        """``[B]`` int64: what :meth:`deal_requested` deals in each game: 0 nothing,
+        ``kernels.NEXT_HAND`` its next hand, ``kernels.NEW_GAME`` a new game with its seed in
+        :attr:`seeds`. ``kernels.env_step`` sets it where a hand ends; a caller may set
+        ``NEW_GAME`` where it ends a game early."""
+        return self._request
 
     # -- views -------------------------------------------------------------------------------
     @property
@@ -207,7 +245,7 @@ class VectorEngine:
             request[b] |= K.SCRIPTED
             self._order[b, : len(tiles)] = tiles
             self._leaders[b] = leader
-        self._deal_requested()
+        self.deal_requested()
 
     def _game_indices(self, games: np.ndarray | Sequence[int]) -> np.ndarray:
         """``games`` as int64 indices after checking that they are distinct games of the batch."""
@@ -244,19 +282,19 @@ class VectorEngine:
             self.deal(over, False)
         return np.flatnonzero(self.phase == K.PLAY)
 
-    def _deal_requested(self) -> None:
-        """``deal`` for the games whose ``_request`` is set (seeds already in place)."""
-        self._run(K.deal, self.S, self.hands, self._played, self.bone, *self._args, self._request,
-                  self.seeds, self._order, self._leaders, self.legal, self._obs, self._mask)
+    def deal_requested(self) -> None:
+        """Deal what :attr:`requests` asks for, unchecked (the seeds of new games already in
+        :attr:`seeds`), then clear the requests; :meth:`deal` is the checked way."""
+        self.run(K.deal, self.S, self.hands, self._played, self.bone, *self._args, self._request,
+                 self.seeds, self._order, self._leaders, self.legal, self._obs, self._mask)
+        self._request[:] = 0
 
     def step(self, actions: np.ndarray) -> None:
         """One decision per game in play (games not in play ignore their entry). An illegal
         action raises :class:`IllegalMoveError` before any game changes."""
-        actions = self._checked(actions)
-        self._run(K.step, self.S, self.hands, self._played, self.bone, *self._args, actions, self.legal,
-                  self._obs, self._mask)
+        self.run(K.step, *self.step_args(self.check_actions(actions)))
 
-    def _checked(self, actions: np.ndarray) -> np.ndarray:
+    def check_actions(self, actions: np.ndarray) -> np.ndarray:
         """``actions`` as int64, after checking that they are ``num_envs`` whole numbers
         (:class:`BatchError`) and that every game in play got a legal one (:class:`IllegalMoveError`)."""
         actions = int_array("actions", actions, self.num_envs)

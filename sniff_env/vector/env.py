@@ -26,25 +26,46 @@ episodes, ``final_scores``, ``winner`` (side, -1 none) and ``seed``. The observa
 returned are read-only views of the engine's buffers: they change with the next call, so copy
 what you keep (the other arrays are new at each call).
 
+A wrapper that runs its own kernel over the games (as :mod:`sniff_env.vector.gym_vector` does, to
+play opponents inside the step) uses :meth:`SniffVectorEnv.env_step_args`,
+:meth:`~SniffVectorEnv.step_arrays` and :meth:`~SniffVectorEnv.deal_ended`.
+
 Version history: ``1`` the first interface; ``2`` the observation and mask are read-only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from ..presets import make_rules
 from ..rules import Rules
 from . import kernels as K
-from .checks import INT64_MAX, BatchError, rules_value, seed_value
+from .checks import INT64_MAX, BatchError, int_array, rules_value, seed_value
 from .engine import DealSpec, VectorEngine
 
 Reward = Literal["points", "game"]
 Episode = Literal["game", "hand"]
 StepResult = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]
+
+
+class StepArrays(NamedTuple):
+    """What a step returns besides the observations, in the order ``kernels.env_step`` takes them."""
+
+    rewards: np.ndarray
+    """``[B, num_players]`` float32."""
+    done: np.ndarray
+    """``[B]`` bool: the episode ended."""
+    winner: np.ndarray
+    """``[B]`` int64: the episode's winning side (-1 none)."""
+    final_scores: np.ndarray
+    """``[B, num_sides]`` int64 (0 where not done)."""
+    seed: np.ndarray
+    """``[B]`` int64: the finished game's seed (-1 where not done)."""
+    game_over: np.ndarray
+    """``[B]`` bool: the game itself ended."""
 
 
 class SniffVectorEnv:
@@ -94,16 +115,45 @@ class SniffVectorEnv:
         self._hand_start = self._env_arrays(self.engine.num_envs, rules)[0]
 
     @staticmethod
-    def _step_arrays(B: int, rules: Rules) -> tuple[np.ndarray, ...]:
-        """What a step returns besides the observations, in the order of ``env_step``'s arguments:
-        rewards, done, winner, final scores, seed, game over."""
-        return (np.empty((B, rules.num_players), np.float32), np.empty(B, np.bool_), np.empty(B, np.int64),
-                np.empty((B, rules.num_sides), np.int64), np.empty(B, np.int64), np.empty(B, np.bool_))
+    def _step_arrays(B: int, rules: Rules) -> StepArrays:
+        return StepArrays(np.empty((B, rules.num_players), np.float32), np.empty(B, np.bool_), np.empty(B, np.int64),
+                          np.empty((B, rules.num_sides), np.int64), np.empty(B, np.int64), np.empty(B, np.bool_))
 
     @staticmethod
     def _env_arrays(B: int, rules: Rules) -> tuple[np.ndarray, ...]:
         """The scores at each game's hand start, then one step's results: the env's share of memory."""
         return np.zeros((B, rules.num_sides), np.int64), *SniffVectorEnv._step_arrays(B, rules)
+
+    def step_arrays(self) -> StepArrays:
+        """New arrays for one step's results, for :meth:`env_step_args`."""
+        return self._step_arrays(self.num_envs, self.rules)
+
+    def env_step_args(self, actions: np.ndarray, out: StepArrays) -> tuple[Any, ...]:
+        """The arguments of ``kernels.env_step`` before its thread's ``work, start, stop``, for
+        checked ``actions`` (:meth:`VectorEngine.check_actions`), with the results going to ``out``:
+        :meth:`VectorEngine.step_args`, this env's reward and episode mode, its sides, the scores at
+        each hand start, the seeds, the deal requests, then ``out``. After a run that ended hands,
+        :meth:`deal_ended` deals on."""
+        eng = self.engine
+        return (*eng.step_args(actions), self._mode, self._side_of_seat, self._hand_start, eng.seeds, eng.requests,
+                *out)
+
+    def deal_ended(self, new_games: np.ndarray | None = None) -> None:
+        """Deal on where a hand ended (:attr:`VectorEngine.requests`): the next hand, or a new game
+        with the next running seed where the game is over or is in ``new_games`` (games the caller
+        ends early: their hand must have ended too); other ``new_games`` raise :class:`BatchError`
+        before anything changes."""
+        eng = self.engine
+        if new_games is not None:
+            games = int_array("new_games", new_games, None)
+            if games.size and (games.min() < 0 or games.max() >= self.num_envs or not eng.requests[games].all()):
+                raise BatchError(f"new_games must be games whose hand just ended, of "
+                                 f"{np.flatnonzero(eng.requests).tolist()}; got {games.tolist()}"[:300])
+            eng.requests[games] = K.NEW_GAME
+            self._hand_start[games] = 0
+        fresh = np.flatnonzero(eng.requests == K.NEW_GAME)
+        eng.seeds[fresh] = self._take_seeds(fresh.size)
+        eng.deal_requested()
 
     def _seeds_from(self, start: int, count: int) -> np.ndarray:
         if start + count - 1 > INT64_MAX:
@@ -137,18 +187,14 @@ class SniffVectorEnv:
         are not ``num_envs`` whole numbers raise :class:`BatchError`, an illegal one in a game
         :class:`IllegalMoveError`, before any game changes."""
         eng = self.engine
-        actions = eng._checked(actions)
-        rewards, done, winner, final_scores, seed, game_over = self._step_arrays(self.num_envs, self.rules)
-        ended = eng._run(K.env_step, eng.S, eng.hands, eng._played, eng.bone, *eng._args, actions,
-                         eng.legal, eng._obs, eng._mask, self._mode, self._side_of_seat, self._hand_start,
-                         eng.seeds, eng._request, rewards, done, winner, final_scores, seed, game_over)
+        out = self.step_arrays()
+        ended = eng.run(K.env_step, *self.env_step_args(eng.check_actions(actions), out))
         infos: dict[str, np.ndarray] = {}
         if ended:
-            infos = {"final_scores": final_scores, "winner": winner, "seed": seed, "game_over": game_over}
-            fresh = np.flatnonzero(eng._request == K.NEW_GAME)
-            eng.seeds[fresh] = self._take_seeds(fresh.size)
-            eng._deal_requested()
-        return eng.obs, eng.mask, eng.turn.copy(), rewards, done, infos
+            infos = {"final_scores": out.final_scores, "winner": out.winner, "seed": out.seed,
+                     "game_over": out.game_over}
+            self.deal_ended()
+        return eng.obs, eng.mask, eng.turn.copy(), out.rewards, out.done, infos
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action per game."""

@@ -46,7 +46,7 @@ from ..strategy import Weights, checked_tiebreak
 from . import kernels as K
 from ._compile import compiled
 from .baselines import greedy_actions, heuristic_choice, weight_vector
-from .env import SniffVectorEnv
+from .env import SniffVectorEnv, StepArrays
 from .rollouts import below
 
 LEARNER = -1
@@ -200,11 +200,10 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._ret = np.zeros(B, np.float32)
         self._actions = np.zeros(B, np.int64)
         self._rng = np.zeros((B, 1), np.uint64)
-        self._out = {name: np.empty(shape, dtype) for name, shape, dtype in (
-            ("rewards", (B, n), np.float32), ("done", B, np.bool_), ("winner", B, np.int64),
-            ("final_scores", (B, rules.num_sides), np.int64), ("seed", B, np.int64), ("game_over", B, np.bool_))}
+        self._out = self._venv.step_arrays()
         self._mine = [(np.zeros((1, K.NS), np.int64), np.zeros((3, T), np.int64), np.zeros(A, np.float64),
-                       np.zeros(A, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64)) for _ in eng._chunks]
+                       np.zeros(A, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
+                      for _ in range(eng.num_threads)]
         self._one = (np.zeros((1, K.NS), np.int64), np.zeros((1, n, T), np.uint8), np.zeros((1, 2 * T), np.int8),
                      np.zeros((1, A), np.int16), np.zeros((1, size), np.float32), np.zeros((1, A), np.int8),
                      np.zeros(A, np.int64))
@@ -238,7 +237,7 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         actions = np.asarray(actions)
         if actions.dtype.kind not in "iu":
             raise IllegalMoveError(f"actions must be whole numbers (an integer array); got dtype {actions.dtype}")
-        self._actions[:] = self._engine._checked(actions)
+        self._actions[:] = self._engine.check_actions(actions)
         self._todo[:] = APPLY
         self._counting[:] = True
         self._ret[:] = 0.0
@@ -284,17 +283,9 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
 
     def _run(self) -> int:
         """:func:`advance` over the batch, one range of games per thread of the engine."""
-        eng, venv, o = self._engine, self._venv, self._out
-        args = (eng.S, eng.hands, eng._played, eng.bone, *eng._args, self._actions, eng.legal, eng._obs, eng._mask,
-                venv._mode, venv._side_of_seat, venv._hand_start, eng.seeds, eng._request, o["rewards"], o["done"],
-                o["winner"], o["final_scores"], o["seed"], o["game_over"], self._todo, self._who, self.learner,
-                self._kinds, self._counting, self._ret, self._weights, self._stock, self._by_value, self._rng)
-        if eng._pool is None:
-            return int(advance(*args, eng._work[0], self._mine[0], 0, self.num_envs))
-        futures = [eng._pool.submit(advance, *args, work, mine, a, b)
-                   for work, mine, (a, b) in zip(eng._work[1:], self._mine[1:], eng._chunks[1:], strict=True)]
-        total = advance(*args, eng._work[0], self._mine[0], *eng._chunks[0])
-        return int(total + sum(f.result() for f in futures))
+        return self._engine.run(advance, *self._venv.env_step_args(self._actions, self._out), self._todo, self._who,
+                                self.learner, self._kinds, self._counting, self._ret, self._weights, self._stock,
+                                self._by_value, self._rng, per_thread=self._mine)
 
     def _settle(self, ended: dict[str, Any] | None) -> None:
         """Play every game on to its learner's decision, dealing as hands and episodes end; the
@@ -303,15 +294,11 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         eng, o = self._engine, self._out
         while True:
             if self._run():
-                hand_over = np.flatnonzero(eng._request)
-                over = hand_over[o["done"][hand_over]]
+                hand_over = np.flatnonzero(eng.requests)
+                over = hand_over[o.done[hand_over]]
                 if ended is not None:
                     _record(ended, over[self._counting[over]], self, o)
-                eng._request[over] = K.NEW_GAME  # every episode is a new game, as in the AEC env
-                eng.seeds[over] = self._venv._take_seeds(over.size)
-                self._venv._hand_start[over] = 0
-                eng._deal_requested()
-                eng._request[:] = 0
+                self._venv.deal_ended(over)  # every episode is a new game, as in the AEC env
                 self._new_episodes(over)
                 self._todo[hand_over] = CONTINUE
                 continue
@@ -339,16 +326,16 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         games = np.ascontiguousarray(games, np.int64)
         out = np.empty((games.size, eng.obs_size), np.float32)
         block = t.observer.pieces["rules"]
-        seat_views(eng.S, eng.hands, eng._played, t.params, t.lo, t.hi, t.score_tab, t.offsets, t.fractions, t.count_val,
+        seat_views(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.score_tab, t.offsets, t.fractions, t.count_val,
                    t.points_val, t.act_tile, t.act_slot, eng.legal, t.rules_vec, block.start, games,
                    self.learner[games], *self._one, out)
         return out
 
 
-def _record(ended: dict[str, Any], games: np.ndarray, env: SniffGymVectorEnv, o: dict[str, np.ndarray]) -> None:
+def _record(ended: dict[str, Any], games: np.ndarray, env: SniffGymVectorEnv, o: StepArrays) -> None:
     """Add the episodes of ``games``, which just ended, to ``ended``."""
     parts = {"games": games, "views": env.learner_views(games), "rewards": env._ret[games],
-             "winner": o["winner"][games], "final_scores": o["final_scores"][games]}
+             "winner": o.winner[games], "final_scores": o.final_scores[games]}
     for key, value in parts.items():
         ended[key] = np.concatenate([ended[key], value]) if key in ended else value.copy()
 

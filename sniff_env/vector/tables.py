@@ -65,19 +65,6 @@ class Tables:
                 self.fractions, self.count_val, self.points_val, self.act_tile, self.act_slot)
 
 
-def pack(tables: Tables) -> tuple[np.ndarray, np.ndarray]:
-    """The tables ``kernels.step_game`` reads, in two arrays: ``itab`` starts with the 9 bounds
-    of ``params, lo, hi, pip_tiles, score_tab, offsets, act_tile, act_slot`` (in that order, as
-    int64), ``ftab`` is ``fractions, count_val, points_val`` (float32)."""
-    ints = [tables.params, tables.lo, tables.hi, tables.pip_tiles.ravel(), tables.score_tab.astype(np.int64),
-            tables.offsets, tables.act_tile, tables.act_slot]
-    bounds = np.cumsum([9] + [a.size for a in ints])
-    itab = np.concatenate([bounds.astype(np.int64)] + [a.astype(np.int64) for a in ints])
-    assert tables.count_val.size == tables.points_val.size == tables.score_tab.size
-    ftab = np.concatenate([tables.fractions.ravel(), tables.count_val, tables.points_val]).astype(np.float32)
-    return itab, ftab
-
-
 def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
     """The kernel arrays for ``rules``; ``max_hands`` as in :class:`sniff_env.game.Game`."""
     if rules.num_players > K.MAX_SEATS:
