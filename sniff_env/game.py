@@ -263,7 +263,7 @@ class Game:
         self.last_drawn = -1
         self.lacking = [0] * self.n
         self.hand_actions = []
-        self._forced_lead = _forced_lead_for(rules, self.hand_index)
+        self._forced_lead = forced_lead(rules, self.hand_index)
         self.phase = Phase.PLAY
         self._legal = None
         if self._record:
@@ -516,16 +516,15 @@ class Game:
         self._legal = None
         if self._record:
             self.events.append(Event("hand_end", -1 if result.winner is None else result.winner))
-        best = max(self.scores)
-        leaders = [s for s, v in enumerate(self.scores) if v == best]
-        out_of_hands = self.max_hands is not None and self.hand_index + 1 >= self.max_hands
-        if (best >= rules.target and len(leaders) == 1) or out_of_hands:
-            self.winner = leaders[0] if len(leaders) == 1 else None
+        winner = rulebook.game_winner(self.scores, len(self.scores), rules.target, self.hand_index + 1,
+                                      self.max_hands or 0)
+        if winner == rulebook.GAME_GOES_ON:
+            self.phase = Phase.HAND_OVER
+        else:
+            self.winner = None if winner < 0 else winner
             self.phase = Phase.GAME_OVER
             if self._record:
-                self.events.append(Event("game_end", -1 if self.winner is None else self.winner))
-        else:
-            self.phase = Phase.HAND_OVER
+                self.events.append(Event("game_end", winner))
 
     # -- history -----------------------------------------------------------------------------
     def copy(self) -> Game:
@@ -658,10 +657,7 @@ def _fit_masks(max_pip: int) -> tuple[int, ...]:
 def forced_lead(rules: Rules, hand_index: int) -> bool:
     """Whether the leader of hand ``hand_index`` must lead the highest double (or heaviest tile)."""
     method = rules.first_hand_lead if hand_index == 0 else rules.next_hand_lead
-    return rules.lead_tile is LeadTile.HIGHEST_DOUBLE or method == "highest_double"
-
-
-_forced_lead_for = forced_lead  # the old name, while callers move to forced_lead
+    return rulebook.lead_forced(rules.lead_tile is LeadTile.HIGHEST_DOUBLE, LEAD_CODE[method])
 
 
 def new_game(

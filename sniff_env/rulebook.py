@@ -23,10 +23,12 @@ __all__ = [
     "dealt_to",
     "fits",
     "forced_lead_tile",
+    "game_winner",
     "hand_end_points",
     "heavier",
     "highest_double_holder",
     "inline_offered",
+    "lead_forced",
     "lead_method",
     "lots_leader",
     "matches",
@@ -46,6 +48,8 @@ SPINNER, STUBBY, NO_SNIFF = range(3)
 """``sniff_kind``: as :class:`sniff_env.rules.SniffKind`."""
 BONUS_DIV5, SUBTRACT_OWN, DOMINO_TAKES_PIPS, BONUS_DIV5_FEWEST = range(4)
 """``mode`` of :func:`hand_end_points`: as :class:`sniff_env.rules.HandEnd`."""
+GAME_GOES_ON = -2
+"""What :func:`game_winner` returns while the game goes on (-1: it ended in a draw)."""
 LOTS, RANDOM, HIGHEST_DOUBLE, ROTATE, WINNER_LEADS = range(5)
 """How a hand's leader is chosen: as :class:`sniff_env.rules.FirstLead` and ``NextLead``."""
 
@@ -210,6 +214,22 @@ def hand_end_points(mode: int, pips: Ints, tiles_left: Ints, n: int, partnership
     return winner
 
 
+def game_winner(scores: Ints, sides: int, target: int, hands_played: int, max_hands: int) -> int:
+    """After a hand: the side that won the game, -1 for a draw, or ``GAME_GOES_ON``. The game is
+    won by the one side ahead of all others at ``target`` or more (sides tied for the lead play
+    on); a harness's ``max_hands`` (0: none) ends it after that many hands, the side ahead
+    winning and a tie for the lead a draw."""
+    best, leaders, first = scores[0], 1, 0
+    for side in range(1, sides):
+        if scores[side] > best:
+            best, leaders, first = scores[side], 1, side
+        elif scores[side] == best:
+            leaders += 1
+    if (best >= target and leaders == 1) or (max_hands > 0 and hands_played >= max_hands):
+        return first if leaders == 1 else -1
+    return GAME_GOES_ON
+
+
 # -- the lead and the deal ---------------------------------------------------------------------
 def heavier(lo: Ints, hi: Ints, a: int, c: int) -> bool:
     """Whether tile ``a`` outranks tile ``c`` for lots and the heaviest lead: more pips, then the
@@ -266,6 +286,12 @@ def lead_method(hand_index: int, first: int, after: int, last_leader: int, last_
             return method, last_domino
         return LOTS, -1
     return method, -1
+
+
+def lead_forced(highest_double_lead: int, method: int) -> bool:
+    """Whether a hand's leader must lead the highest double (else the heaviest tile): by the
+    ``lead_tile`` rule, or because the hand's lead ``method`` is ``HIGHEST_DOUBLE``."""
+    return bool(highest_double_lead) or method == HIGHEST_DOUBLE
 
 
 def dealt_to(position: int, n: int, hand_size: int) -> int:

@@ -211,6 +211,17 @@ def _parse_training_script(path: str, args: list[str]) -> None:
             module.main(args)
 
 
+def _check_test_files(args: list[str]) -> None:
+    """``python -m pytest ... FILES``: each named test file exists and holds tests (running them
+    here would run the suite inside itself)."""
+    files = [a for a in args if not a.startswith("-")]
+    assert files, "a pytest command in the README names no test file"
+    for name in files:
+        path = ROOT / name
+        assert path.is_file(), f"python -m pytest {name}: no such test file"
+        assert re.search(r"^def test_", path.read_text(), re.MULTILINE), f"{name} holds no test"
+
+
 @pytest.mark.parametrize("where, argv", COMMANDS, ids=[f"{w}:{shlex.join(c)[:60]}" for w, c in COMMANDS])
 def test_command(
     where: str, argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -236,6 +247,8 @@ def test_command(
             build_parser().parse_args(argv[1:])
         elif program in ("python", "python3") and len(argv) > 1 and argv[1].startswith("training/"):
             _parse_training_script(argv[1], argv[2:])
+        elif program in ("python", "python3") and argv[1:3] == ["-m", "pytest"]:
+            _check_test_files(argv[3:])
         else:
             pytest.fail(f"README {where}: no way to check {command!r}: run it, parse it, or exempt it with a reason")
     except SystemExit as exc:  # argparse refused the arguments

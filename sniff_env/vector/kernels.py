@@ -34,6 +34,7 @@ from ..rulebook import (  # noqa: F401  (the codes of P cells and slots, for tab
     BONUS_DIV5_FEWEST,
     DOMINO_TAKES_PIPS,
     EAST,
+    GAME_GOES_ON,
     HIGHEST_DOUBLE,
     LEAD,
     LOTS,
@@ -53,9 +54,11 @@ from .compiled_rules import (
     dealt_to,
     fits,
     forced_lead_tile,
+    game_winner,
     hand_end_points,
     highest_double_holder,
     inline_offered,
+    lead_forced,
     lead_method,
     lots_leader,
     open_pips,
@@ -250,7 +253,7 @@ def _encode(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: 
 def _end_hand(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
               domino: int, reached_target: bool) -> None:
     """``Game._end_hand``: the hand-end scoring of ``rulebook.hand_end_points`` added to the
-    scores, then the game end; ``domino`` -1 when blocked."""
+    scores, then the game end of ``rulebook.game_winner``; ``domino`` -1 when blocked."""
     n, T = P[P_N], P[P_T]
     pips = S[b, PIPS:PIPS + MAX_SEATS]
     for s in range(n):
@@ -262,19 +265,13 @@ def _end_hand(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.nd
     if not reached_target:
         hand_end_points(P[P_HAND_END], pips, S[b, HAND_COUNT:HAND_COUNT + MAX_SEATS], n, P[P_PARTNER], domino,
                         S[b, SCORES:SCORES + MAX_SEATS])
-    best, leaders, first = -(1 << 40), 0, -1
-    for side in range(P[P_SIDES]):
-        v = S[b, SCORES + side]
-        if v > best:
-            best, leaders, first = v, 1, side
-        elif v == best:
-            leaders += 1
-    out_of_hands = P[P_MAX_HANDS] > 0 and S[b, HAND_INDEX] + 1 >= P[P_MAX_HANDS]
-    if (best >= P[P_TARGET] and leaders == 1) or out_of_hands:
-        S[b, WINNER] = first if leaders == 1 else -1
-        S[b, PHASE] = GAME_OVER
-    else:
+    winner = game_winner(S[b, SCORES:SCORES + MAX_SEATS], P[P_SIDES], P[P_TARGET], S[b, HAND_INDEX] + 1,
+                         P[P_MAX_HANDS])
+    if winner == GAME_GOES_ON:
         S[b, PHASE] = HAND_OVER
+    else:
+        S[b, WINNER] = winner
+        S[b, PHASE] = GAME_OVER
 
 
 @_inline
@@ -430,29 +427,6 @@ def step(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarr
         _step_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions, count_val,
                   points_val, act_tile, act_slot, actions[b], legal, obs, mask, prev, b)
     return 0
-
-
-@_jit
-def step_game(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, itab: np.ndarray,
-              ftab: np.ndarray, action: int, legal: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-              prev: np.ndarray) -> int:
-    """``step`` of game 0 alone with ``action``, the rule tables packed into ``itab`` and
-    ``ftab`` (:func:`sniff_env.vector.tables.pack`): for one game the call costs more than the
-    rules, and it grows with the number of arguments. Returns ``-1`` if the action is not legal
-    (nothing changes), else ``phase * 256 + turn`` after the step."""
-    P = itab[itab[0]:itab[1]]
-    lo, hi = itab[itab[1]:itab[2]], itab[itab[2]:itab[3]]
-    p = P[P_MAX_PIP] + 1
-    pip_tiles = itab[itab[3]:itab[4]].reshape((p, p))
-    score_tab, off = itab[itab[4]:itab[5]], itab[itab[5]:itab[6]]
-    act_tile, act_slot = itab[itab[6]:itab[7]], itab[itab[7]:itab[8]]
-    width = (ftab.size - 2 * score_tab.size) // 3
-    fractions = ftab[: 3 * width].reshape((3, width))
-    count_val = ftab[3 * width : 3 * width + score_tab.size]
-    points_val = ftab[3 * width + score_tab.size :]
-    _step_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions, count_val,
-              points_val, act_tile, act_slot, action, legal, obs, mask, prev, 0)
-    return -1 if S[0, STATUS] == ILLEGAL else S[0, PHASE] * 256 + S[0, TURN]
 
 
 @_jit
@@ -693,7 +667,7 @@ def _deal_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.
     for s in range(MAX_SEATS):
         S[b, LACKING + s] = 0
         S[b, HAND_COUNT + s] = k if s < n else 0
-    S[b, FORCED_LEAD] = 1 if (P[P_LEAD_HD] or method == HIGHEST_DOUBLE) else 0
+    S[b, FORCED_LEAD] = 1 if lead_forced(P[P_LEAD_HD], method) else 0
     S[b, PHASE] = PLAY
     S[b, STATUS] = OK
     S[b, NLEGAL] = _legal(S, hands, b, P, lo, hi, pip_tiles, legal[b])
