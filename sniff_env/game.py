@@ -26,6 +26,7 @@ from . import rulebook
 from .actions import EAST, LEAD, NORTH, SLOTS, SOUTH, WEST, ActionCodec, action_codec
 from .deal import Deal, draw_lots, forced_lead_tile, highest_double_holder, random_deal, scripted_deal
 from .errors import DealError, GameOverError, IllegalMoveError, SniffError
+from .layout import Layout
 from .rule_codes import DRAWN_LEAD, LEAD_CODE, SNIFF_CODE
 from .rules import (
     DoublePlacement,
@@ -563,6 +564,11 @@ class Game:
             except AttributeError:
                 continue
         return undone
+
+    @property
+    def layout(self) -> Layout:
+        """The layout now, as a value (:class:`~sniff_env.layout.Layout`)."""
+        return Layout.of(self)
 
     def public_events(self, seat: int, start: int = 0, stop: int | None = None) -> list[Event]:
         """The events ``start:stop`` as ``seat`` saw them: other seats' drawn tiles are hidden

@@ -13,6 +13,7 @@ import random
 from typing import NamedTuple
 
 from .game import Game, Phase
+from .layout import Layout
 from .rules import Rules
 from .scoring import HandResult
 from .tiles import mask_tiles, tile_set
@@ -50,6 +51,11 @@ class InfoState(NamedTuple):
     hand_index: int
     leader: int
     results: tuple[HandResult, ...]
+
+    @property
+    def layout(self) -> Layout:
+        """The layout, as a value (:class:`~sniff_env.layout.Layout`)."""
+        return Layout.of(self)
 
     @property
     def played_mask(self) -> int:

@@ -12,12 +12,12 @@ from typing import Any
 
 from ..actions import action_codec
 from ..infostate import InfoState
-from ..layout import Layout
+from ..layout import LayoutView
 from ..strategy import TIEBREAKS, checked_tiebreak, greedy_key, placement_points, rule_codes
 from ._base import info_of
 
 
-def greedy_ties(layout: Layout, legal: list[int] | tuple[int, ...]) -> list[int]:
+def greedy_ties(layout: LayoutView, legal: list[int] | tuple[int, ...]) -> list[int]:
     """The placements among ``legal`` on ``layout`` (a Game or an InfoState) that score most now
     and, among those, place the heaviest tile, in the order of ``legal`` (empty if it holds only
     the draw)."""
@@ -40,7 +40,7 @@ def greedy_ties(layout: Layout, legal: list[int] | tuple[int, ...]) -> list[int]
     return ties
 
 
-def greedy_action(layout: Layout, legal: list[int] | tuple[int, ...]) -> int:
+def greedy_action(layout: LayoutView, legal: list[int] | tuple[int, ...]) -> int:
     """The greedy choice among ``legal`` on ``layout`` (a Game or an InfoState).
 
     Never draws voluntarily; among equal points the heaviest tile, then the lowest action.
