@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -22,10 +23,13 @@ MOVE = re.compile(r"^\s+1\) (.+?)(?:\s{2,}|$)", re.MULTILINE)
 TILES = re.compile(r"your tiles: (.*)")
 
 
-def spawn(tmp_path: Path, *args: str, module: str = "sniff_env.play") -> pexpect.spawn:
+def spawn(tmp_path: Path, *args: str, module: str = "sniff_env.play", sigint_ignored: bool = False) -> pexpect.spawn:
+    """The program on a pseudo-terminal; ``sigint_ignored``: started with interrupts ignored, as a
+    non-interactive shell starts a background job (and as some libraries leave a test worker)."""
     env = dict(os.environ, NO_COLOR="1", TERM="dumb", COLUMNS="200", SNIFF_HOME=str(tmp_path / "home"))
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
     return pexpect.spawn(sys.executable, ["-m", module, *args], cwd=str(ROOT), env=env,
-                         encoding="utf-8", timeout=20, dimensions=(50, 200))
+                         encoding="utf-8", timeout=20, dimensions=(50, 200), preexec_fn=ignore)
 
 
 def start(tmp_path: Path, *extra: str) -> pexpect.spawn:
@@ -162,7 +166,7 @@ def test_save_quit_resume_and_interrupt(tmp_path: Path) -> None:
     child.sendline("quit")
     child.expect(f"resume with: sniff play --resume {log}")
     child.expect(pexpect.EOF)
-    resumed = spawn(tmp_path, "--resume", str(log))
+    resumed = spawn(tmp_path, "--resume", str(log), sigint_ignored=True)  # Ctrl-C must still save
     resumed.expect(PROMPT)
     assert TILES.findall(resumed.before)[-1] == held
     resumed.sendline("1")

@@ -7,6 +7,8 @@ Ctrl-C save and leave with a note saying how to resume.
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -37,7 +39,19 @@ class Terminal:
             self.console.print(line, soft_wrap=True)
 
     def run(self) -> int:
-        """Play until the game ends or the player leaves; returns the exit status."""
+        """Play until the game ends or the player leaves; returns the exit status. Ctrl-C saves
+        the game and leaves, even where the program was started with interrupts ignored (as a
+        non-interactive shell starts background jobs, which Python then leaves ignored)."""
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            return self._run()
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    def _run(self) -> int:
         try:
             return self._loop()
         except EOFError:
