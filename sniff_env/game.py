@@ -19,7 +19,6 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import rulebook
@@ -188,7 +187,7 @@ class Game:
         self._partner = rules.partnership
         self._win_in_hand = rules.win_during_hand
         self._sides_now = rules.sniff_sides_open is SidesOpen.IMMEDIATELY
-        self._pip_mask = _fit_masks(rules.max_pip)
+        self._pip_mask = self.ts.pip_mask
         self._inline_base = self.codec.inline_base
         self._draw_action = self.codec.draw_action
         self.hand_start = None
@@ -317,7 +316,7 @@ class Game:
 
     def _placements(self, seat: int) -> list[int]:
         """The placements of ``seat``: on each open end, the held tiles that match it (by the bit
-        masks of :func:`_fit_masks`); in-line doubles where :func:`sniff_env.rulebook.inline_offered`
+        masks of ``TileSet.pip_mask``, built by :func:`sniff_env.rulebook.matches`); in-line doubles where :func:`sniff_env.rulebook.inline_offered`
         allows; a forced lead as :func:`sniff_env.rulebook.forced_lead_tile` says."""
         hand = self.hands[seat]
         ts = self.ts
@@ -649,15 +648,6 @@ _ALL_SLOTS = operator.attrgetter(*Game.__slots__)
 _event = tuple.__new__
 """Builds an :class:`Event` from all six fields, skipping the slower generated constructor."""
 _UNSET = object()
-
-
-@cache
-def _fit_masks(max_pip: int) -> tuple[int, ...]:
-    """``masks[p]``: bit mask of the tiles that :func:`sniff_env.rulebook.matches` lets be laid on
-    an end showing ``p``."""
-    tiles = tile_set(max_pip).tiles
-    return tuple(sum(1 << t for t, (lo, hi) in enumerate(tiles) if rulebook.matches(p, lo, hi))
-                 for p in range(max_pip + 1))
 
 
 def forced_lead(rules: Rules, hand_index: int) -> bool:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from . import rulebook
+
 SUPPORTED_MAX_PIPS = (3, 6, 9, 12)
 
 Tile = tuple[int, int]
@@ -28,7 +30,8 @@ class TileSet:
     """Sum of both halves of each tile."""
     is_double: tuple[bool, ...]
     pip_mask: tuple[int, ...]
-    """``pip_mask[p]``: bit mask of the tiles having a half equal to ``p``."""
+    """``pip_mask[p]``: bit mask of the tiles that can be laid on an end showing ``p``
+    (:func:`sniff_env.rulebook.matches`: a half equal to ``p``)."""
     double_of: tuple[int, ...]
     """``double_of[p]``: the tile index of double ``p``."""
     all_mask: int
@@ -86,11 +89,10 @@ def tile_set(max_pip: int) -> TileSet:
     if max_pip not in SUPPORTED_MAX_PIPS:
         raise ValueError(f"max_pip must be one of {SUPPORTED_MAX_PIPS}; got {max_pip!r}")
     tiles = tuple((a, b) for a in range(max_pip + 1) for b in range(a, max_pip + 1))
-    pip_mask = [0] * (max_pip + 1)
+    pip_mask = tuple(sum(1 << t for t, (a, b) in enumerate(tiles) if rulebook.matches(p, a, b))
+                     for p in range(max_pip + 1))
     double_of = [0] * (max_pip + 1)
     for t, (a, b) in enumerate(tiles):
-        pip_mask[a] |= 1 << t
-        pip_mask[b] |= 1 << t
         if a == b:
             double_of[a] = t
     return TileSet(
@@ -98,7 +100,7 @@ def tile_set(max_pip: int) -> TileSet:
         tiles=tiles,
         pips=tuple(a + b for a, b in tiles),
         is_double=tuple(a == b for a, b in tiles),
-        pip_mask=tuple(pip_mask),
+        pip_mask=pip_mask,
         double_of=tuple(double_of),
         all_mask=(1 << len(tiles)) - 1,
     )
