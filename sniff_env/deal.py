@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from . import rulebook
@@ -41,13 +40,6 @@ class Deal:
         }
 
 
-@cache
-def _halves(max_pip: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The low and the high half of every tile of the double-``max_pip`` set."""
-    tiles = tile_set(max_pip).tiles
-    return tuple(t[0] for t in tiles), tuple(t[1] for t in tiles)
-
-
 def _held(ts: TileSet, hand: Sequence[int]) -> list[int]:
     held = [0] * ts.size
     for t in hand:
@@ -64,13 +56,13 @@ def heavier_key(ts: TileSet, tile: int) -> tuple[int, int]:
 def forced_lead_tile(ts: TileSet, hand: Sequence[int]) -> int:
     """The highest double in ``hand``, or its heaviest tile if it holds no double
     (:func:`sniff_env.rulebook.forced_lead_tile`)."""
-    return rulebook.forced_lead_tile(_held(ts, hand), *_halves(ts.max_pip))
+    return rulebook.forced_lead_tile(_held(ts, hand), ts.lo, ts.hi)
 
 
 def highest_double_holder(ts: TileSet, hands: Sequence[Sequence[int]]) -> int:
     """The seat holding the highest double (or, with no double out, the heaviest tile)
     (:func:`sniff_env.rulebook.highest_double_holder`)."""
-    return rulebook.highest_double_holder([_held(ts, h) for h in hands], len(hands), *_halves(ts.max_pip))
+    return rulebook.highest_double_holder([_held(ts, h) for h in hands], len(hands), ts.lo, ts.hi)
 
 
 def draw_lots(ts: TileSet, num_players: int, rng: random.Random) -> tuple[int, tuple[int, ...]]:
@@ -82,7 +74,7 @@ def draw_lots(ts: TileSet, num_players: int, rng: random.Random) -> tuple[int, t
 def lots_leader(ts: TileSet, drawn: Sequence[int]) -> int:
     """The seat whose lot (``drawn[seat]``) is the heaviest tile: it leads
     (:func:`sniff_env.rulebook.lots_leader`)."""
-    return rulebook.lots_leader(drawn, len(drawn), *_halves(ts.max_pip))
+    return rulebook.lots_leader(drawn, len(drawn), ts.lo, ts.hi)
 
 
 def random_deal(rules: Rules, rng: random.Random, leader: int | None) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:

@@ -107,7 +107,7 @@ def rule_codes(rules: Rules) -> RuleCodes:
     return RuleCodes(
         SNIFF_CODE[rules.sniff], rules.sniff_sides_open is SidesOpen.IMMEDIATELY,
         rules.double_placement is DoublePlacement.CHOICE, rules.points is Points.COUNT_DIV5,
-        scoring_table(rules.scoring), tuple(t[0] for t in ts.tiles), tuple(t[1] for t in ts.tiles), rules.max_pip,
+        scoring_table(rules.scoring), ts.lo, ts.hi, rules.max_pip,
     )
 
 

@@ -26,6 +26,9 @@ class TileSet:
     max_pip: int
     tiles: tuple[Tile, ...]
     """``tiles[t] == (low, high)``."""
+    lo: tuple[int, ...]
+    """``lo[t]``, ``hi[t]``: the halves of tile ``t``, as the rulebook's functions take them."""
+    hi: tuple[int, ...]
     pips: tuple[int, ...]
     """Sum of both halves of each tile."""
     is_double: tuple[bool, ...]
@@ -98,6 +101,8 @@ def tile_set(max_pip: int) -> TileSet:
     return TileSet(
         max_pip=max_pip,
         tiles=tiles,
+        lo=tuple(a for a, _ in tiles),
+        hi=tuple(b for _, b in tiles),
         pips=tuple(a + b for a, b in tiles),
         is_double=tuple(a == b for a, b in tiles),
         pip_mask=pip_mask,
