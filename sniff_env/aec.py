@@ -423,8 +423,8 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             seat = self._seat(agent)  # raises: an unknown agent, or no game yet
             assert game is not None
         mask = bytearray(self._no_actions)
-        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            obs = self.observer.encode(self._mover_state or self._mover_info_state())
+        if self._acting(agent):
+            obs = self.observer.encode(self._mover_info_state())
             for a in game.legal_actions():
                 mask[a] = 1
         else:  # the seat to act of a truncated game still sees its legal moves' values, masked off
