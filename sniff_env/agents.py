@@ -2,8 +2,9 @@
 
 Each agent is an ONNX policy file (played through onnxruntime, no torch) with two cards beside
 it in the package's ``checkpoints`` folder: ``NAME.json``, read here (the rules it was trained
-for as a preset, a player count and rule overrides; its training budget; its measured strength)
-and ``NAME.md``, the full story for people. ``sniff_env.players.load("sniff-2p")``,
+for as a preset, a player count and rule overrides; its training budget; its measured strength;
+a generalist's card adds ``family``, the presets it plays, its own preset first) and ``NAME.md``,
+the full story for people. ``sniff_env.players.load("sniff-2p")``,
 ``sniff play --opponent sniff-2p`` and ``sniff eval sniff-2p heuristic`` find an agent by name
 from any directory; ``sniff agents`` lists them.
 
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .players import PlayerSpecError
-from .players.compat import RulesFit, compare_rules
+from .players.compat import RulesFit, best_fit
 from .players.policy import PolicyError
 from .presets import make_rules
 from .rules import Rules
@@ -40,10 +41,13 @@ class Strength:
     win_rate: float
     ci95: tuple[float, float]
     command: str
+    preset: str = ""
+    """The preset played, where the agent plays several (a generalist)."""
 
     def __str__(self) -> str:
         lo, hi = self.ci95
-        return f"{self.win_rate:.1%} [{lo:.1%}, {hi:.1%}] vs {self.against}, {self.games:,} games"
+        where = f" at {self.preset}" if self.preset else ""
+        return f"{self.win_rate:.1%} [{lo:.1%}, {hi:.1%}] vs {self.against}{where}, {self.games:,} games"
 
 
 @dataclass(frozen=True)
@@ -58,10 +62,18 @@ class Agent:
     """The rules as ``sniff`` options, e.g. ``--preset sniff --players 4 --rule partnership=true``."""
     training: str
     strength: tuple[Strength, ...]
+    family: tuple[Rules, ...] = ()
+    """A generalist's rule sets (its card's ``family`` of presets, ``rules`` first); empty for an
+    agent trained for one rule set."""
 
     @property
     def num_players(self) -> int:
         return self.rules.num_players
+
+    @property
+    def generalist(self) -> bool:
+        """Whether the agent was trained for several rule sets."""
+        return len(self.family) > 1
 
     @property
     def card_path(self) -> Path:
@@ -69,8 +81,9 @@ class Agent:
         return self.path.with_suffix(".md")
 
     def fit(self, rules: Rules) -> RulesFit:
-        """How ``rules`` differ from the agent's (see :func:`sniff_env.players.compat.compare_rules`)."""
-        return compare_rules(self.rules, rules)
+        """How ``rules`` differ from the closest of the agent's rule sets (see
+        :func:`sniff_env.players.compat.best_fit`)."""
+        return best_fit(self.family or (self.rules,), rules)
 
 
 def agents_folder() -> Path | None:
@@ -88,17 +101,21 @@ def read_card(path: Path) -> Agent:
         raise PolicyError(f"agent card {str(path)!r} must be a JSON object with keys {', '.join(CARD_KEYS)}")
     try:
         rules = make_rules(card["preset"], card["players"], **card["rules"])
+        family = tuple(make_rules(preset, card["players"], **card["rules"]) for preset in card.get("family", ()))
+        if family and family[0] != rules:
+            raise ValueError(f"its family of presets must begin with its preset {card['preset']!r}")
         strength = tuple(
             Strength(s["against"], int(s["games"]), float(s["win_rate"]), (float(s["ci95"][0]), float(s["ci95"][1])),
-                     s["command"])
+                     s["command"], str(s.get("preset", "")))
             for s in card["strength"]
         )
     except (TypeError, KeyError, IndexError, ValueError) as exc:
         raise PolicyError(f"agent card {str(path)!r} has a bad value: {exc!r}") from exc
     overrides = "".join(f" --rule {k}={json.dumps(v)}" for k, v in card["rules"].items())
+    presets = "{" + ",".join(card["family"]) + "}" if family else card["preset"]
     return Agent(
         card["name"], path.parent / card["file"], card["summary"], rules,
-        f"--preset {card['preset']} --players {card['players']}{overrides}", card["training"], strength,
+        f"--preset {presets} --players {card['players']}{overrides}", card["training"], strength, family,
     )
 
 
@@ -123,10 +140,11 @@ def agent_named(name: str) -> Agent:
 
 def agent_for(rules: Rules) -> tuple[Agent, RulesFit] | None:
     """The shipped agent that plays ``rules``: one trained for exactly them, else one whose rules
-    differ only in what it can read (the target); None when no agent fits."""
+    differ only in what it can read (the target); an agent trained for these rules alone before
+    a generalist; None when no agent fits."""
     fits = [(a, a.fit(rules)) for a in shipped_agents().values()]
     playable = [(a, f) for a, f in fits if f.ok]
-    playable.sort(key=lambda af: len(af[1].readable))
+    playable.sort(key=lambda af: (af[0].generalist, len(af[1].readable)))
     return playable[0] if playable else None
 
 
@@ -138,8 +156,9 @@ def default_opponent(rules: Rules) -> tuple[str, str]:
         return "heuristic", (f"heuristic plays: no shipped agent was trained for {rules.name} with "
                              f"{rules.num_players} players (sniff agents lists them)")
     agent, fit = found
+    trained = "the generalist trained for every preset" if agent.generalist else "the shipped agent trained"
     return agent.name, fit.notice(agent.name) or (
-        f"{agent.name} plays: the shipped agent trained for {rules.name} with {rules.num_players} players")
+        f"{agent.name} plays: {trained} for {rules.name} with {rules.num_players} players")
 
 
 def print_agents(console: Any = None) -> None:
@@ -157,8 +176,9 @@ def print_agents(console: Any = None) -> None:
     for col in ("rules", "training", "measured strength"):
         table.add_column(col)
     for a in agents.values():
+        which = f"{len(a.family)} presets" if a.generalist else a.rules.name
         table.add_row(
-            f"[bold]{a.name}[/bold]\n{a.summary}", f"{a.rules.name}, {a.num_players} players\n{a.rule_args}",
+            f"[bold]{a.name}[/bold]\n{a.summary}", f"{which}, {a.num_players} players\n{a.rule_args}",
             a.training, "\n".join(str(s) for s in a.strength),
         )
     console.print(table)

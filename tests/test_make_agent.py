@@ -101,3 +101,22 @@ def test_the_first_failure_stops_the_chain(tmp_path: Path, capfd: pytest.Capture
     err = capfd.readouterr().err
     assert "step 2 (ppo) failed" in err and "not a readable training checkpoint" in err
     assert not (tmp_path / "tiny.pt").exists()
+
+
+def test_a_chain_step_runs_another_agents_chain_first(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A generalist starts from another agent's network: its chain runs that agent's chain as a step."""
+    inner = _tiny_chain(tmp_path, ["--export", str(tmp_path / "tiny.pt"), "--device", "cpu"])
+    outer = tmp_path / "outer.toml"
+    outer.write_text(
+        'agent = "outer"\n'
+        f'[[steps]]\nname = "the tiny agent"\ntrainer = "chain"\nconfig = "{inner}"\noutput = "{tmp_path}/tiny.pt"\n'
+        'minutes = 1.5\n'
+        f'[[steps]]\nname = "export"\ntrainer = "export"\nargs = ["{tmp_path}/tiny.pt", "{tmp_path}/tiny.onnx"]\n'
+        f'output = "{tmp_path}/tiny.onnx"\nminutes = 0\n'
+    )
+    assert main([str(outer), "--dry-run"]) == 0
+    assert f"python training/make_agent.py {inner}\n" in capfd.readouterr().out
+    assert main([str(outer)]) == 0
+    out = capfd.readouterr().out
+    assert "# tiny: 2 steps" in out and "# total: 1.5 minutes" in out  # the inner chain ran, then the export
+    assert (tmp_path / "tiny.onnx").is_file()

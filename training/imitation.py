@@ -38,10 +38,11 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from sniff_env.atomic import atomic_path
 from sniff_env.observation import Observer
+from sniff_env.rules import Rules
 from training.config import parse_config, rules_for
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
-from training.imitation_record import Batch, record, record_vector
+from training.imitation_record import Batch, record_family
 from training.network import export_policy, make_net, policy_meta, save_atomic
 
 
@@ -49,6 +50,11 @@ from training.network import export_policy, make_net, policy_meta, save_atomic
 class Args:
     exp_name: str = field(default="sniff-imitation", metadata={"help": "run name (folder under out_dir)"})
     preset: str = field(default="sniff", metadata={"help": "rules preset"})
+    presets: str = field(
+        default="",
+        metadata={"help": "train one network for several presets (comma-separated, or 'all'): the games are split "
+                          "evenly between them, each is evaluated, and the policy plays them all ('preset' unused)"},
+    )
     num_players: int = field(default=2, metadata={"help": "players at the table"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
     seed: int = field(default=1, metadata={"help": "seed of everything: games, torch, shuffles"})
@@ -131,9 +137,29 @@ def centred_q_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tens
     return ((diff**2 * m).sum(1) / count.squeeze(1)).mean()
 
 
+def family_of(args: Args) -> tuple[list[str], list[Rules]]:
+    """The presets a run learns and their rules: ``presets`` ('all': every preset), else ``preset``;
+    ``SystemExit`` for an unknown preset, a repeated one or rules of different observation layouts."""
+    from sniff_env.presets import PRESET_NAMES
+
+    names = [args.preset] if not args.presets else (
+        list(PRESET_NAMES) if args.presets.strip() == "all" else [s.strip() for s in args.presets.split(",") if s.strip()])
+    unknown = [n for n in names if n not in PRESET_NAMES]
+    if unknown or not names or len(set(names)) != len(names):
+        raise SystemExit(f"--presets must name distinct presets (or 'all') from {', '.join(PRESET_NAMES)}; "
+                         f"got {args.presets!r}")
+    family = [rules_for(name, args.num_players, args.rules) for name in names]
+    layouts = {(Observer(r).version, Observer(r).size) for r in family}
+    if len(layouts) > 1:
+        raise SystemExit(f"--presets {args.presets!r}: their observations differ ({sorted(layouts)}); one network "
+                         "needs one layout")
+    return names, family
+
+
 def train(args: Args) -> Path:
     device = resolve_device(args.device)
-    rules = rules_for(args.preset, args.num_players, args.rules)
+    names, family = family_of(args)
+    rules = family[0]
     run_dir = Path(args.out_dir) / args.exp_name
     torch.manual_seed(args.seed)
     torch.use_deterministic_algorithms(True)
@@ -151,9 +177,9 @@ def train(args: Args) -> Path:
 
         with Progress(disable=not args.progress) as bar:
             task = bar.add_task("recording games", total=args.games)
-            data = record_vector(rules, args, lambda k: bar.advance(task, k))
+            data = record_family(family, names, args, lambda k: bar.advance(task, k))
     else:
-        data = record(rules, args)
+        data = record_family(family, names, args)
     if not args.data:
         run_dir.mkdir(parents=True, exist_ok=True)
         with atomic_path(run_dir / "teacher-data.npz", suffix=".tmp.npz") as tmp:
@@ -215,22 +241,25 @@ def train(args: Args) -> Path:
     net.eval()
     results: dict[str, float] = {"agreement": agreement(net, test_set)}
     host = host_view(net, device)
-    for opp in filter(None, (s.strip() for s in args.eval_opponents.split(","))):
-        results[f"win_rate_vs_{opp}"] = evaluator(opp)(
-            lambda x: host(x)[0], rules, opp, args.eval_games, args.seed + 7, args.max_hands
-        )
-        print(f"win rate against {opp}: {results[f'win_rate_vs_{opp}']:.3f} ({args.eval_games} duplicate games)")
+    for name, each in zip(names, family, strict=True):
+        where = f" ({name})" if len(family) > 1 else ""
+        for opp in filter(None, (s.strip() for s in args.eval_opponents.split(","))):
+            key = f"win_rate_vs_{opp}" + (f"@{name}" if len(family) > 1 else "")
+            results[key] = evaluator(opp)(lambda x: host(x)[0], each, opp, args.eval_games, args.seed + 7,
+                                          args.max_hands)
+            print(f"win rate against {opp}{where}: {results[key]:.3f} ({args.eval_games} duplicate games)")
     path = run_dir / "checkpoint.pt"
     save_atomic(
         {
             "model": cpu_state(net.state_dict()), "args": asdict(args), "rules": rules.to_dict(),
+            "rules_family": [r.to_dict() for r in family],
             "observation_version": observer.version, "global_step": 0, "imitation": results,
             "imitation_decisions": size,
         },
         path,
     )
     if args.export:
-        meta = policy_meta(rules, 0, "imitation", asdict(args), time.time() - start_time)
+        meta = policy_meta(rules, 0, "imitation", asdict(args), time.time() - start_time, family)
         export_policy(cpu_module(net), args.export, meta)
     print(f"imitation done in {time.time() - start_time:.0f} s; checkpoint {path}")
     return path

@@ -54,8 +54,9 @@ def opponent_specs(args: Any) -> list[str]:
     return [s.strip() for s in args.opponents.split(",") if s.strip()]
 
 
-def play_games(rules: Rules, args: Any, first: int, count: int) -> Batch:
-    """Record the teacher's decisions in games ``first .. first + count - 1`` of the run."""
+def play_games(rules: Rules, args: Any, first: int, count: int, stream: str = "") -> Batch:
+    """Record the teacher's decisions in games ``first .. first + count - 1`` of the run
+    (``stream``: a tag that gives another set of games for the same seed)."""
     from sniff_env.players import load
 
     observer = Observer(rules)
@@ -67,7 +68,7 @@ def play_games(rules: Rules, args: Any, first: int, count: int) -> Batch:
     returns: list[float] = []
     games: list[int] = []
     for g in range(first, first + count):
-        rng = random.Random(f"imitation:{args.seed}:{g}")
+        rng = random.Random(f"imitation:{args.seed}{stream}:{g}")
         game = new_game(rules, seed=rng.getrandbits(62), record=False, max_hands=args.max_hands)
         teacher = load(args.teacher, seed=rng.getrandbits(31))
         opponent = load(rng.choice(opponents), seed=rng.getrandbits(31))
@@ -110,15 +111,15 @@ def play_games(rules: Rules, args: Any, first: int, count: int) -> Batch:
     }
 
 
-def _worker(job: tuple[Rules, Any, int, int]) -> Batch:
+def _worker(job: tuple[Rules, Any, int, int, str]) -> Batch:
     torch.set_num_threads(1)
     return play_games(*job)
 
 
-def record(rules: Rules, args: Any) -> Batch:
+def record(rules: Rules, args: Any, stream: str = "") -> Batch:
     """All the run's games, in game order, played by ``workers`` processes in chunks."""
     chunk = 25
-    jobs = [(rules, args, first, min(chunk, args.games - first)) for first in range(0, args.games, chunk)]
+    jobs = [(rules, args, first, min(chunk, args.games - first), stream) for first in range(0, args.games, chunk)]
     parts: list[Batch] = []
     from rich.progress import Progress
 
@@ -177,14 +178,15 @@ def actor_fn(engine: Any, spec: str, rules: Rules) -> Callable[[np.ndarray], np.
     return lambda games: policy_actions(module, engine, games)
 
 
-def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
+def record_vector(rules: Rules, args: Any, progress: Any = None, stream: str = "") -> Batch:
     """``args.games`` games: the teacher's observations, masks, choices and discounted points
     returns (as ``training/imitation.py`` records them), in game order; with the search as
-    teacher also ``values``, every action's mean margin (``-inf`` where illegal)."""
+    teacher also ``values``, every action's mean margin (``-inf`` where illegal). ``stream``:
+    a tag that gives another set of games for the same seed."""
     from sniff_env.vector import kernels as K
     from sniff_env.vector.engine import VectorEngine
 
-    rng = random.Random(f"imitation:{args.seed}")
+    rng = random.Random(f"imitation:{args.seed}{stream}")
     G = args.games
     eng = VectorEngine(rules, G, max_hands=args.max_hands, threads=1)
     eng.deal(np.arange(G), True, [rng.getrandbits(62) for _ in range(G)])
@@ -251,3 +253,25 @@ def record_vector(rules: Rules, args: Any, progress: Any = None) -> Batch:
     data["returns"] = points_returns(data["games"], margin, end, args.gamma, args.reward_scale)
     return data
 
+
+
+def record_family(family: Sequence[Rules], names: Sequence[str], args: Any, progress: Any = None) -> Batch:
+    """A generalist's data: ``args.games`` games split evenly over the rule sets ``family``
+    (named ``names``), each recorded as :func:`record_vector` or :func:`record` do with its own
+    stream of games; game ``g`` of rule set ``i`` is numbered ``g * len(family) + i``, so a
+    held-out share of the last games holds every rule set, and the row ``preset`` tells them apart."""
+    from dataclasses import replace
+
+    if len(family) == 1:
+        one = record_vector(family[0], args, progress) if args.engine == "vector" else record(family[0], args)
+        return one | {"preset": np.zeros(len(one["actions"]), np.int64)}
+    k = len(family)
+    parts: list[Batch] = []
+    for i, (rules, name) in enumerate(zip(family, names, strict=True)):
+        sub = replace(args, games=args.games // k + (i < args.games % k))
+        tag = f":{name}"
+        part = record_vector(rules, sub, progress, tag) if args.engine == "vector" else record(rules, sub, tag)
+        part["games"] = part["games"] * k + i
+        part["preset"] = np.full(len(part["actions"]), i, np.int64)
+        parts.append(part)
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}

@@ -1,9 +1,10 @@
 """Make a shipped agent from scratch: run its chain of training configs, in order.
 
 A chain (``configs/chains/<agent>.toml``) lists the steps that made the agent, as its card in
-``checkpoints/<agent>.md`` tells: each step is a trainer (``imitation``, ``ppo``, ``sb3`` or
-``export``), its config file and extra flags, the file it makes (written last, when the step
-has finished) and the minutes the card states for it. Steps run one after the other from the
+``checkpoints/<agent>.md`` tells: each step is a trainer (``imitation``, ``ppo``, ``sb3``,
+``export``, or ``chain``: another agent's chain, such as the one a generalist starts from), its
+config file and extra flags, the file it makes (written last, when the step has finished) and
+the minutes the card states for it. Steps run one after the other from the
 repository root; the first failure stops the chain. A step whose output already exists is
 skipped (``--force`` runs it again), so a chain stopped midway goes on where it stopped. The
 chains write under ``runs/``, never over the shipped files in ``checkpoints/``.
@@ -32,9 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CHAINS = ROOT / "configs" / "chains"
 TRAINERS = {
     "imitation": "training/imitation.py", "ppo": "training/ppo.py", "sb3": "training/sb3_maskable.py",
-    "export": "training/export.py",
+    "export": "training/export.py", "chain": "training/make_agent.py",
 }
-DEVICE_TRAINERS = ("imitation", "ppo", "sb3")
+"""What each step runs; a ``chain`` step runs another agent's chain (its config: that chain's file)."""
+DEVICE_TRAINERS = ("imitation", "ppo", "sb3", "chain")
 """Trainers that take ``--device``."""
 STEP_FIELDS = {"name", "trainer", "config", "args", "output", "minutes"}
 
@@ -56,7 +58,7 @@ class Step:
         """The step's command line, run from the repository root (``python`` stands for this interpreter)."""
         cmd = ["python", TRAINERS[self.trainer]]
         if self.config:
-            cmd += ["--config", self.config]
+            cmd += [self.config] if self.trainer == "chain" else ["--config", self.config]
         cmd += list(self.args)
         if device and self.trainer in DEVICE_TRAINERS:
             cmd += ["--device", device]

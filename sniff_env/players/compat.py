@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..rules import Rules, field_names
@@ -137,13 +138,35 @@ def compare_rules(trained: Rules, asked: Rules) -> RulesFit:
     )
 
 
+def best_fit(family: Sequence[Rules], asked: Rules) -> RulesFit:
+    """The fit of ``asked`` to the closest of the rule sets a policy was trained for (a
+    generalist learns several): one it may play with the fewest readable differences, else the
+    one with the fewest refused differences (whose refusal then says why)."""
+    if not family:
+        raise ValueError("a policy's family of training rules cannot be empty")
+    fits = [compare_rules(trained, asked) for trained in family]
+    return min(fits, key=lambda f: (len(f.refused), len(f.readable)))
+
+
+def trained_rules(meta: dict[str, Any]) -> tuple[Rules, ...]:
+    """The rule sets a policy's metadata says it was trained for: its ``rules_family`` (a
+    generalist's), else its ``rules``; ``TypeError``/``ValueError``/``KeyError`` when unreadable."""
+    family = meta.get("rules_family")
+    if family is None:
+        return (Rules.from_dict(dict(meta["rules"])),)
+    if not isinstance(family, list) or not family:
+        raise ValueError("rules_family must be a non-empty list of rule sets")
+    return tuple(Rules.from_dict(dict(r)) for r in family)
+
+
 def policy_fit(player: Any, rules: Rules) -> RulesFit | None:
-    """:func:`compare_rules` of a loaded policy player's training rules (its ``meta``) and
+    """:func:`best_fit` of a loaded policy player's training rules (its ``meta``) and
     ``rules``; None for a player that is no policy."""
     meta = getattr(player, "meta", None)
     if not isinstance(meta, dict) or "rules" not in meta:
         return None
-    return compare_rules(Rules.from_dict(dict(meta["rules"])), rules)
+    return best_fit(trained_rules(meta), rules)
 
 
-__all__ = ["FIELD_KINDS", "Difference", "FieldKind", "RulesFit", "compare_rules", "policy_fit"]
+__all__ = ["FIELD_KINDS", "Difference", "FieldKind", "RulesFit", "best_fit", "compare_rules", "policy_fit",
+           "trained_rules"]

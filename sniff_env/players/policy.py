@@ -5,6 +5,8 @@ Both formats hold a network that maps a float32 observation batch ``[B, obs_size
 entry of the ONNX model's ``metadata_props``; an extra file of the TorchScript archive):
 
 * ``rules``: :meth:`Rules.to_dict` of the rules it was trained for;
+* ``rules_family`` (optional, a generalist's): the list of every rule set it was trained for; it
+  plays any of them (and what each allows, :func:`.compat.best_fit`);
 * ``num_players``;
 * ``observation_version``: :attr:`Observer.version` of the layout it reads;
 * ``num_actions``: the size of the action space;
@@ -34,7 +36,7 @@ from ..actions import action_codec
 from ..observation import Observer
 from ..rules import Rules
 from ._base import legal_actions
-from .compat import compare_rules
+from .compat import best_fit, trained_rules
 
 META_FILE = "sniff_meta.json"
 REQUIRED_META = ("rules", "num_players", "observation_version", "num_actions")
@@ -120,11 +122,11 @@ def check_meta(path: str | Path, meta: dict[str, Any], rules: Rules | None = Non
     target, are allowed: :func:`.compat.compare_rules`), this observation layout and this action
     count."""
     try:
-        own = Rules.from_dict(dict(meta["rules"]))
-    except (TypeError, ValueError) as exc:
-        raise PolicyError(f"{str(path)!r}: its rules cannot be read ({exc})") from exc
-    rules = rules or own
-    fit = compare_rules(own, rules)
+        family = trained_rules(meta)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise PolicyError(f"{str(path)!r}: its rules cannot be read ({exc!r})") from exc
+    rules = rules or family[0]
+    fit = best_fit(family, rules)
     if not fit.ok:
         raise PolicyError(f"{fit.refusal(Path(path).stem)} ({str(path)!r})")
     if meta["num_players"] != rules.num_players:
