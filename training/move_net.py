@@ -22,6 +22,9 @@ learned part.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import torch
 from torch import nn
 
@@ -32,6 +35,12 @@ from training.network import linear_layer
 
 MOVE_FEATURES = 12
 """Per-move scalar features (before the one-hot end and the new end pips)."""
+
+
+def div5_flag(rules: Rules) -> int:
+    """Where the observation's rules block says that points are the count / 5."""
+    flags = [Observer.rules_block(replace(rules, points=p)) for p in (Points.COUNT, Points.COUNT_DIV5)]
+    return int(np.flatnonzero(flags[0] != flags[1])[0])
 
 
 class MoveNet(nn.Module):
@@ -77,9 +86,11 @@ class MoveNet(nn.Module):
         self.register_buffer("tile_hot", nn.functional.one_hot(tile.clamp(min=0), ts.size).float()
                              * (tile >= 0).float()[:, None])
         table = scoring_table(rules.scoring)
-        div5 = rules.points is Points.COUNT_DIV5
-        self.register_buffer("points", torch.tensor(
-            [(c // 5 if div5 else c) if table[c] else 0 for c in range(MAX_COUNT)], dtype=torch.float32))
+        # what a reply scores, in the count's points; a row whose rules block says "points / 5"
+        # divides (one network can so learn several presets)
+        self.register_buffer("points", torch.tensor([c if table[c] else 0 for c in range(MAX_COUNT)],
+                                                    dtype=torch.float32))
+        self.o_div5 = off["rules"].start + div5_flag(rules)
         pair = torch.zeros(p, p, dtype=torch.long)
         for t, (x, y) in enumerate(ts.tiles):
             pair[x, y] = pair[y, x] = t
@@ -168,6 +179,8 @@ class MoveNet(nn.Module):
         add = torch.where(q == pe, 2.0 * q, q)  # what the reply tile's free end adds
         reply_count = after[..., None, None] - vals_after[..., None] + add  # [B, K, 4, P]
         pts = self.points[reply_count.round().clamp(0, self.max_count).long()] * open_after[..., None]
+        div5 = obs[:, self.o_div5].reshape(b, 1, 1, 1)
+        pts = torch.where(div5 > 0.5, torch.floor(pts / 5.0), pts)
         end_idx = pips_after.round().long().clamp(0, p - 1)
         tiles = self.pair[end_idx]  # [B, K, 4, P]: the tile (end pip, q)
         flat = tiles.reshape(b, -1)
@@ -190,8 +203,12 @@ class MoveNet(nn.Module):
 
     def scores(self, obs: torch.Tensor, h: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         """[B, K]: the logits of actions ``idx`` [B, K], given the trunk's embedding ``h``."""
-        f = self.move_features(obs, idx)
-        z = self.move_in(f) + self.state_in(h)[:, None, :]
+        return self.score(self.move_features(obs, idx), self.state_in(h)[:, None, :])
+
+    def score(self, f: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
+        """[...]: the logit of each move from its features ``f`` [..., F] and the position's
+        ``state_in`` embedding ``state`` (broadcast against ``f``'s leading dimensions)."""
+        z = self.move_in(f) + state
         return self.move_out(z).squeeze(-1) + self.skip[0] * f[..., 0] + self.skip[1] * f[..., 2] \
             + self.skip[2] * f[..., 3]
 
@@ -206,3 +223,29 @@ class MoveNet(nn.Module):
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.trunk(obs)
         return self.logits(obs, h), self.v(h).squeeze(-1)
+
+    def prepare(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Per row of ``obs``, what :meth:`forward_prepared` needs besides the weights: the
+        candidates ``idx`` [B, K], which of them are real (``real`` [B, K]) and their features
+        ``feats`` [B, K, F]. They depend on the observation alone, so a batch computes them once
+        and every epoch of an update reuses them (rows select with ``[rows]`` on each entry)."""
+        with torch.no_grad():
+            cand = self.candidate_mask(obs)
+            idx = self._top(cand)  # each row's candidates first: the mask is 0 or 1
+            count = (cand > 0).sum(1)
+            feats = torch.zeros(*idx.shape, MOVE_FEATURES + 5 + 4 * self.p, device=obs.device)
+            for k in torch.unique(count).tolist():  # rows with as many candidates together: no padding
+                rows = (count == k).nonzero()[:, 0]
+                feats[rows, :k] = self.move_features(obs[rows], idx[rows, :k])
+            return {"obs": obs, "idx": idx, "real": torch.arange(idx.shape[1], device=obs.device) < count[:, None],
+                    "feats": feats}
+
+    def forward_prepared(self, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`forward` from :meth:`prepare`'s inputs: the same logits and values, with only
+        the real candidates scored (no padding)."""
+        obs, real = inputs["obs"], inputs["real"]
+        h = self.trunk(obs)
+        rows = real.nonzero()[:, 0]
+        s = self.score(inputs["feats"][real], self.state_in(h)[rows])
+        out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=h.dtype, device=obs.device)
+        return out.index_put((rows, inputs["idx"][real]), s), self.v(h).squeeze(-1)

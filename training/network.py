@@ -8,6 +8,7 @@ import pickle
 import re
 import warnings
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,11 +88,30 @@ def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str
     )
 
 
+Inputs = dict[str, torch.Tensor]
+"""Per-row inputs of a network (rows select with ``[rows]`` on each entry); ``"obs"`` always."""
+
+
+def prepare_inputs(net: nn.Module, obs: torch.Tensor) -> Inputs:
+    """What ``net`` needs per row of ``obs`` besides its weights, computed once so that every
+    epoch of an update reuses it (:meth:`training.move_net.MoveNet.prepare`); a network without
+    a ``prepare`` method needs the observations alone."""
+    prepare = getattr(net, "prepare", None)
+    return prepare(obs) if prepare is not None else {"obs": obs}
+
+
+def forward_inputs(net: nn.Module, inputs: Inputs) -> tuple[torch.Tensor, torch.Tensor]:
+    """``net(obs)`` (logits, values) from :func:`prepare_inputs`' inputs."""
+    forward = getattr(net, "forward_prepared", None)
+    return forward(inputs) if forward is not None else net(inputs["obs"])
+
+
 def policy_meta(
-    rules: Any, training_steps: int, trainer: str, args: dict[str, Any], train_seconds: float | None = None
+    rules: Any, training_steps: int, trainer: str, args: dict[str, Any], train_seconds: float | None = None,
+    family: Sequence[Any] = (),
 ) -> dict[str, Any]:
     """The metadata an exported policy carries (what ``sniff_env.players.load`` checks, and how
-    it was trained)."""
+    it was trained); ``family``: every rule set a generalist was trained for (``rules`` first)."""
     from sniff_env.observation import Observer
 
     observer = Observer(rules)
@@ -102,6 +122,8 @@ def policy_meta(
     }
     if train_seconds is not None:
         meta["train_seconds"] = round(train_seconds, 1)
+    if len(family) > 1:
+        meta["rules_family"] = [r.to_dict() for r in family]
     return meta
 
 

@@ -32,10 +32,12 @@ from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resol
 from training.evaluate import evaluator, masked_logits
 from training.network import (
     export_policy,
+    forward_inputs,
     is_exported_policy,
     load_checkpoint,
     make_net,
     policy_meta,
+    prepare_inputs,
     save_atomic,
 )
 from training.ppo_rollout import SelfPlay, VectorSelfPlay, collect, collect_vector
@@ -270,6 +272,7 @@ def update(
     """PPO's clipped update over the batch (moved to the network's device); returns the standard metrics."""
     device = next(net.parameters()).device
     on_device = {key: value.to(device) for key, value in batch.items()}
+    inputs = prepare_inputs(net, on_device["obs"])  # once: what depends on the observations alone
     size = len(batch["actions"])
     mb = max(1, size // args.num_minibatches)
     clipfracs: list[float] = []
@@ -278,7 +281,7 @@ def update(
         order = torch.randperm(size, generator=sampler)
         for start in range(0, size, mb):
             idx = order[start : start + mb].to(device)
-            logits, value = net(on_device["obs"][idx])
+            logits, value = forward_inputs(net, {key: rows[idx] for key, rows in inputs.items()})
             logits = masked_logits(logits, on_device["masks"][idx])
             logp_all = torch.log_softmax(logits, -1)
             newlogp = logp_all.gather(1, on_device["actions"][idx][:, None]).squeeze(1)

@@ -1,0 +1,92 @@
+"""The fast PPO update learns what the plain one does: per-row inputs computed once per batch
+(the move network's candidate features) give the same weights after an update on the same
+batch, and the exported policy's logits stay those of the network."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from sniff_env import make_rules
+from training import ppo
+from training.network import export_policy, forward_inputs, make_net, policy_meta, prepare_inputs
+from training.ppo_rollout import SelfPlay, collect
+
+ARGS = replace(ppo.Args(), num_envs=12, num_steps=24, hidden=32, update_epochs=2, num_minibatches=3)
+KEYS = {
+    "mlp": {"pi.bias", "pi.weight", "skip", "trunk.0.bias", "trunk.0.weight", "trunk.2.bias", "trunk.2.weight",
+            "v.bias", "v.weight"},
+    "move": {"draw_hot", "fit_hot", "hi", "inline", "is_double", "lead_open", "lo", "move_in.bias", "move_in.weight",
+             "move_out.1.bias", "move_out.1.weight", "move_out.3.bias", "move_out.3.weight", "pair", "pips",
+             "placed", "points", "skip", "slot_hot", "state_in.bias", "state_in.weight", "tile_hot", "tile_idx",
+             "trunk.0.bias", "trunk.0.weight", "trunk.2.bias", "trunk.2.weight", "v.bias", "v.weight"},
+}
+
+
+class Plain(torch.nn.Module):
+    """The network seen only through ``forward``: the update computes everything per minibatch."""
+
+    def __init__(self, net: torch.nn.Module) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.net(obs)  # type: ignore[no-any-return]
+
+
+def rollout(arch: str) -> tuple[torch.nn.Module, dict[str, torch.Tensor]]:
+    """A fresh network and a batch it collected on the reference engine."""
+    args = replace(ARGS, arch=arch)
+    rules = make_rules("sniff", 2)
+    torch.manual_seed(3)
+    net = make_net(rules, args.hidden, args.points_prior, arch)
+    batch, _ = collect(args, SelfPlay(args, rules, random.Random(4)), net, torch.Generator().manual_seed(5), 2)
+    return net, batch
+
+
+def trained(arch: str, net: torch.nn.Module, batch: dict[str, torch.Tensor], plain: bool) -> dict[str, torch.Tensor]:
+    """The weights after one PPO update of a copy of ``net`` on ``batch``."""
+    copy = make_net(make_rules("sniff", 2), ARGS.hidden, ARGS.points_prior, arch)
+    copy.load_state_dict(net.state_dict())
+    model = Plain(copy) if plain else copy
+    optimizer = torch.optim.Adam(model.parameters(), lr=ARGS.learning_rate, eps=1e-5)
+    ppo.update(ARGS, model, optimizer, batch, torch.Generator().manual_seed(6))
+    return copy.state_dict()
+
+
+@pytest.mark.parametrize("arch", ["mlp", "move"])
+def test_update_with_prepared_inputs_learns_the_same(arch: str) -> None:
+    net, batch = rollout(arch)
+    fast, plain = trained(arch, net, batch, plain=False), trained(arch, net, batch, plain=True)
+    assert set(fast) == KEYS[arch]  # shipped checkpoints still load
+    moved = False
+    for key, value in plain.items():
+        torch.testing.assert_close(fast[key], value, rtol=1e-5, atol=1e-6, msg=key)
+        moved |= not torch.equal(value, net.state_dict()[key])
+    assert moved, "the update changed no weight"
+
+
+def test_prepared_forward_matches_forward_and_export(tmp_path: Path) -> None:
+    net, batch = rollout("move")
+    obs = batch["obs"]
+    with torch.no_grad():
+        logits, value = net(obs)
+        fast_logits, fast_value = forward_inputs(net, prepare_inputs(net, obs))
+        rows = torch.arange(0, len(obs), 3)
+        picked = forward_inputs(net, {k: v[rows] for k, v in prepare_inputs(net, obs).items()})[0]
+    torch.testing.assert_close(fast_logits, logits, rtol=1e-6, atol=1e-5)
+    torch.testing.assert_close(fast_value, value)
+    torch.testing.assert_close(picked, logits[rows], rtol=1e-6, atol=1e-5)
+    rules = make_rules("sniff", 2)
+    path = export_policy(net, tmp_path / "move.pt", policy_meta(rules, 0, "ppo", {"arch": "move", "hidden": 32}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        scripted = torch.jit.load(str(path))
+    with torch.no_grad():
+        torch.testing.assert_close(scripted(obs), logits)
