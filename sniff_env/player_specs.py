@@ -17,6 +17,7 @@ BUILTIN: dict[str, tuple[str, str]] = {
     "heuristic": ("sniff_env.players.heuristic", "HeuristicPlayer"),
     "search": ("sniff_env.players.search", "SearchPlayer"),
     "rollouts": ("sniff_env.players.rollouts", "RolloutPlayer"),
+    "guided": ("sniff_env.players.guided", "GuidedPlayer"),
 }
 """The built-in players by name: the module and class of each."""
 

@@ -31,7 +31,7 @@ def policy_notice(spec: str, rules: Rules) -> str | None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "specs", nargs="+", metavar="PLAYER",
-        help="players: random, greedy, heuristic, search, rollouts (options after a colon, e.g. "
+        help="players: random, greedy, heuristic, search, rollouts, guided (options after a colon, e.g. "
         "search:simulations=600 or rollouts:samples=256), a shipped agent (sniff agents lists them) "
         "or the path of an exported policy file",
     )

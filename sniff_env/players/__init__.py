@@ -6,7 +6,8 @@ seat; ``info["info_state"]`` is that seat's :class:`~sniff_env.infostate.InfoSta
 reads another seat's hand or the boneyard.
 
 :func:`load` builds one from a spec: ``random``, ``greedy``, ``heuristic``, ``search``,
-``rollouts`` (compiled search with heuristic playouts), the name of a shipped agent
+``rollouts`` (compiled search with heuristic playouts), ``guided`` (that search steered by a
+shipped agent's policy), the name of a shipped agent
 (``sniff-2p``: see :mod:`sniff_env.agents`) or the path of an exported policy file (ONNX or
 TorchScript); keyword options of a built-in player may follow a colon, e.g. ``search:simulations=300``,
 ``search:simulations=300,budget_s=0.5`` or ``rollouts:samples=128``. An unknown option

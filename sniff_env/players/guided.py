@@ -1,0 +1,128 @@
+"""The guided player: the compiled rollout search steered by a trained network's policy.
+
+A move's score is its mean hand margin over sampled deals (:mod:`sniff_env.vector.rollouts`,
+heuristic playouts) plus ``prior`` times the network's logit for it, centred over the legal moves
+and divided by :data:`LOGIT_SCALE` (the shipped agents' logits were trained to regress on
+``LOGIT_SCALE`` times the search's move values in points, so the quotient reads as points).
+With ``top`` set, the search is spent in two rounds: ``samples`` deals for every legal move, then
+``extra`` more deals for the ``top`` best-scored moves only, which are then scored on the mean over
+all the deals each was played on. The best score wins; ties go to the higher logit, then the
+lower action.
+
+Like the rollout player it reads the seat's information state only (the search deals the unseen
+tiles itself). ``agent`` is a shipped agent's name or a policy file's path; one made for other
+rules than the game's is refused with a :class:`~sniff_env.players.policy.PolicyError`.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..observation import Observer
+from ..rules import Rules
+from ._base import info_of, positive_count
+from .policy import PolicyNetwork, load_network
+from .rollouts import load_state
+
+if TYPE_CHECKING:
+    from ..vector.engine import VectorEngine
+    from ..vector.rollouts import RolloutSearch
+
+Searches = tuple["VectorEngine", "RolloutSearch", "RolloutSearch"]
+"""A one-game engine, the search of every move, and the search of the top moves."""
+
+LOGIT_SCALE = 0.3
+"""Logit per point of move value the shipped agents were trained to (see the module)."""
+
+
+def agent_path(agent: str) -> Path:
+    """The policy file of ``agent``: a shipped agent's, else ``agent`` read as a path;
+    :class:`~sniff_env.player_specs.PlayerSpecError` listing the agents when it is neither."""
+    from ..agents import agent_named, shipped_agents
+    from . import POLICY_SUFFIXES
+
+    agents = shipped_agents()
+    if agent in agents:
+        return agents[agent].path
+    path = Path(agent)
+    if path.suffix in POLICY_SUFFIXES or path.exists():
+        return path
+    return agent_named(agent).path  # raises, naming the installed agents
+
+
+def finite_weight(key: str, value: object) -> float:
+    """``value`` as a float if it is a finite number of 0 or more, else :class:`ValueError`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{key} must be a finite number of 0 or more; got {value!r}")
+    return float(value)
+
+
+class GuidedPlayer:
+    """Rollout search plus a network prior (spec ``guided:agent=sniff-2p,samples=1024,prior=0.3``)."""
+
+    def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
+                 prior: float = 0.3, top: int = 0, extra: int = 0) -> None:
+        self.name, self.agent = name, agent
+        self.samples, self.prior = positive_count("samples", samples), finite_weight("prior", prior)
+        if isinstance(top, bool) or not isinstance(top, int) or top < 0 or isinstance(extra, bool) \
+                or not isinstance(extra, int) or extra < 0 or (top == 0) != (extra == 0):
+            raise ValueError(f"top and extra must be whole numbers, both 0 (one round) or both 1 or more "
+                             f"(a second round of extra deals for the top moves); got top={top!r}, extra={extra!r}")
+        self.top, self.extra = top, extra
+        self._path = agent_path(agent)
+        network, _meta, rules = load_network(self._path)  # refuses a file that is no policy, up front
+        self._networks: dict[Rules, tuple[PolicyNetwork, Observer]] = {rules: (network, Observer(rules))}
+        self._seed = seed or 0
+        self._engines: dict[Rules, Searches] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        self._seed = seed or 0
+        self._engines.clear()
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        state = info_of(info)
+        network, observer = self._network(state.rules)
+        if len(state.legal) == 1:
+            return state.legal[0]
+        legal = np.asarray(state.legal, np.int64)
+        logits = network.logits(observer.encode(state).reshape(1, -1))[0].astype(np.float64)[legal]
+        engine, first, second = self._engine(state.rules)
+        load_state(engine, state)
+        values = first.q_values(np.zeros(1, np.int64))[0, legal]
+        prior = self.prior * (logits - logits.mean()) / LOGIT_SCALE
+        if self.top and self.top < legal.size:
+            best = np.argsort(-(values + prior), kind="stable")[: self.top]
+            keep_moves(engine, legal[best])
+            more = second.q_values(np.zeros(1, np.int64))[0, legal[best]]
+            legal, logits, prior = legal[best], logits[best], prior[best]
+            values = (values[best] * self.samples + more * self.extra) / (self.samples + self.extra)
+        order = np.lexsort((legal, -logits, -(values + prior)))
+        return int(legal[order[0]])
+
+    def _network(self, rules: Rules) -> tuple[PolicyNetwork, Observer]:
+        if rules not in self._networks:
+            network, _meta, rules_played = load_network(self._path, rules)  # PolicyError for other rules
+            self._networks[rules] = (network, Observer(rules_played))
+        return self._networks[rules]
+
+    def _engine(self, rules: Rules) -> Searches:
+        if rules not in self._engines:
+            from ..vector.engine import VectorEngine
+            from ..vector.rollouts import RolloutSearch
+
+            engine = VectorEngine(rules, 1, threads=1)
+            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed),
+                                    RolloutSearch(engine, max(self.extra, 1), self._seed + 1))
+        return self._engines[rules]
+
+
+def keep_moves(engine: VectorEngine, actions: np.ndarray) -> None:
+    """Make ``actions`` (legal in game 0 of ``engine``) the only moves its search values."""
+    from ..vector.kernels import NLEGAL
+
+    engine.legal[0, : actions.size] = actions
+    engine.S[0, NLEGAL] = actions.size
