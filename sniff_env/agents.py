@@ -138,13 +138,20 @@ def agent_named(name: str) -> Agent:
     return agents[name]
 
 
+def greedy_rate(agent: Agent, preset: str) -> float:
+    """The agent's win rate against greedy at ``preset`` as its card states it (-1 where none)."""
+    rates = [s.win_rate for s in agent.strength if s.against == "greedy" and (s.preset or agent.rules.name) == preset]
+    return max(rates, default=-1.0)
+
+
 def agent_for(rules: Rules) -> tuple[Agent, RulesFit] | None:
-    """The shipped agent that plays ``rules``: one trained for exactly them, else one whose rules
-    differ only in what it can read (the target); an agent trained for these rules alone before
-    a generalist; None when no agent fits."""
+    """The shipped agent that plays ``rules``: among those trained for exactly them (else those
+    whose rules differ only in what they can read, the target), the one whose card states the
+    highest win rate against greedy at that preset, an agent trained for these rules alone
+    before a generalist where the cards tie; None when no agent fits."""
     fits = [(a, a.fit(rules)) for a in shipped_agents().values()]
     playable = [(a, f) for a, f in fits if f.ok]
-    playable.sort(key=lambda af: (af[0].generalist, len(af[1].readable)))
+    playable.sort(key=lambda af: (len(af[1].readable), -greedy_rate(af[0], af[1].trained.name), af[0].generalist))
     return playable[0] if playable else None
 
 
@@ -156,9 +163,12 @@ def default_opponent(rules: Rules) -> tuple[str, str]:
         return "heuristic", (f"heuristic plays: no shipped agent was trained for {rules.name} with "
                              f"{rules.num_players} players (sniff agents lists them)")
     agent, fit = found
-    trained = "the generalist trained for every preset" if agent.generalist else "the shipped agent trained"
+    if agent.generalist:
+        return agent.name, fit.notice(agent.name) or (
+            f"{agent.name} plays: the strongest shipped agent for {rules.name} with {rules.num_players} players "
+            f"(trained for {len(agent.family)} presets, this one among them)")
     return agent.name, fit.notice(agent.name) or (
-        f"{agent.name} plays: {trained} for {rules.name} with {rules.num_players} players")
+        f"{agent.name} plays: the shipped agent trained for {rules.name} with {rules.num_players} players")
 
 
 def print_agents(console: Any = None) -> None:
@@ -185,5 +195,5 @@ def print_agents(console: Any = None) -> None:
     console.print(f"cards: {agents_folder()}/NAME.md; any target plays, with a notice (scores are read as a share of it)")
 
 
-__all__ = ["Agent", "Strength", "agent_for", "agent_named", "agents_folder", "default_opponent", "print_agents",
-           "shipped_agents"]
+__all__ = ["Agent", "Strength", "agent_for", "agent_named", "agents_folder", "default_opponent", "greedy_rate",
+           "print_agents", "shipped_agents"]

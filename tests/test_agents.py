@@ -20,7 +20,7 @@ from sniff_env.presets import make_rules
 from sniff_env.rules import Rules, field_names
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ("muggins-2p", "sniff-2p", "sniff-4p-partnership")
+SHIPPED = ("generalist-2p", "muggins-2p", "sniff-2p", "sniff-4p-partnership")
 
 
 def rules_of(command: str) -> Rules:
@@ -39,21 +39,23 @@ def test_every_shipped_agent_has_a_card_true_to_its_file() -> None:
     for name, agent in agents.items():
         _, meta = read_onnx(agent.path)
         assert agent.rules == Rules.from_dict(meta["rules"]), name
+        assert agent.family == tuple(Rules.from_dict(r) for r in meta.get("rules_family", [])), name
         assert agent.num_players == meta["num_players"]
         story = agent.card_path.read_text(encoding="utf-8")
         for s in agent.strength:
             assert f"{s.win_rate:.1%}" in story and f"{s.ci95[0]:.1%}".rstrip("%") in story, (name, s.against)
             assert s.command.startswith(f"sniff eval {name} {s.against}") and s.command in story
-            assert rules_of(s.command) == agent.rules, "the command plays the agent's rules"
+            assert rules_of(s.command) in (agent.family or (agent.rules,)), "the command plays the agent's rules"
+            assert rules_of(s.command).name == (s.preset or agent.rules.name)
 
 
 def test_agents_load_by_name_from_any_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     player = load("sniff-2p", seed=1)
     assert player.name == "sniff-2p" and player.rules == make_rules("sniff", 2)  # type: ignore[attr-defined]
-    with pytest.raises(PlayerSpecError, match="installed agents: muggins-2p, sniff-2p, sniff-4p-partnership"):
+    with pytest.raises(PlayerSpecError, match="installed agents: generalist-2p, muggins-2p, sniff-2p, sniff-4p-partnership"):
         agent_named("sniff-3p")
-    with pytest.raises(PlayerSpecError, match=r"a shipped agent \(muggins-2p, sniff-2p, sniff-4p-partnership\)"):
+    with pytest.raises(PlayerSpecError, match=r"a shipped agent \(generalist-2p, muggins-2p, sniff-2p, sniff-4p-partnership\)"):
         load("sniff-3p")
 
 
@@ -69,7 +71,8 @@ def test_a_broken_card_is_a_policy_error(tmp_path: Path) -> None:
 
 def test_the_agent_that_fits_the_preset_and_players_is_chosen() -> None:
     assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p"  # type: ignore[index]
-    assert agent_for(make_rules("muggins", 2))[0].name == "muggins-2p"  # type: ignore[index]
+    assert agent_for(make_rules("muggins", 2))[0].name == "generalist-2p"  # type: ignore[index]  # its card: stronger
+    assert agent_for(make_rules("muggins-sleepers", 2))[0].name == "generalist-2p"  # type: ignore[index]
     assert agent_for(make_rules("sniff", 4, partnership=True))[0].name == "sniff-4p-partnership"  # type: ignore[index]
     assert agent_for(make_rules("sniff", 4)) is None and agent_for(make_rules("sniff", 3)) is None
     spec, note = default_opponent(make_rules("sniff", 2, target=30))

@@ -13,11 +13,12 @@ torch = pytest.importorskip("torch")
 
 from conftest import play_out_legally
 
-from sniff_env.agents import Agent, agent_for, default_opponent, read_card, shipped_agents
+from sniff_env.agents import Agent, agent_for, default_opponent, greedy_rate, read_card, shipped_agents
 from sniff_env.players import load
 from sniff_env.players.compat import best_fit, trained_rules
 from sniff_env.players.policy import PolicyError
 from sniff_env.presets import make_rules
+from training.export import export_checkpoint
 from training.imitation import main
 from training.move_net import MoveNet
 
@@ -47,6 +48,8 @@ def test_one_network_learns_and_plays_every_preset_of_its_family(tmp_path: Path)
         rules = make_rules(name, 2)
         player = load(str(policy), rules=rules)
         assert play_out_legally(player, rules, seed=5, max_hands=2) > 0
+    again = export_checkpoint(tmp_path / "g" / "checkpoint.pt", tmp_path / "again.onnx")  # the checkpoint keeps it
+    assert load(str(again), rules=make_rules("muggins", 2)).meta["rules_family"] == player.meta["rules_family"]
     with pytest.raises(PolicyError, match="scoring fives .trained. vs threes"):
         load(str(policy), rules=make_rules("sniff", 2, scoring="threes"))
     with pytest.raises(PolicyError, match="num_players 2 .trained. vs 3 .asked."):
@@ -96,25 +99,36 @@ def test_the_reply_points_follow_each_rows_rules() -> None:
     assert torch.equal(threat_own, threat_other)
 
 
-def _generalist(tmp_path: Path) -> Agent:
+def _generalist(tmp_path: Path, rates: dict[str, float]) -> Agent:
+    """A generalist's card for sniff, muggins and muggins-sleepers, with these rates against greedy."""
+    strength = [{"against": "greedy", "preset": p, "games": 100, "win_rate": r, "ci95": [r - 0.1, r + 0.1],
+                 "command": f"sniff eval all-2p greedy --preset {p}"} for p, r in rates.items()]
     card = {"name": "all-2p", "file": "all-2p.onnx", "summary": "every preset", "preset": "sniff", "players": 2,
-            "rules": {}, "training": "t", "strength": [], "family": ["sniff", "muggins", "muggins-sleepers"]}
+            "rules": {}, "training": "t", "strength": strength, "family": ["sniff", "muggins", "muggins-sleepers"]}
     path = tmp_path / "all-2p.json"
     path.write_text(json.dumps(card))
     return read_card(path)
 
 
-def test_a_generalist_plays_where_no_agent_was_trained_for_the_rules(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    generalist = _generalist(tmp_path)
-    assert generalist.generalist and generalist.rule_args == "--preset {sniff,muggins,muggins-sleepers} --players 2"
-    agents = dict(shipped_agents()) | {"all-2p": generalist}
+def test_the_strongest_fitting_agent_plays_a_specialist_first_where_cards_tie(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shipped = {name: a for name, a in shipped_agents().items() if not a.generalist}
+    rates = {name: greedy_rate(shipped[name], preset) for name, preset in (("sniff-2p", "sniff"), ("muggins-2p", "muggins"))}
+    assert min(rates.values()) > 0.5  # the specialists' cards state their rates against greedy
+    weaker = _generalist(tmp_path, {"sniff": rates["sniff-2p"] - 0.01, "muggins": rates["muggins-2p"]})
+    assert weaker.generalist and weaker.rule_args == "--preset {sniff,muggins,muggins-sleepers} --players 2"
+    agents = shipped | {"all-2p": weaker}
     monkeypatch.setattr("sniff_env.agents.shipped_agents", lambda: agents)
     assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p"  # type: ignore[index]
-    assert agent_for(make_rules("muggins", 2))[0].name == "muggins-2p"  # type: ignore[index]
-    spec, note = default_opponent(make_rules("muggins-sleepers", 2))
-    assert spec == "all-2p" and note == ("all-2p plays: the generalist trained for every preset for "
-                                         "muggins-sleepers with 2 players")
+    assert agent_for(make_rules("muggins", 2))[0].name == "muggins-2p"  # type: ignore[index]  # a tie
+    spec, note = default_opponent(make_rules("muggins-sleepers", 2))  # no specialist, no rate: the generalist
+    assert spec == "all-2p" and note == ("all-2p plays: the strongest shipped agent for muggins-sleepers with "
+                                         "2 players (trained for 3 presets, this one among them)")
+    stronger = _generalist(tmp_path, {"muggins": rates["muggins-2p"] + 0.01})
+    agents["all-2p"] = stronger
+    assert agent_for(make_rules("muggins", 2))[0].name == "all-2p"  # type: ignore[index]
+    assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p"  # type: ignore[index]  # no rate at sniff
+    agents["all-2p"] = weaker
     spec, note = default_opponent(make_rules("muggins-sleepers", 2, target=100))
     assert spec == "all-2p" and "trained for target 250; it plays target 100" in note
     assert agent_for(make_rules("sniff-us", 2)) is None  # not in its family

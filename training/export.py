@@ -45,7 +45,8 @@ def checkpoint_net(checkpoint: str | Path) -> tuple[nn.Module, dict[str, Any]]:
     net = make_net(rules, args["hidden"], 0.0, args.get("arch", "mlp"))
     net.load_state_dict(state)
     trainer = "imitation" if "imitation" in ckpt else "ppo"
-    return net, policy_meta(rules, ckpt["global_step"], trainer, args)
+    family = [Rules.from_dict(r) for r in ckpt.get("rules_family", [])]  # a generalist's rule sets
+    return net, policy_meta(rules, ckpt["global_step"], trainer, args, family=family)
 
 
 def export_checkpoint(source: str | Path, out: str | Path) -> Path:
