@@ -224,28 +224,46 @@ class MoveNet(nn.Module):
         h = self.trunk(obs)
         return self.logits(obs, h), self.v(h).squeeze(-1)
 
-    def prepare(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
-        """Per row of ``obs``, what :meth:`forward_prepared` needs besides the weights: the
-        candidates ``idx`` [B, K], which of them are real (``real`` [B, K]) and their features
-        ``feats`` [B, K, F]. They depend on the observation alone, so a batch computes them once
-        and every epoch of an update reuses them (rows select with ``[rows]`` on each entry)."""
+    def prepare(self, obs: torch.Tensor, grouped: bool = True) -> dict[str, torch.Tensor]:
+        """Per row of ``obs``, what :meth:`forward_prepared` needs besides the weights (through
+        :meth:`select_prepared`): the candidates ``idx`` [B, K], which of them are real (``real``
+        [B, K]) and their features ``feats`` [B, K, F] (0 where not real). They depend on the
+        observation alone, so a batch computes them once and every epoch of an update reuses them
+        (rows select with ``[rows]`` on each entry). ``grouped`` computes them for rows with as
+        many candidates together (no padding: fewer operations on a large batch); otherwise in
+        one padded pass (fewer calls on a small batch, such as one collection step)."""
         with torch.no_grad():
             cand = self.candidate_mask(obs)
             idx = self._top(cand)  # each row's candidates first: the mask is 0 or 1
             count = (cand > 0).sum(1)
+            real = torch.arange(idx.shape[1], device=obs.device) < count[:, None]
+            if not grouped:
+                feats = self.move_features(obs, idx) * real[..., None]
+                return {"obs": obs, "idx": idx, "real": real, "feats": feats}
             feats = torch.zeros(*idx.shape, MOVE_FEATURES + 5 + 4 * self.p, device=obs.device)
-            for k in torch.unique(count).tolist():  # rows with as many candidates together: no padding
+            for k in torch.unique(count).tolist():
                 rows = (count == k).nonzero()[:, 0]
                 feats[rows, :k] = self.move_features(obs[rows], idx[rows, :k])
-            return {"obs": obs, "idx": idx, "real": torch.arange(idx.shape[1], device=obs.device) < count[:, None],
-                    "feats": feats}
+            return {"obs": obs, "idx": idx, "real": real, "feats": feats}
+
+    def select_prepared(
+        self, inputs: dict[str, torch.Tensor], rows: torch.Tensor | None = None
+    ) -> dict[str, torch.Tensor]:
+        """The rows ``rows`` (default: all) of :meth:`prepare`'s inputs with their real candidates
+        alone, one after another (no padding is copied): ``obs`` [R, O], and per candidate its
+        row ``row`` [N] (in ``obs``), action ``act`` [N] and features ``feats`` [N, F]."""
+        real = inputs["real"] if rows is None else inputs["real"].index_select(0, rows)
+        row, col = real.nonzero(as_tuple=True)
+        flat = (row if rows is None else rows[row]) * real.shape[1] + col  # index_select: the fastest copy
+        obs = inputs["obs"] if rows is None else inputs["obs"].index_select(0, rows)
+        return {"obs": obs, "row": row, "act": inputs["idx"].flatten()[flat],
+                "feats": inputs["feats"].flatten(0, 1).index_select(0, flat)}
 
     def forward_prepared(self, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-        """:meth:`forward` from :meth:`prepare`'s inputs: the same logits and values, with only
-        the real candidates scored (no padding)."""
-        obs, real = inputs["obs"], inputs["real"]
+        """:meth:`forward` from :meth:`select_prepared`'s inputs: the same logits and values, with
+        only the real candidates scored."""
+        obs, row = inputs["obs"], inputs["row"]
         h = self.trunk(obs)
-        rows = real.nonzero()[:, 0]
-        s = self.score(inputs["feats"][real], self.state_in(h)[rows])
+        s = self.score(inputs["feats"], self.state_in(h)[row])
         out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=h.dtype, device=obs.device)
-        return out.index_put((rows, inputs["idx"][real]), s), self.v(h).squeeze(-1)
+        return out.index_put((row, inputs["act"]), s), self.v(h).squeeze(-1)

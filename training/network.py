@@ -92,18 +92,38 @@ Inputs = dict[str, torch.Tensor]
 """Per-row inputs of a network (rows select with ``[rows]`` on each entry); ``"obs"`` always."""
 
 
-def prepare_inputs(net: nn.Module, obs: torch.Tensor) -> Inputs:
+def prepare_inputs(net: nn.Module, obs: torch.Tensor, grouped: bool = True) -> Inputs:
     """What ``net`` needs per row of ``obs`` besides its weights, computed once so that every
-    epoch of an update reuses it (:meth:`training.move_net.MoveNet.prepare`); a network without
-    a ``prepare`` method needs the observations alone."""
+    epoch of an update reuses it (:meth:`training.move_net.MoveNet.prepare`, ``grouped`` passed
+    on); a network without a ``prepare`` method needs the observations alone."""
     prepare = getattr(net, "prepare", None)
-    return prepare(obs) if prepare is not None else {"obs": obs}
+    return prepare(obs, grouped) if prepare is not None else {"obs": obs}
 
 
-def forward_inputs(net: nn.Module, inputs: Inputs) -> tuple[torch.Tensor, torch.Tensor]:
-    """``net(obs)`` (logits, values) from :func:`prepare_inputs`' inputs."""
-    forward = getattr(net, "forward_prepared", None)
-    return forward(inputs) if forward is not None else net(inputs["obs"])
+def concat_inputs(parts: Sequence[Inputs]) -> Inputs:
+    """The rows of several :func:`prepare_inputs` results in one; the second dimension of an
+    entry with more than one (the candidates) is padded with zeros (``False``) to the widest part's."""
+    out: Inputs = {}
+    for key in parts[0]:
+        pieces = [part[key] for part in parts]
+        width = max(p.shape[1] for p in pieces) if pieces[0].dim() > 1 else 0
+        out[key] = torch.cat([
+            nn.functional.pad(p, (0, 0) * (p.dim() - 2) + (0, width - p.shape[1])) if p.dim() > 1 else p
+            for p in pieces
+        ])
+    return out
+
+
+def forward_inputs(
+    net: nn.Module, inputs: Inputs, rows: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``net(obs[rows])`` (logits, values; default: every row) from :func:`prepare_inputs`'
+    inputs (:meth:`training.move_net.MoveNet.select_prepared` picks the rows)."""
+    forward, select = getattr(net, "forward_prepared", None), getattr(net, "select_prepared", None)
+    if forward is not None and select is not None:
+        return forward(select(inputs, rows))  # type: ignore[no-any-return]
+    obs = inputs["obs"] if rows is None else inputs["obs"].index_select(0, rows)  # faster than [rows]
+    return net(obs)  # type: ignore[no-any-return]
 
 
 def policy_meta(

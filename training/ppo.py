@@ -40,7 +40,7 @@ from training.network import (
     prepare_inputs,
     save_atomic,
 )
-from training.ppo_rollout import SelfPlay, VectorSelfPlay, collect, collect_vector
+from training.ppo_rollout import INPUT, SelfPlay, VectorSelfPlay, collect, collect_vector
 
 
 @dataclass
@@ -272,7 +272,9 @@ def update(
     """PPO's clipped update over the batch (moved to the network's device); returns the standard metrics."""
     device = next(net.parameters()).device
     on_device = {key: value.to(device) for key, value in batch.items()}
-    inputs = prepare_inputs(net, on_device["obs"])  # once: what depends on the observations alone
+    # once: what depends on the observations alone (the collection's own, when it kept them)
+    kept = {key.removeprefix(INPUT): value for key, value in on_device.items() if key.startswith(INPUT)}
+    inputs = ({"obs": on_device["obs"]} | kept) if kept else prepare_inputs(net, on_device["obs"])
     size = len(batch["actions"])
     mb = max(1, size // args.num_minibatches)
     clipfracs: list[float] = []
@@ -281,15 +283,18 @@ def update(
         order = torch.randperm(size, generator=sampler)
         for start in range(0, size, mb):
             idx = order[start : start + mb].to(device)
-            logits, value = forward_inputs(net, {key: rows[idx] for key, rows in inputs.items()})
+            logits, value = forward_inputs(net, inputs, idx)
             logits = masked_logits(logits, on_device["masks"][idx])
             logp_all = torch.log_softmax(logits, -1)
             newlogp = logp_all.gather(1, on_device["actions"][idx][:, None]).squeeze(1)
-            probs = logp_all.exp()
+            # softmax, not logp_all.exp(): the same probabilities, while exp of a masked action's
+            # huge negative log-probability takes the CPU's slow path (about 13x slower)
+            probs = torch.softmax(logits, -1)
             entropy = -(probs * logp_all.clamp(min=-1e8)).sum(-1)
-            ratio = (newlogp - on_device["logprobs"][idx]).exp()
+            logratio = newlogp - on_device["logprobs"][idx]
+            ratio = logratio.exp()
             with torch.no_grad():
-                approx_kl = ((ratio - 1) - (newlogp - on_device["logprobs"][idx])).mean()
+                approx_kl = ((ratio - 1) - logratio).mean()
                 clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
             adv = on_device["advantages"][idx]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv

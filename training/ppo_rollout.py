@@ -28,8 +28,12 @@ from training.advantages import chain_advantages
 from training.compiled_players import compiled_builtin
 from training.device import host_view
 from training.evaluate import masked_logits
+from training.network import Inputs, concat_inputs, forward_inputs, prepare_inputs
 
 Batch = dict[str, torch.Tensor]
+INPUT = "input/"
+"""Prefix of the batch entries that hold the network's prepared per-row inputs besides ``obs``
+(:func:`training.network.prepare_inputs`), computed during collection for the update to reuse."""
 LEARNER = -1
 """``table`` code of a learner seat in :class:`VectorSelfPlay`; pool snapshots are 0, 1, ... and
 built-in ``k`` is ``-2 - k``."""
@@ -273,6 +277,7 @@ def collect_vector(
     rows_logp: list[torch.Tensor] = []
     rows_val: list[torch.Tensor] = []
     rows_slot: list[np.ndarray] = []
+    rows_inputs: list[Inputs] = []
     rew = np.zeros(num_envs * args.num_steps, np.float64)
     done = np.zeros(num_envs * args.num_steps, bool)
     count = 0
@@ -286,10 +291,11 @@ def collect_vector(
         actions = np.zeros(num_envs, np.int64)
         learn = np.flatnonzero(who == LEARNER)
         if learn.size:
-            o = torch.from_numpy(obs[learn].copy())
-            m = torch.from_numpy(mask[learn].astype(bool))
-            with torch.no_grad():
-                logits, values = net(o)
+            o = torch.from_numpy(obs[learn])  # fancy indexing copies already
+            m = torch.from_numpy(mask[learn].astype(bool, copy=False))
+            with torch.inference_mode():
+                inputs = prepare_inputs(net, o, grouped=False)
+                logits, values = forward_inputs(net, inputs)
             acts, logps = sample(logits, m, sampler)
             actions[learn] = acts.numpy()
             keep = m.sum(1) > 1  # forced moves are not stored
@@ -303,6 +309,7 @@ def collect_vector(
                 rows_logp.append(logps[keep])
                 rows_val.append(values[keep])
                 rows_slot.append(slots)
+                rows_inputs.append({key: value[keep] for key, value in inputs.items() if key != "obs"})
                 count += int(k.sum())
                 last[learn[k], seat[learn[k]]] = np.arange(start, count)
         for code in np.unique(who[who < LEARNER]):
@@ -310,9 +317,9 @@ def collect_vector(
             actions[rows] = play.builtins[-2 - int(code)](rows)
         for snap in np.unique(who[who > LEARNER]):
             rows = np.flatnonzero(who == snap)
-            o = torch.from_numpy(obs[rows].copy())
-            m = torch.from_numpy(mask[rows].astype(bool))
-            with torch.no_grad():
+            o = torch.from_numpy(obs[rows])
+            m = torch.from_numpy(mask[rows].astype(bool, copy=False))
+            with torch.inference_mode():
                 logits, _ = frozen(int(snap))(o)
             actions[rows] = sample(logits, m, sampler)[0].numpy()
         obs, mask, seat, rewards, dones, infos = play.env.step(actions)
@@ -343,4 +350,5 @@ def collect_vector(
         torch.cat(rows_act), torch.cat(rows_logp), torch.cat(rows_val), rew[:count], done[:count],
         np.concatenate(rows_slot),
     )
+    batch |= {INPUT + key: value for key, value in concat_inputs(rows_inputs).items()}
     return batch, total / max(time.time() - t0, 1e-9)
