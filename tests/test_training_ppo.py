@@ -73,7 +73,8 @@ def test_shipped_training_configs_parse() -> None:
 
     from training.config import parse_config
 
-    trainers = {"sb3": "training.sb3_maskable", "imitation": "training.imitation", "rllib": "training.rllib_selfplay"}
+    trainers = {"sb3": "training.sb3_maskable", "imitation": "training.imitation", "rllib": "training.rllib_selfplay",
+                "tianshou": "training.tianshou_dqn"}
     configs = sorted(Path("configs/training").glob("*.toml"))
     assert configs
     for cfg in configs:

@@ -13,6 +13,11 @@ of the figures:
 
     python training/curves.py --stages --opponents heuristic,greedy --games 4000 --seeds 901,902,903 \
         runs/sniff-2p-selfplay.pt runs/sniff-2p-search-values.pt out.png
+
+``--compare`` draws several runs side by side, against learner decisions and against wall-clock
+time (the same learning at another speed):
+
+    python training/curves.py --compare before,after runs/a/tb runs/b/tb out.png
 """
 
 from __future__ import annotations
@@ -70,6 +75,46 @@ def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: s
     fig.tight_layout()
     from sniff_env.atomic import atomic_path
 
+    with atomic_path(out, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    return Path(out)
+
+
+def plot_compare(logdirs: list[str | Path], labels: list[str], out: str | Path, series: str = "winrate_vs_greedy",
+                 title: str | None = None) -> Path:
+    """Write a PNG of one evaluation series of several runs side by side, against learner
+    decisions (left) and against wall-clock seconds since each run's first logged point (right):
+    runs that learn alike per decision but at different speeds overlap on the left and part on
+    the right."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from sniff_env.atomic import atomic_path
+
+    fig, (by_step, by_time) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for logdir, label in zip(logdirs, labels, strict=True):
+        events = EventAccumulator(str(logdir))
+        events.Reload()
+        first = min(e.wall_time for tag in events.Tags()["scalars"] for e in events.Scalars(tag))
+        tag = f"eval/{series}"
+        if tag not in events.Tags()["scalars"]:
+            raise ValueError(f"{logdir} holds no {tag} series")
+        points = events.Scalars(tag)
+        by_step.plot([e.step for e in points], [e.value for e in points], marker="o", markersize=3, label=label)
+        by_time.plot([e.wall_time - first for e in points], [e.value for e in points], marker="o", markersize=3,
+                     label=label)
+    by_step.set_xlabel("learner decisions")
+    by_time.set_xlabel("wall-clock seconds")
+    by_step.set_ylabel(series.replace("_", " "))
+    for ax in (by_step, by_time):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(title or series)
+    fig.tight_layout()
     with atomic_path(out, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=110)
     plt.close(fig)
@@ -142,10 +187,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", default="heuristic,greedy", help="with --stages: compiled built-ins to face")
     parser.add_argument("--games", type=int, default=2000, help="with --stages: duplicate games per seed")
     parser.add_argument("--seeds", default="901", help="with --stages: comma-separated evaluation seeds")
+    parser.add_argument("--compare", default="",
+                        help="comma-separated labels, one per TensorBoard folder: draw those runs side by side against "
+                             "learner decisions and against wall-clock time (--series: which evaluation)")
+    parser.add_argument("--series", default="winrate_vs_greedy", help="with --compare: the eval/ series to draw")
     args = parser.parse_args(argv)
     if len(args.paths) < 2:
         parser.error("give at least one TensorBoard folder (or policy, with --stages) and the PNG to write")
     *logdirs, out = args.paths
+    if args.compare:
+        labels = [label.strip() for label in args.compare.split(",")]
+        if len(labels) != len(logdirs):
+            parser.error(f"--compare needs one label per folder: {len(logdirs)} folders, {len(labels)} labels")
+        print(f"wrote {plot_compare(logdirs, labels, out, args.series, args.title)}")
+        return 0
     if args.stages:
         try:
             seeds = [int(x) for x in args.seeds.split(",")]
