@@ -113,6 +113,21 @@ def test_unknown_config_field_exits_with_the_known_ones(tmp_path: Path) -> None:
         main(["--config", str(bad)])
 
 
+def test_the_device_places_the_learner_and_a_bad_one_is_refused_before_ray_starts() -> None:
+    from training.device import DeviceError
+    from training.rllib_selfplay import Args, build_config, learner_gpus
+
+    assert learner_gpus("cpu") == 0 and learner_gpus("auto") == int(torch.cuda.is_available())
+    assert build_config(Args(device="cpu")).num_gpus_per_learner == 0
+    with pytest.raises(DeviceError, match="RLlib places its learner itself"):
+        learner_gpus("cuda:1")
+    with pytest.raises(SystemExit, match="unknown device 'tpu'"):
+        main(["--device", "tpu"])
+    if not torch.cuda.is_available():
+        with pytest.raises(SystemExit, match="cuda"):
+            main(["--device", "cuda"])
+
+
 def test_short_run_checkpoints_resumes_and_exports_a_playable_policy(tmp_path: Path, ray_local: None) -> None:  # noqa: F811
     import tomllib
 

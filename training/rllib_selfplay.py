@@ -36,6 +36,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from sniff_env.rules import Rules
 from training.config import ConfigError, parse_config, rules_for
+from training.device import DeviceError, resolve_device
 
 LEARNER = "main"
 SNAPSHOT = "snapshot_"
@@ -90,6 +91,11 @@ class Args:
     )
     address: str = field(
         default="", metadata={"help": "join this Ray cluster ('auto', 'HOST:PORT' or 'ray://HOST:PORT'); '': start Ray here"}
+    )
+    device: str = field(
+        default="auto",
+        metadata={"help": "where the learner trains: 'auto' (a GPU when torch sees one, else the CPU), 'cpu' or "
+                          "'cuda' (RLlib picks which GPU); the env runners stay on the CPU"},
     )
     num_cpus: int = field(default=2, metadata={"help": "CPUs of a Ray started here"})
     object_store_mb: int = field(default=200, metadata={"help": "object store of a Ray started here, in MB"})
@@ -215,6 +221,14 @@ def refresh_snapshot(algorithm: Any, refresh: int, pool_size: int) -> str:
 
 
 # -- the algorithm -------------------------------------------------------------------------------
+def learner_gpus(device: str) -> int:
+    """GPUs of the (local) learner for ``--device``: 1 on CUDA, else 0; :class:`DeviceError`
+    for an unknown or missing device, or a GPU index, which RLlib chooses itself."""
+    if device.strip().lower().startswith("cuda:"):
+        raise DeviceError(f"--device {device!r}: RLlib places its learner itself; give 'cuda', 'cpu' or 'auto'")
+    return int(resolve_device(device).type == "cuda")
+
+
 def build_config(args: Args) -> Any:
     """RLlib's ``PPOConfig`` of a run: the env, the league's mapping and callback, the masking module."""
     import functools
@@ -238,7 +252,7 @@ def build_config(args: Args) -> Any:
             num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner,
             sample_timeout_s=args.sample_timeout_s,
         )
-        .learners(num_learners=0)
+        .learners(num_learners=0, num_gpus_per_learner=learner_gpus(args.device))
         .multi_agent(policies={LEARNER}, policy_mapping_fn=module_for_agent, policies_to_train=[LEARNER])
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(
@@ -509,6 +523,10 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"error: {exc}") from None
     if args.reward not in ("points", "game"):
         raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
+    try:
+        learner_gpus(args.device)  # refuse a bad device before Ray starts
+    except DeviceError as exc:
+        raise SystemExit(f"error: {exc}") from None
     try:
         if args.export_from:
             if not args.export:

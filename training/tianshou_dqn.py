@@ -52,7 +52,7 @@ class Args:
     num_players: int = field(default=2, metadata={"help": "players at the table"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true'"})
     seed: int = field(default=1, metadata={"help": "seed of the games, the exploration, the replay sampling and torch"})
-    device: str = field(default="cpu", metadata={"help": f"where the Q-network trains: {DEVICE_HELP}; the games stay on the CPU"})
+    device: str = field(default="auto", metadata={"help": f"where the Q-network trains: {DEVICE_HELP}; the games stay on the CPU"})
     total_timesteps: int = field(default=100_000, metadata={"help": "learner decisions to train on (warm-up included)"})
     opponent: str = field(default="heuristic", metadata={"help": "the compiled player of the other seats: heuristic, greedy, random, ..."})
     n_envs: int = field(default=100, metadata={"help": "games stepped together"})
