@@ -99,6 +99,7 @@ def test_env_refuses_partial_steps_and_early_resets() -> None:
     ("--learning-starts", "640", "below total_timesteps"),
     ("--updates-per-step", "0.01", "at least one gradient step"),
     ("--buffer-size", "16", "at least one batch"),
+    ("--device", "tpu", "unknown device 'tpu'"),
 ])
 def test_bad_config_is_refused_before_any_work(tmp_path: Path, flag: str, value: str, needle: str) -> None:
     base = ["--total-timesteps", "640", "--learning-starts", "0", "--n-envs", "16", "--collect-steps", "2",

@@ -333,9 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
     try:
         check_args(args)
-    except ConfigError as exc:
+        resolve_device(args.device)  # refuse a missing device before any environment is built
+    except ConfigError as exc:  # DeviceError among them
         raise SystemExit(str(exc)) from None
-    resolve_device(args.device)  # refuse a missing device before any environment is built
     train(args)
     return 0
 
