@@ -108,3 +108,20 @@ def test_ppo_on_cuda_writes_cpu_checkpoints_and_exports(tmp_path: Path) -> None:
         assert tensor.device.type == "cpu"
     player = load(str(policy), rules=make_rules("sniff", 2))
     assert player.meta["training_steps"] > 0
+
+
+@pytest.mark.parametrize(("script", "argv", "message"), [
+    ("training/ppo.py", ["--device", "tpu"], "error: unknown device 'tpu'"),
+    ("training/imitation.py", ["--device", "tpu"], "error: unknown device 'tpu'"),
+    ("training/sb3_maskable.py", ["--device", "tpu"], "error: unknown device 'tpu'"),
+    ("training/benchmarks/training_speed.py", ["--device", "tpu"], "error: unknown device 'tpu'"),
+    ("training/make_agent.py", ["no-such-agent"], "error: no chain"),
+])
+def test_a_script_ends_on_bad_input_with_its_message_not_a_traceback(script: str, argv: list[str],
+                                                                      message: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, script, *argv], capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith(message), done.stderr[-500:]
+    assert "Traceback" not in done.stderr

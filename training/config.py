@@ -1,18 +1,21 @@
 """Run configurations as data: a dataclass filled from a TOML file, then from the command line.
 
 Every field's ``help`` metadata is its ``--help`` text. Unknown fields, in the file or on the
-command line, are refused with the list of known ones.
+command line, are refused with the list of known ones; run as a script (:func:`run_script`), a
+trainer ends on such an error with its message, not a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import tomllib
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 T = TypeVar("T")
 
@@ -93,3 +96,15 @@ def parse_config(cls: type[T], argv: list[str] | None, description: str) -> T:
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read config {path}: {exc}") from None
     return from_sources(cls, file_values, cli)
+
+
+def run_script(main: Callable[[], int]) -> NoReturn:
+    """Run a script's ``main`` and exit with its status; a :class:`ConfigError` (a bad field,
+    config file, device or chain) ends it with ``error: MESSAGE`` and status 2 instead of a
+    traceback. Called by ``main`` directly, as the tests do, the error is raised as it is."""
+    try:
+        status = main()
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(status)

@@ -39,7 +39,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from sniff_env.atomic import atomic_path
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
-from training.config import parse_config, rules_for
+from training.config import parse_config, rules_for, run_script
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
 from training.imitation_record import Batch, record_family
@@ -283,4 +283,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

@@ -27,7 +27,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from training.config import ConfigError
+from training.config import ConfigError, run_script
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAINS = ROOT / "configs" / "chains"
@@ -165,4 +165,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

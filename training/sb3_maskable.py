@@ -27,7 +27,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from sniff_env.commands.common import parse_overrides
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
-from training.config import parse_config, rules_for
+from training.config import parse_config, rules_for, run_script
 from training.device import DEVICE_HELP, cpu_module, host_view, resolve_device
 from training.evaluate import win_rate
 from training.network import export_module, policy_meta
@@ -202,4 +202,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

@@ -31,6 +31,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 import torch
 
 from training import ppo
+from training.config import run_script
 from training.device import DEVICE_HELP, cpu_state, host_view, resolve_device
 from training.network import ARCHITECTURES, make_net
 from training.ppo_rollout import SelfPlay, VectorSelfPlay, collect_vector
@@ -162,4 +163,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)
