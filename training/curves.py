@@ -99,10 +99,10 @@ def plot_compare(logdirs: list[str | Path], labels: list[str], out: str | Path, 
     for logdir, label in zip(logdirs, labels, strict=True):
         events = EventAccumulator(str(logdir))
         events.Reload()
-        first = min(e.wall_time for tag in events.Tags()["scalars"] for e in events.Scalars(tag))
         tag = f"eval/{series}"
         if tag not in events.Tags()["scalars"]:
             raise ValueError(f"{logdir} holds no {tag} series")
+        first = min(e.wall_time for name in events.Tags()["scalars"] for e in events.Scalars(name))
         points = events.Scalars(tag)
         by_step.plot([e.step for e in points], [e.value for e in points], marker="o", markersize=3, label=label)
         by_time.plot([e.wall_time - first for e in points], [e.value for e in points], marker="o", markersize=3,
@@ -199,7 +199,10 @@ def main(argv: list[str] | None = None) -> int:
         labels = [label.strip() for label in args.compare.split(",")]
         if len(labels) != len(logdirs):
             parser.error(f"--compare needs one label per folder: {len(logdirs)} folders, {len(labels)} labels")
-        print(f"wrote {plot_compare(logdirs, labels, out, args.series, args.title)}")
+        try:
+            print(f"wrote {plot_compare(logdirs, labels, out, args.series, args.title)}")
+        except ValueError as exc:  # a folder without that series
+            parser.error(str(exc))
         return 0
     if args.stages:
         try:
