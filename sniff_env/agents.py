@@ -163,12 +163,10 @@ def default_opponent(rules: Rules) -> tuple[str, str]:
         return "heuristic", (f"heuristic plays: no shipped agent was trained for {rules.name} with "
                              f"{rules.num_players} players (sniff agents lists them)")
     agent, fit = found
-    if agent.generalist:
-        return agent.name, fit.notice(agent.name) or (
-            f"{agent.name} plays: the strongest shipped agent for {rules.name} with {rules.num_players} players "
-            f"(trained for {len(agent.family)} presets, this one among them)")
-    return agent.name, fit.notice(agent.name) or (
-        f"{agent.name} plays: the shipped agent trained for {rules.name} with {rules.num_players} players")
+    table = f"{rules.name} with {rules.num_players} players"
+    why = (f"the strongest shipped agent for {table} (trained for {len(agent.family)} presets, this one among them)"
+           if agent.generalist else f"the shipped agent trained for {table}")
+    return agent.name, fit.notice(agent.name) or f"{agent.name} plays: {why}"
 
 
 def print_agents(console: Any = None) -> None:

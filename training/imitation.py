@@ -149,7 +149,7 @@ def family_of(args: Args) -> tuple[list[str], list[Rules]]:
         raise SystemExit(f"--presets must name distinct presets (or 'all') from {', '.join(PRESET_NAMES)}; "
                          f"got {args.presets!r}")
     family = [rules_for(name, args.num_players, args.rules) for name in names]
-    layouts = {(Observer(r).version, Observer(r).size) for r in family}
+    layouts = {(o.version, o.size) for o in map(Observer, family)}
     if len(layouts) > 1:
         raise SystemExit(f"--presets {args.presets!r}: their observations differ ({sorted(layouts)}); one network "
                          "needs one layout")

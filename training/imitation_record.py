@@ -256,20 +256,18 @@ def record_vector(rules: Rules, args: Any, progress: Any = None, stream: str = "
 
 
 def record_family(family: Sequence[Rules], names: Sequence[str], args: Any, progress: Any = None) -> Batch:
-    """A generalist's data: ``args.games`` games split evenly over the rule sets ``family``
-    (named ``names``), each recorded as :func:`record_vector` or :func:`record` do with its own
-    stream of games; game ``g`` of rule set ``i`` is numbered ``g * len(family) + i``, so a
-    held-out share of the last games holds every rule set, and the row ``preset`` tells them apart."""
+    """A run's data over the rule sets ``family`` (named ``names``): ``args.games`` games split
+    evenly between them, each set recorded as :func:`record_vector` or :func:`record` do, with its
+    own stream of games when there are several (one set: exactly the games of ``args.seed``);
+    game ``g`` of set ``i`` is numbered ``g * len(family) + i``, so a held-out share of the last
+    games holds every set, and the row entry ``preset`` tells the sets apart."""
     from dataclasses import replace
 
-    if len(family) == 1:
-        one = record_vector(family[0], args, progress) if args.engine == "vector" else record(family[0], args)
-        return one | {"preset": np.zeros(len(one["actions"]), np.int64)}
     k = len(family)
     parts: list[Batch] = []
     for i, (rules, name) in enumerate(zip(family, names, strict=True)):
         sub = replace(args, games=args.games // k + (i < args.games % k))
-        tag = f":{name}"
+        tag = f":{name}" if k > 1 else ""
         part = record_vector(rules, sub, progress, tag) if args.engine == "vector" else record(rules, sub, tag)
         part["games"] = part["games"] * k + i
         part["preset"] = np.full(len(part["actions"]), i, np.int64)

@@ -524,10 +524,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.reward not in ("points", "game"):
         raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
     try:
-        learner_gpus(args.device)  # refuse a bad device before Ray starts
-    except DeviceError as exc:
-        raise SystemExit(f"error: {exc}") from None
-    try:
+        learner_gpus(args.device)  # refuse a bad device (a ValueError) before Ray starts
         if args.export_from:
             if not args.export:
                 raise SystemExit("--export-from needs --export, the policy file to write")

@@ -125,18 +125,31 @@ def load(spec: str, **kwargs: Any) -> Player:
     from ..agents import shipped_agents
 
     agents = shipped_agents()
+    path = policy_path(base)
+    if path is None:
+        raise PlayerSpecError(
+            f"unknown player {spec!r}: use one of {', '.join(BUILTIN)}, a shipped agent "
+            f"({', '.join(agents) or 'none in this installation'}) or the path of an exported policy file"
+        )
     if base in agents:
-        return load_fitted_policy(agents[base].path, name=base, **kwargs)
-    if Path(base).suffix in POLICY_SUFFIXES or Path(base).exists():
-        return load_fitted_policy(base, **kwargs)
-    raise PlayerSpecError(
-        f"unknown player {spec!r}: use one of {', '.join(BUILTIN)}, a shipped agent "
-        f"({', '.join(agents) or 'none in this installation'}) or the path of an exported policy file"
-    )
+        return load_fitted_policy(path, name=base, **kwargs)
+    return load_fitted_policy(path, **kwargs)
 
 
 POLICY_SUFFIXES = (".onnx", ".pt", ".ts", ".jit")
 """File names that are policy files whether or not they exist (a missing one is a PolicyError)."""
+
+
+def policy_path(name: str) -> Path | None:
+    """The policy file ``name`` stands for: a shipped agent's, else ``name`` itself where it has a
+    policy file's suffix or exists; None when it is neither."""
+    from ..agents import shipped_agents
+
+    agents = shipped_agents()
+    if name in agents:
+        return agents[name].path
+    path = Path(name)
+    return path if path.suffix in POLICY_SUFFIXES or path.exists() else None
 
 
 def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str | None = None,
@@ -149,4 +162,5 @@ def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str |
     return load_policy(path, rules=rules, name=name, **kwargs)
 
 
-__all__ = ["BUILTIN", "Player", "PlayerSpecError", "load", "load_fitted_policy", "parse_spec", "spec_options"]
+__all__ = ["BUILTIN", "Player", "PlayerSpecError", "load", "load_fitted_policy", "parse_spec", "policy_path",
+           "spec_options"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..infostate import InfoState
 from ..rules import ENGINE_INT_MAX
@@ -37,9 +37,21 @@ def positive_count(key: str, value: object) -> int:
     return value
 
 
+def _finite_number(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is a finite int or float (not a bool)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
 def positive_seconds(key: str, value: object) -> float:
     """``value`` as a float if it is a finite number of seconds above 0, else :class:`ValueError`
     (an infinite or NaN budget would never end a search)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+    if not _finite_number(value) or value <= 0:
         raise ValueError(f"{key} must be a finite number of seconds above 0; got {value!r}")
+    return float(value)
+
+
+def finite_weight(key: str, value: object) -> float:
+    """``value`` as a float if it is a finite number of 0 or more, else :class:`ValueError`."""
+    if not _finite_number(value) or value < 0:
+        raise ValueError(f"{key} must be a finite number of 0 or more; got {value!r}")
     return float(value)

@@ -29,9 +29,9 @@ and the refused ones; it is a pure function of the two rule sets.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..rules import Rules, field_names

@@ -16,7 +16,6 @@ rules than the game's is refused with a :class:`~sniff_env.players.policy.Policy
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +23,7 @@ import numpy as np
 
 from ..observation import Observer
 from ..rules import Rules
-from ._base import info_of, positive_count
+from ._base import finite_weight, info_of, positive_count
 from .policy import PolicyNetwork, load_network
 from .rollouts import load_state
 
@@ -42,23 +41,11 @@ LOGIT_SCALE = 0.3
 def agent_path(agent: str) -> Path:
     """The policy file of ``agent``: a shipped agent's, else ``agent`` read as a path;
     :class:`~sniff_env.player_specs.PlayerSpecError` listing the agents when it is neither."""
-    from ..agents import agent_named, shipped_agents
-    from . import POLICY_SUFFIXES
+    from ..agents import agent_named
+    from . import policy_path
 
-    agents = shipped_agents()
-    if agent in agents:
-        return agents[agent].path
-    path = Path(agent)
-    if path.suffix in POLICY_SUFFIXES or path.exists():
-        return path
-    return agent_named(agent).path  # raises, naming the installed agents
-
-
-def finite_weight(key: str, value: object) -> float:
-    """``value`` as a float if it is a finite number of 0 or more, else :class:`ValueError`."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{key} must be a finite number of 0 or more; got {value!r}")
-    return float(value)
+    path = policy_path(agent)
+    return path if path is not None else agent_named(agent).path  # the latter raises, naming the agents
 
 
 class GuidedPlayer:

@@ -119,8 +119,8 @@ def parse_meta(path: str | Path, raw: str) -> dict[str, Any]:
 def check_meta(path: str | Path, meta: dict[str, Any], rules: Rules | None = None) -> Rules:
     """The rules a policy is played under, after checking that its metadata was made for
     ``rules`` (default: its own; rules that differ only in what the policy can read, such as the
-    target, are allowed: :func:`.compat.compare_rules`), this observation layout and this action
-    count."""
+    target, are allowed; for a generalist, the closest of its rule sets: :func:`.compat.best_fit`),
+    this observation layout and this action count."""
     try:
         family = trained_rules(meta)
     except (TypeError, ValueError, KeyError) as exc:
