@@ -109,11 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--line", type=float, default=None, help="draw this win rate as a line on the chart")
     parser.add_argument("--out", type=Path, help="write OUT.json and OUT.png")
     opts = parser.parse_args(argv)
-    presets = [p.strip() for p in opts.presets.split(",") if p.strip()] or family_presets(opts.policy)
-    unknown = sorted(set(presets) - set(PRESET_NAMES))
-    if unknown:
-        parser.error(f"unknown preset(s) {', '.join(unknown)}; choose from {', '.join(PRESET_NAMES)}")
-    rows = table_rows(opts.policy, opts.opponent, presets, opts.players, opts.games, opts.seed, opts.workers)
+    try:
+        presets = [p.strip() for p in opts.presets.split(",") if p.strip()] or family_presets(opts.policy)
+        unknown = sorted(set(presets) - set(PRESET_NAMES))
+        if unknown:
+            parser.error(f"unknown preset(s) {', '.join(unknown)}; choose from {', '.join(PRESET_NAMES)}")
+        rows = table_rows(opts.policy, opts.opponent, presets, opts.players, opts.games, opts.seed, opts.workers)
+    except ValueError as exc:  # a missing or mismatched policy, an unknown player, a bad count
+        parser.error(str(exc))
     title = f"{opts.policy} against {opts.opponent}, {opts.players} players, {opts.games:,} duplicate games a preset"
     print_rows(rows, title)
     if opts.out:
