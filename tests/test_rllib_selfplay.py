@@ -113,6 +113,11 @@ def test_unknown_config_field_exits_with_the_known_ones(tmp_path: Path) -> None:
         main(["--config", str(bad)])
 
 
+def test_a_negative_budget_of_learner_decisions_is_refused() -> None:
+    with pytest.raises(SystemExit, match="total-timesteps must be 0"):
+        main(["--total-timesteps", "-5"])
+
+
 def test_the_device_places_the_learner_and_a_bad_one_is_refused_before_ray_starts() -> None:
     from training.device import DeviceError
     from training.rllib_selfplay import Args, build_config, learner_gpus
@@ -142,7 +147,9 @@ def test_short_run_checkpoints_resumes_and_exports_a_playable_policy(tmp_path: P
     assert {"eval/winrate_vs_greedy", "eval/winrate_vs_heuristic", "losses/policy_loss", "charts/SPS"} <= tags
     assert "league/size" in tags
 
-    resumed = from_sources(Args, values, {"out_dir": str(tmp_path), "resume": str(ckpt), "iterations": 3,
+    # a budget of learner decisions one past the checkpoint's stops the resumed run after one iteration
+    resumed = from_sources(Args, values, {"out_dir": str(tmp_path), "resume": str(ckpt), "iterations": 10,
+                                          "total_timesteps": run["learner_steps"] + 1,
                                           "export": str(tmp_path / "policy.pt")})
     train(resumed)
     again = json.loads((ckpt / "sniff_run.json").read_text())

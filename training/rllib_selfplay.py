@@ -52,6 +52,9 @@ class Args:
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
     seed: int = field(default=1, metadata={"help": "seed of RLlib, the env runners and the league draws"})
     iterations: int = field(default=100, metadata={"help": "training iterations (each one train batch)"})
+    total_timesteps: int = field(
+        default=0, metadata={"help": "stop once this many learner decisions were sampled (0: no limit)"}
+    )
     time_budget_s: float = field(default=0.0, metadata={"help": "stop after this many seconds of training (0: no limit)"})
     num_env_runners: int = field(default=1, metadata={"help": "env runner actors (0: sample in the driver)"})
     num_envs_per_env_runner: int = field(default=4, metadata={"help": "games each env runner steps together"})
@@ -459,10 +462,13 @@ def train(args: Args) -> Path:
 
         if __name__ != "__main__":  # env runners on other nodes need not hold this file
             cloudpickle.register_pickle_by_value(sys.modules[__name__])
+        steps = 0
         if args.resume:
             from ray.rllib.algorithms.algorithm import Algorithm
 
-            check_rules(read_run(args.resume), rules, args.resume)
+            previous = read_run(args.resume)
+            check_rules(previous, rules, args.resume)
+            steps = int(previous.get("learner_steps", 0))
             algo = Algorithm.from_checkpoint(str(Path(args.resume).resolve()))
         else:
             algo = build_config(args).build_algo()
@@ -472,13 +478,15 @@ def train(args: Args) -> Path:
 
             writer = SummaryWriter(str(run_dir / "tb"))
             writer.add_text("args", json.dumps(asdict(args)))
-        start, steps, last_steps = time.time(), 0, 0
+        start, last_steps = time.time(), steps
         run: dict[str, Any] = {
             "rules": rules.to_dict(), "observation_version": Observer(rules).version, "hidden": args.hidden,
-            "args": asdict(args), "learner_steps": 0,
+            "args": asdict(args), "learner_steps": steps,
         }
         while algo.iteration < args.iterations:
             if args.time_budget_s and time.time() - start >= args.time_budget_s:
+                break
+            if args.total_timesteps and steps >= args.total_timesteps:
                 break
             result = algo.train()
             steps = learner_steps(result)
@@ -523,6 +531,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"error: {exc}") from None
     if args.reward not in ("points", "game"):
         raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
+    if args.total_timesteps < 0:
+        raise SystemExit(f"--total-timesteps must be 0 (no limit) or a positive count; got {args.total_timesteps}")
     try:
         learner_gpus(args.device)  # refuse a bad device (a ValueError) before Ray starts
         if args.export_from:
