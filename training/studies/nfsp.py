@@ -24,7 +24,6 @@ import random
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,6 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 import numpy as np
-import pyspiel
 import torch
 from open_spiel.python import policy as os_policy
 from open_spiel.python import rl_environment
@@ -40,9 +38,9 @@ from open_spiel.python.algorithms import exploitability
 from open_spiel.python.pytorch import nfsp
 
 from sniff_env.atomic import atomic_path, write_json_atomic
-from sniff_env.benchmark.tasks import UnknownTaskError, get_task
+from sniff_env.benchmark.tasks import get_task
 from sniff_env.infostate import InfoState
-from training.studies.exploitability import Tree, cfr_plus, copy_tree, player_choice, python_game, tabular
+from training.studies.exploitability import Setup, cfr_plus, player_choice, prepare, tabular
 
 SETTINGS: dict[str, Any] = {
     "replay_buffer_capacity": 200_000,
@@ -59,29 +57,6 @@ SETTINGS: dict[str, Any] = {
 }
 """NFSP's settings in OpenSpiel's Kuhn poker example (its own defaults where it sets none); the
 exploration decays over the whole run, as there."""
-
-
-@dataclass
-class Setup:
-    """The task's python game and its extensive-form copy, built once."""
-
-    task: str
-    game: pyspiel.Game
-    tree: Tree
-    efg: pyspiel.Game
-    seconds: float
-
-
-def prepare(task_name: str) -> Setup:
-    """Load ``task_name``'s game and copy its tree (:class:`ValueError` if it is no one-hand
-    2-player task, :class:`UnknownTaskError` if there is no such task)."""
-    task = get_task(task_name)
-    if task.max_hands != 1 or task.num_players != 2:
-        raise ValueError(f"{task_name} is no one-hand 2-player task; exact NashConv needs one (tiny-2p-v0)")
-    start = time.perf_counter()
-    game = python_game(task.rules)
-    tree = copy_tree(game)
-    return Setup(task.name, game, tree, pyspiel.load_efg_game(tree.efg), time.perf_counter() - start)
 
 
 @contextlib.contextmanager
@@ -238,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--hidden must be at least 1 and --cfr-iterations at least 0")
     try:
         setup = prepare(args.task)
-    except (UnknownTaskError, ValueError) as exc:
+    except ValueError as exc:  # an unknown task, or one that is not one hand for 2 players
         parser.error(str(exc))
     print(f"{setup.task}: {setup.tree.histories:,} histories, {len(setup.tree.infostates):,} information states "
           f"(copied in {setup.seconds:.1f} s)", flush=True)
