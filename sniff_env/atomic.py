@@ -60,3 +60,13 @@ def write_json_atomic(path: str | os.PathLike[str], data: Any, indent: int = 1, 
         fh.flush()
         os.fsync(fh.fileno())
     return Path(path)
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str], dpi: int = 110, **savefig: Any) -> Path:
+    """Write the matplotlib figure ``fig`` as a PNG to ``path`` atomically, then close it."""
+    import matplotlib.pyplot as plt
+
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=dpi, **savefig)
+    plt.close(fig)
+    return Path(path)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sniff_env.atomic import atomic_path, write_json_atomic
+from sniff_env.atomic import atomic_path, save_figure, write_json_atomic
 
 
 def test_complete_write_replaces_the_target(tmp_path: Path) -> None:
@@ -27,3 +27,17 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> No
         raise RuntimeError("interrupted")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["game.json"]
+
+
+def test_save_figure_writes_the_png_in_one_step_and_closes_the_figure(tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    assert save_figure(fig, tmp_path / "f.png") == tmp_path / "f.png"
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.png"]
+    assert not plt.fignum_exists(fig.number)

@@ -73,12 +73,9 @@ def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: s
     ax.set_title(title or dirs[0].parent.name)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    from sniff_env.atomic import atomic_path
+    from sniff_env.atomic import save_figure
 
-    with atomic_path(out, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    return Path(out)
+    return save_figure(fig, out)
 
 
 def plot_compare(logdirs: list[str | Path], labels: list[str], out: str | Path, series: str = "winrate_vs_greedy",
@@ -93,7 +90,7 @@ def plot_compare(logdirs: list[str | Path], labels: list[str], out: str | Path, 
     import matplotlib.pyplot as plt
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from sniff_env.atomic import atomic_path
+    from sniff_env.atomic import save_figure
 
     fig, (by_step, by_time) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for logdir, label in zip(logdirs, labels, strict=True):
@@ -115,10 +112,7 @@ def plot_compare(logdirs: list[str | Path], labels: list[str], out: str | Path, 
         ax.legend(fontsize=8)
     fig.suptitle(title or series)
     fig.tight_layout()
-    with atomic_path(out, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    return Path(out)
+    return save_figure(fig, out)
 
 
 def stage_rates(policies: list[str], opponents: list[str], games: int, seeds: list[int],
@@ -153,7 +147,7 @@ def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from sniff_env.atomic import atomic_path
+    from sniff_env.atomic import atomic_path, save_figure
 
     names = [Path(p).stem for p in rates]
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -169,9 +163,7 @@ def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, 
     ax.set_title(title or "stages")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    with atomic_path(out, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out)
     with atomic_path(Path(out).with_suffix(".json"), suffix=".json") as tmp:
         Path(tmp).write_text(json.dumps(rates, indent=2) + "\n")
     return Path(out)

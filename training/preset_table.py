@@ -23,7 +23,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sniff_env.atomic import atomic_path
+from sniff_env.atomic import atomic_path, save_figure
 from sniff_env.evaluation.tournament import run_tournament
 from sniff_env.presets import PRESET_NAMES, make_rules
 
@@ -92,9 +92,7 @@ def write_chart(rows: list[dict[str, Any]], path: Path, title: str, line: float 
     ax.set_ylabel("win rate (95% interval)")
     ax.set_title(title)
     fig.tight_layout()
-    with atomic_path(path, suffix=".tmp.png") as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:

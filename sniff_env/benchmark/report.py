@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..atomic import atomic_path, write_json_atomic
+from ..atomic import save_figure, write_json_atomic
 from ..evaluation.tournament import PairResult
 from .protocol import BenchmarkResult
 from .tasks import ANCHOR, BenchmarkError
@@ -137,9 +137,7 @@ def write_chart(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
     fig.suptitle(f"{data['task']}: {agent}" + ("" if data["standard"] else " (non-standard budget)"))
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=100, metadata={"Software": None})
-    plt.close(fig)
+    save_figure(fig, path, dpi=100, metadata={"Software": None})
 
 
 def read_report(path: str | os.PathLike[str]) -> dict[str, Any]:

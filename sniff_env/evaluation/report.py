@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..atomic import atomic_path, write_json_atomic
+from ..atomic import save_figure, write_json_atomic
 from .tournament import TournamentResult
 
 
@@ -84,6 +84,4 @@ def write_chart(result: TournamentResult, path: str | os.PathLike[str]) -> None:
     ax.margins(x=0.25)
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)

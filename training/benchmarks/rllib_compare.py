@@ -15,7 +15,6 @@ once the budget is spent, and its TensorBoard writer flushes every second so not
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -81,6 +80,8 @@ def plot(rllib: Path, ppo: Path, out: Path) -> dict[str, Any]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from sniff_env.atomic import save_figure, write_json_atomic
+
     runs = {"RLlib (rllib_selfplay.py)": curves(rllib), "training/ppo.py": curves(ppo)}
     opponents = sorted({opp for series in runs.values() for opp in series})
     fig, axes = plt.subplots(1, len(opponents), figsize=(5 * len(opponents), 3.6), squeeze=False)
@@ -93,13 +94,13 @@ def plot(rllib: Path, ppo: Path, out: Path) -> dict[str, Any]:
         ax.legend(fontsize=8)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out.with_suffix(".png"), dpi=120)
+    save_figure(fig, out.with_suffix(".png"), dpi=120)
     summary = {
         name: {opp: {"final": pts[-1][2], "best": max(p[2] for p in pts), "minutes": pts[-1][0],
                      "learner_steps": pts[-1][1], "points": pts} for opp, pts in series.items() if pts}
         for name, series in runs.items()
     }
-    out.with_suffix(".json").write_text(json.dumps({"logdirs": [str(rllib), str(ppo)], "runs": summary}, indent=2))
+    write_json_atomic(out.with_suffix(".json"), {"logdirs": [str(rllib), str(ppo)], "runs": summary}, indent=2)
     return summary
 
 

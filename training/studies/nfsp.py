@@ -37,7 +37,7 @@ from open_spiel.python import rl_environment
 from open_spiel.python.algorithms import exploitability
 from open_spiel.python.pytorch import nfsp
 
-from sniff_env.atomic import atomic_path, write_json_atomic
+from sniff_env.atomic import save_figure, write_json_atomic
 from sniff_env.benchmark.tasks import get_task
 from sniff_env.infostate import InfoState
 from training.studies.exploitability import Setup, cfr_plus, player_choice, prepare, tabular
@@ -187,10 +187,7 @@ def plot(rows: list[dict[str, Any]], lines: dict[str, float], out: str | Path, t
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    with atomic_path(out, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    return Path(out)
+    return save_figure(fig, out)
 
 
 def main(argv: list[str] | None = None) -> int:
