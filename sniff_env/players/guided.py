@@ -9,6 +9,11 @@ With ``top`` set, the search is spent in two rounds: ``samples`` deals for every
 all the deals each was played on. The best score wins; ties go to the higher logit, then the
 lower action.
 
+With ``value=win`` a playout is worth the chance of winning the game from the scores it ends on
+(see :class:`~sniff_env.vector.rollouts.RolloutSearch`), and the prior, in points, is turned into
+chances at the rate one point of margin is worth at the present scores
+(:func:`points_to_chance`).
+
 Like the rollout player it reads the seat's information state only (the search deals the unseen
 tiles itself). ``agent`` is a shipped agent's name or a policy file's path; one made for other
 rules than the game's is refused with a :class:`~sniff_env.players.policy.PolicyError`.
@@ -21,11 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..infostate import InfoState
 from ..observation import Observer
 from ..rules import Rules
 from ._base import finite_weight, info_of, positive_count
 from .policy import PolicyNetwork, load_network
-from .rollouts import load_state
+from .rollouts import checked_value, load_state
 
 if TYPE_CHECKING:
     from ..vector.engine import VectorEngine
@@ -52,8 +58,8 @@ class GuidedPlayer:
     """Rollout search plus a network prior (spec ``guided:agent=sniff-2p,samples=1024,prior=0.3``)."""
 
     def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
-                 prior: float = 0.3, top: int = 0, extra: int = 0) -> None:
-        self.name, self.agent = name, agent
+                 prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin") -> None:
+        self.name, self.agent, self.value = name, agent, checked_value(value)
         self.samples, self.prior = positive_count("samples", samples), finite_weight("prior", prior)
         if isinstance(top, bool) or not isinstance(top, int) or top < 0 or isinstance(extra, bool) \
                 or not isinstance(extra, int) or extra < 0 or (top == 0) != (extra == 0):
@@ -81,6 +87,8 @@ class GuidedPlayer:
         load_state(engine, state)
         values = first.q_values(np.zeros(1, np.int64))[0, legal]
         prior = self.prior * (logits - logits.mean()) / LOGIT_SCALE
+        if self.value == "win":
+            prior *= points_to_chance(state)
         if self.top and self.top < legal.size:
             best = np.argsort(-(values + prior), kind="stable")[: self.top]
             keep_moves(engine, legal[best])
@@ -102,9 +110,32 @@ class GuidedPlayer:
             from ..vector.rollouts import RolloutSearch
 
             engine = VectorEngine(rules, 1, threads=1)
-            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed),
-                                    RolloutSearch(engine, max(self.extra, 1), self._seed + 1))
+            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, value=self.value),
+                                    RolloutSearch(engine, max(self.extra, 1), self._seed + 1, value=self.value))
         return self._engines[rules]
+
+
+SLOPE_POINTS = 10
+"""How far apart the scores :func:`points_to_chance` reads the odds at."""
+
+
+def points_to_chance(state: InfoState) -> float:
+    """What one point of margin is worth in chances of winning at ``state``'s scores: the odds
+    with the seat's side ``SLOPE_POINTS`` ahead less those with it ``SLOPE_POINTS`` behind,
+    over ``2 * SLOPE_POINTS`` (each score held within the table)."""
+    from ..vector.win_odds import win_odds
+
+    odds, low = win_odds(state.rules)
+    side = state.rules.side_of(state.seat)
+    top = state.rules.target - 1
+
+    def at(mine: int, theirs: int) -> float:
+        return float(odds[min(max(mine, low), top) - low, min(max(theirs, low), top) - low])
+
+    mine, theirs = state.scores[side], state.scores[1 - side]
+    ahead = at(mine + SLOPE_POINTS, theirs)
+    behind = at(mine, theirs + SLOPE_POINTS)
+    return (ahead - behind) / (2 * SLOPE_POINTS)
 
 
 def keep_moves(engine: VectorEngine, actions: np.ndarray) -> None:

@@ -20,10 +20,14 @@ from ._base import info_of, positive_count
 
 
 class RolloutPlayer:
-    """``samples`` deals per move (spec ``rollouts:samples=64``); seeded by ``seed``."""
+    """``samples`` deals per move (spec ``rollouts:samples=64``); seeded by ``seed``. ``value``:
+    what a playout is worth, ``margin`` (the hand's points) or ``win`` (the chance of winning
+    the game from the scores it ends on; two sides only), see
+    :class:`~sniff_env.vector.rollouts.RolloutSearch`."""
 
-    def __init__(self, seed: int | None = None, name: str = "rollouts", samples: int = 64) -> None:
-        self.name, self.samples = name, positive_count("samples", samples)
+    def __init__(self, seed: int | None = None, name: str = "rollouts", samples: int = 64,
+                 value: str = "margin") -> None:
+        self.name, self.samples, self.value = name, positive_count("samples", samples), checked_value(value)
         self._seed = seed or 0
         self._engines: dict[Rules, Any] = {}
 
@@ -45,8 +49,17 @@ class RolloutPlayer:
             from ..vector.rollouts import RolloutSearch
 
             engine = VectorEngine(rules, 1, threads=1)
-            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed))
+            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, value=self.value))
         return self._engines[rules]
+
+
+def checked_value(value: object) -> str:
+    """``value`` if it names what a playout may be worth, else a ValueError listing them."""
+    from ..vector.rollouts import VALUES
+
+    if value not in VALUES:
+        raise ValueError(f"value must be one of {', '.join(VALUES)}; got {value!r}")
+    return str(value)
 
 
 def load_state(engine: Any, state: InfoState) -> None:

@@ -5,7 +5,9 @@ sizes and without the pips each seat is known to lack where the pool allows, and
 a random order); every legal move is then played on that same deal and the hand is played out
 by the heuristic player in every seat. A move's value is the mean, over the samples, of the
 points its side gains to the end of the hand less what the other sides gain (the mean of them);
-the search plays the best (ties: the lowest action). Only what the seat may know is read: its
+the search plays the best (ties: the lowest action). With ``value="win"`` (two sides) a playout is
+worth instead the chance of winning the game from the scores it ended on
+(:mod:`sniff_env.vector.win_odds`). Only what the seat may know is read: its
 own hand, the tiles played, the layout, the hand sizes, the known missing pips and the
 boneyard's size; the hidden tiles of the real game are never looked at.
 
@@ -26,6 +28,7 @@ from .compiled_rules import side_of
 from .engine import VectorEngine
 from .kernels import (
     BONE_POS,
+    GAME_OVER,
     HAND_COUNT,
     LACKING,
     NLEGAL,
@@ -34,12 +37,20 @@ from .kernels import (
     P_PARTNER,
     P_SIDES,
     P_T,
+    P_TARGET,
     PHASE,
     PLAY,
     SCORES,
     TURN,
+    WINNER,
     apply_action,
 )
+from .win_odds import win_odds
+
+VALUES = ("margin", "win")
+"""What a playout may be worth (see :class:`RolloutSearch`)."""
+NO_ODDS = np.zeros((0, 0), np.float64)
+"""The empty odds table: playouts are worth their margin (see :func:`rollout_value`)."""
 
 _jit = compiled()
 _inline = compiled(inline=True)
@@ -158,12 +169,42 @@ def rollout_margin(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray,
     return mine - others / (sides - 1)
 
 
+MARGIN_WEIGHT = 1e-5
+"""With win odds, a playout's value also holds this much per point of margin, which only breaks
+ties (the odds of every move alike, e.g. when the game is settled either way)."""
+
+
+@_inline
+def rollout_value(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...], odds: np.ndarray,
+                  low: int) -> float:
+    """The value of the rollout game of ``work`` to the side to act in game ``b``: its margin
+    (:func:`rollout_margin`) when ``odds`` is empty, else its chance of winning the game from
+    the scores the rollout ended on (``odds`` of :func:`sniff_env.vector.win_odds.win_odds`, for
+    two sides; 1, 0 or one half where the game ended) plus :data:`MARGIN_WEIGHT` times the margin."""
+    margin = rollout_margin(S, P, b, work)
+    if odds.shape[0] == 0:
+        return margin
+    RS = work[2]
+    me = side_of(S[b, TURN], P[P_PARTNER])
+    if RS[0, PHASE] == GAME_OVER:
+        winner = RS[0, WINNER]
+        chance = 0.5 if winner < 0 else 1.0 if winner == me else 0.0
+    else:
+        top = P[P_TARGET] - 1
+        mine = min(max(RS[0, SCORES + me], low), top) - low
+        theirs = min(max(RS[0, SCORES + 1 - me], low), top) - low
+        chance = odds[mine, theirs]
+    return chance + MARGIN_WEIGHT * margin
+
+
 @_jit
 def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
-               legal: np.ndarray, b: int, W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray) -> None:
-    """Add to ``totals[j]`` the margin of ``legal[b, j]`` played on the deal in ``work``'s first
-    two arrays (every hand, and the boneyard) and the hand played out by the heuristic."""
+               legal: np.ndarray, b: int, W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray,
+               odds: np.ndarray, low: int) -> None:
+    """Add to ``totals[j]`` the value (:func:`rollout_value`) of ``legal[b, j]`` played on the deal
+    in ``work``'s first two arrays (every hand, and the boneyard) and the hand played out by the
+    heuristic."""
     RS, RH, RP, RL, row, scratch, values = work[2], work[3], work[4], work[6], work[7], work[8], work[9]
     for j in range(S[b, NLEGAL]):
         load_deal(S, played, P, b, work)
@@ -171,32 +212,35 @@ def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
         while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
             a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch,
                                  values)
-        totals[j] += rollout_margin(S, P, b, work)
+        totals[j] += rollout_value(S, P, b, work, odds, low)
 
 
 @_jit
 def rollout_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
                    hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                    act_slot: np.ndarray, legal: np.ndarray, b: int, W: np.ndarray, samples: int, rng: np.ndarray,
-                   work: tuple[np.ndarray, ...], totals: np.ndarray) -> None:
-    """``totals[j]``: the summed margin of ``legal[b, j]`` over ``samples`` deals (see the module).
+                   work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int) -> None:
+    """``totals[j]``: the summed value of ``legal[b, j]`` over ``samples`` deals (see the module).
     ``played`` is the engine's whole ``[B, 2T]`` play record; ``work`` is :func:`workspace`'s."""
     DH, DB, pool, taken = work[0], work[1], work[10], work[11]
     for j in range(S[b, NLEGAL]):
         totals[j] = 0.0
     for _ in range(samples):
         determinize(S, hands, played, P, lo, hi, b, rng, DH, DB, pool, taken)
-        _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals)
+        _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals, odds,
+                   low)
 
 
 @_jit
 def hindsight_values(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, played: np.ndarray, P: np.ndarray,
                      lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
                      act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray,
-                     W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, q: np.ndarray) -> None:
+                     W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, no_odds: np.ndarray,
+                     q: np.ndarray) -> None:
     """``q[i, a]``: the margin of action ``a`` in game ``games[i]`` played on the game's real deal
     (every hand and the boneyard as they are) with the hand played out by the heuristic; ``-inf``
-    where illegal. It reads the hidden tiles: a training target, never a player."""
+    where illegal (``no_odds`` is :data:`NO_ODDS`). It reads the hidden tiles: a training
+    target, never a player."""
     DH, DB = work[0], work[1]
     T, n = P[P_T], P[P_N]
     for i in range(games.size):
@@ -210,7 +254,8 @@ def hindsight_values(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, played:
             DB[0, t] = bone[b, t]
         for j in range(S[b, NLEGAL]):
             totals[j] = 0.0
-        _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals)
+        _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals,
+                   no_odds, 0)
         for j in range(S[b, NLEGAL]):
             q[i, legal[b, j]] = totals[j]
 
@@ -219,7 +264,8 @@ def hindsight_values(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, played:
 def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
                    hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                    act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
-                   rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, out: np.ndarray) -> None:
+                   rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
+                   out: np.ndarray) -> None:
     """The search's action for the seat to act in each game of ``games`` (``out[i]``); a single
     legal action is played without searching."""
     for i in range(games.size):
@@ -228,7 +274,7 @@ def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
             out[i] = legal[b, 0]
             continue
         rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
-                       rng, work, totals)
+                       rng, work, totals, odds, low)
         best, best_v = -1, -np.inf
         for j in range(S[b, NLEGAL]):
             a = legal[b, j]
@@ -241,14 +287,15 @@ def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
 def search_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
                   hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                   act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
-                  rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, q: np.ndarray) -> None:
-    """``q[i, a]``: the mean margin of action ``a`` in game ``games[i]`` (``-inf`` where illegal)."""
+                  rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
+                  q: np.ndarray) -> None:
+    """``q[i, a]``: the mean value of action ``a`` in game ``games[i]`` (``-inf`` where illegal)."""
     for i in range(games.size):
         b = games[i]
         for a in range(q.shape[1]):
             q[i, a] = -np.inf
         rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
-                       rng, work, totals)
+                       rng, work, totals, odds, low)
         for j in range(S[b, NLEGAL]):
             q[i, legal[b, j]] = totals[j] / samples
 
@@ -275,10 +322,19 @@ def workspace(engine: VectorEngine) -> tuple[np.ndarray, ...]:
 class RolloutSearch:
     """Search choices for games of one :class:`VectorEngine` (see the module)."""
 
-    def __init__(self, engine: VectorEngine, samples: int = 32, seed: int = 0, weights: Weights | None = None) -> None:
+    def __init__(self, engine: VectorEngine, samples: int = 32, seed: int = 0, weights: Weights | None = None,
+                 value: str = "margin") -> None:
+        """``value``: what a playout is worth, ``"margin"`` (the hand's points, the side's less the
+        others') or ``"win"`` (the chance of winning the game from the scores it ends on, see
+        :func:`rollout_value`; two sides only)."""
         if not isinstance(samples, int) or samples < 1:
             raise ValueError(f"samples must be a positive whole number; got {samples!r}")
-        self.engine, self.samples = engine, samples
+        if value not in VALUES:
+            raise ValueError(f"value must be one of {', '.join(map(repr, VALUES))}; got {value!r}")
+        self.engine, self.samples, self.value = engine, samples, value
+        self._odds: np.ndarray
+        self._low: int
+        self._odds, self._low = win_odds(engine.rules) if value == "win" else (NO_ODDS, 0)
         self._w = weight_vector(weights or Weights())
         self._rng = np.array([seed & (2**64 - 1)], np.uint64)
         self._work = workspace(engine)
@@ -290,25 +346,28 @@ class RolloutSearch:
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
         search_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
-                       t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals, out)
+                       t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
+                       self._odds, self._low, out)
         return out
 
     def q_values(self, games: np.ndarray) -> np.ndarray:
-        """``[len(games), num_actions]``: the mean margin of every action in each game, ``-inf``
+        """``[len(games), num_actions]``: the mean value (``value``) of every action in each game, ``-inf``
         where illegal (a single legal action is searched too). Its argmax, lowest action first,
         is :meth:`actions`' choice where there is more than one legal action."""
         t, eng = self.engine.tables, self.engine
         games = np.ascontiguousarray(games, np.int64)
         q = np.zeros((games.size, eng.num_actions), np.float64)
         search_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
-                      t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals, q)
+                      t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
+                      self._odds, self._low, q)
         return q
 
     def values(self, game: int) -> dict[int, float]:
-        """The mean margin of every legal action in ``game``."""
+        """The mean value (``value``) of every legal action in ``game``."""
         t, eng = self.engine.tables, self.engine
         rollout_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
-                       t.act_slot, eng.legal, game, self._w, self.samples, self._rng, self._work, self._totals)
+                       t.act_slot, eng.legal, game, self._w, self.samples, self._rng, self._work, self._totals,
+                       self._odds, self._low)
         k = int(eng.S[game, NLEGAL])
         return {int(eng.legal[game, j]): float(self._totals[j]) / self.samples for j in range(k)}
 
@@ -330,7 +389,7 @@ class HindsightValues:
         games = np.ascontiguousarray(games, np.int64)
         q = np.zeros((games.size, eng.num_actions), np.float64)
         hindsight_values(eng.S, eng.hands, eng.bone, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab,
-                         t.act_tile, t.act_slot, eng.legal, games, self._w, self._work, self._totals, q)
+                         t.act_tile, t.act_slot, eng.legal, games, self._w, self._work, self._totals, NO_ODDS, q)
         return q
 
 
