@@ -7,9 +7,10 @@ the other on ``b`` at the start of a hand. It is computed, for the rules at hand
 the heuristic plays against itself: the points each side gained in ``hands`` hands (each also
 counted with the sides swapped, so neither side is favoured) give the law of one hand's result,
 and value iteration over every pair of scores from ``low`` to ``target - 1`` solves the game to
-the target under that law (scores below ``low``, possible where hands can lose points, read as
-``low``, which is four of the worst hands seen below 0 but no lower than half the target below 0; a hand that ends with a side on the target or above is won by the higher score, a tie
-counting half). Tables are cached per rule set.
+the target under that law. A hand that ends with a side on the target or above is won by the
+higher score, a tie counting half. Where hands can lose points, ``low`` is four of the worst
+hands seen below 0, but no lower than half the target below 0, and lower scores read as ``low``.
+Tables are cached per rule set.
 """
 
 from __future__ import annotations
