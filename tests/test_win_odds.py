@@ -97,7 +97,7 @@ def test_search_values_are_chances_and_options_are_checked() -> None:
 
 @pytest.mark.parametrize("spec", ["rollouts:value=points", "guided:value=chance"])
 def test_an_unknown_value_is_refused_by_the_spec(spec: str) -> None:
-    with pytest.raises((PlayerSpecError, ValueError), match="value must be one of margin, win"):
+    with pytest.raises((PlayerSpecError, ValueError), match="value must be one of 'margin', 'win'"):
         load(spec)
 
 

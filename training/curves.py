@@ -140,14 +140,13 @@ def stage_rates(policies: list[str], opponents: list[str], games: int, seeds: li
 def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, title: str | None = None) -> Path:
     """A PNG of :func:`stage_rates`' figures, one line per opponent across the stages, with the
     intervals as error bars, and the figures as JSON beside it (same name, ``.json``)."""
-    import json
 
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from sniff_env.atomic import atomic_path, save_figure
+    from sniff_env.atomic import save_figure, write_json_atomic
 
     names = [Path(p).stem for p in rates]
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -164,8 +163,7 @@ def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, 
     ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, out)
-    with atomic_path(Path(out).with_suffix(".json"), suffix=".json") as tmp:
-        Path(tmp).write_text(json.dumps(rates, indent=2) + "\n")
+    write_json_atomic(Path(out).with_suffix(".json"), rates, indent=2)
     return Path(out)
 
 

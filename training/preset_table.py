@@ -13,7 +13,6 @@ writes them as JSON (with each preset's ``sniff eval`` command) and a PNG chart 
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 import time
@@ -23,7 +22,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sniff_env.atomic import atomic_path, save_figure
+from sniff_env.atomic import save_figure, write_json_atomic
 from sniff_env.evaluation.tournament import run_tournament
 from sniff_env.presets import PRESET_NAMES, make_rules
 
@@ -122,8 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                   "seed": opts.seed, "command": "python training/preset_table.py " + shlex.join(argv or sys.argv[1:]),
                   "presets": rows}
         opts.out.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(opts.out.with_suffix(".json"), suffix=".tmp.json") as tmp:
-            Path(tmp).write_text(json.dumps(report, indent=2) + "\n")
+        write_json_atomic(opts.out.with_suffix(".json"), report, indent=2)
         write_chart(rows, opts.out.with_suffix(".png"), title, opts.line)
     return 0
 

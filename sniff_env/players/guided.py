@@ -31,7 +31,7 @@ from ..observation import Observer
 from ..rules import Rules
 from ._base import finite_weight, info_of, positive_count
 from .policy import PolicyNetwork, load_network
-from .rollouts import checked_value, load_state
+from .rollouts import load_state
 
 if TYPE_CHECKING:
     from ..vector.engine import VectorEngine
@@ -59,6 +59,8 @@ class GuidedPlayer:
 
     def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
                  prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin") -> None:
+        from ..vector.rollouts import checked_value
+
         self.name, self.agent, self.value = name, agent, checked_value(value)
         self.samples, self.prior = positive_count("samples", samples), finite_weight("prior", prior)
         if isinstance(top, bool) or not isinstance(top, int) or top < 0 or isinstance(extra, bool) \
@@ -123,18 +125,13 @@ def points_to_chance(state: InfoState) -> float:
     """What one point of margin is worth in chances of winning at ``state``'s scores: the odds
     with the seat's side ``SLOPE_POINTS`` ahead less those with it ``SLOPE_POINTS`` behind,
     over ``2 * SLOPE_POINTS`` (each score held within the table)."""
-    from ..vector.win_odds import win_odds
+    from ..vector.win_odds import odds_at, win_odds
 
     odds, low = win_odds(state.rules)
-    side = state.rules.side_of(state.seat)
-    top = state.rules.target - 1
-
-    def at(mine: int, theirs: int) -> float:
-        return float(odds[min(max(mine, low), top) - low, min(max(theirs, low), top) - low])
-
+    side, target = state.rules.side_of(state.seat), state.rules.target
     mine, theirs = state.scores[side], state.scores[1 - side]
-    ahead = at(mine + SLOPE_POINTS, theirs)
-    behind = at(mine, theirs + SLOPE_POINTS)
+    ahead = odds_at(odds, low, target, mine + SLOPE_POINTS, theirs)
+    behind = odds_at(odds, low, target, mine, theirs + SLOPE_POINTS)
     return (ahead - behind) / (2 * SLOPE_POINTS)
 
 

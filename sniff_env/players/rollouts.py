@@ -27,6 +27,8 @@ class RolloutPlayer:
 
     def __init__(self, seed: int | None = None, name: str = "rollouts", samples: int = 64,
                  value: str = "margin") -> None:
+        from ..vector.rollouts import checked_value
+
         self.name, self.samples, self.value = name, positive_count("samples", samples), checked_value(value)
         self._seed = seed or 0
         self._engines: dict[Rules, Any] = {}
@@ -51,15 +53,6 @@ class RolloutPlayer:
             engine = VectorEngine(rules, 1, threads=1)
             self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, value=self.value))
         return self._engines[rules]
-
-
-def checked_value(value: object) -> str:
-    """``value`` if it names what a playout may be worth, else a ValueError listing them."""
-    from ..vector.rollouts import VALUES
-
-    if value not in VALUES:
-        raise ValueError(f"value must be one of {', '.join(VALUES)}; got {value!r}")
-    return str(value)
 
 
 def load_state(engine: Any, state: InfoState) -> None:

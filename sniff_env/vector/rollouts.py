@@ -45,7 +45,7 @@ from .kernels import (
     WINNER,
     apply_action,
 )
-from .win_odds import win_odds
+from .win_odds import odds_at, win_odds
 
 VALUES = ("margin", "win")
 """What a playout may be worth (see :class:`RolloutSearch`)."""
@@ -190,10 +190,7 @@ def rollout_value(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, 
         winner = RS[0, WINNER]
         chance = 0.5 if winner < 0 else 1.0 if winner == me else 0.0
     else:
-        top = P[P_TARGET] - 1
-        mine = min(max(RS[0, SCORES + me], low), top) - low
-        theirs = min(max(RS[0, SCORES + 1 - me], low), top) - low
-        chance = odds[mine, theirs]
+        chance = odds_at(odds, low, P[P_TARGET], RS[0, SCORES + me], RS[0, SCORES + 1 - me])
     return chance + MARGIN_WEIGHT * margin
 
 
@@ -319,6 +316,13 @@ def workspace(engine: VectorEngine) -> tuple[np.ndarray, ...]:
     )
 
 
+def checked_value(value: object) -> str:
+    """``value`` if it is one of :data:`VALUES`, else a ValueError listing them."""
+    if value not in VALUES:
+        raise ValueError(f"value must be one of {', '.join(map(repr, VALUES))}; got {value!r}")
+    return str(value)
+
+
 class RolloutSearch:
     """Search choices for games of one :class:`VectorEngine` (see the module)."""
 
@@ -329,9 +333,7 @@ class RolloutSearch:
         :func:`rollout_value`; two sides only)."""
         if not isinstance(samples, int) or samples < 1:
             raise ValueError(f"samples must be a positive whole number; got {samples!r}")
-        if value not in VALUES:
-            raise ValueError(f"value must be one of {', '.join(map(repr, VALUES))}; got {value!r}")
-        self.engine, self.samples, self.value = engine, samples, value
+        self.engine, self.samples, self.value = engine, samples, checked_value(value)
         self._odds: np.ndarray
         self._low: int
         self._odds, self._low = win_odds(engine.rules) if value == "win" else (NO_ODDS, 0)

@@ -47,7 +47,7 @@ def hand_outcomes(rules: Rules, hands: int = HANDS, seed: int = SEED) -> np.ndar
             actions = np.zeros(hands, np.int64)
             actions[games] = bots.heuristic(games)
             engine.step(actions)
-        return engine.scores[:, :2].astype(np.int64).copy()
+        return engine.scores[:, :2].astype(np.int64)
     finally:
         engine.close()
 
@@ -75,6 +75,14 @@ def _iterate(odds: np.ndarray, gains: np.ndarray, weights: np.ndarray, low: int,
                 odds[i, j] = total  # Gauss-Seidel: later cells read the new value
         if change <= tolerance or sweeps >= 10_000:
             return sweeps
+
+
+@compiled(inline=True)
+def odds_at(odds: np.ndarray, low: int, target: int, mine: int, theirs: int) -> float:
+    """The chance in ``odds`` (with its ``low``) of a side on ``mine`` against one on ``theirs``,
+    each score held within the table (from ``low`` to ``target - 1``)."""
+    top = target - 1
+    return float(odds[min(max(mine, low), top) - low, min(max(theirs, low), top) - low])
 
 
 @lru_cache(maxsize=16)
