@@ -134,7 +134,10 @@ def test_replay_a_saved_log(page: Any, server: str, games: Path) -> None:
     over = page.evaluate("window.sniff.state.phase") == "game_over"
     expected = "sniff-game-log" if over else "sniff-seat-log"
     assert json.loads(so_far)["format"] == expected, "while the game runs, the page gets no deal"
-    log = max(games.glob("*.json"), key=lambda p: p.stat().st_mtime).read_text()  # the server's full log
+    # the server's full log of the game played above: the one with the most decisions (a game
+    # started since, e.g. after the first ended, is logged beside it)
+    logs = [p.read_text() for p in games.glob("*.json")]
+    log = max(logs, key=lambda text: sum(len(h["decisions"]) for h in json.loads(text)["hands"]))
     assert json.loads(log)["format"] == "sniff-game-log"
     page.evaluate("(text) => window.sniff.openReplayText(text, 'game.json')", log)
     page.wait_for_selector("#replay-bar:not([hidden])")
