@@ -12,7 +12,8 @@ lower action.
 With ``value=win`` a playout is worth the chance of winning the game from the scores it ends on
 (see :class:`~sniff_env.vector.rollouts.RolloutSearch`), and the prior, in points, is turned into
 chances at the rate one point of margin is worth at the present scores
-(:func:`points_to_chance`).
+(:func:`points_to_chance`). With ``infer`` above 0 the deals are sampled in proportion to how
+likely they make the others' plays so far (:mod:`sniff_env.inference`).
 
 Like the rollout player it reads the seat's information state only (the search deals the unseen
 tiles itself). ``agent`` is a shipped agent's name or a policy file's path; one made for other
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..inference import checked_sharpness, evidence
 from ..infostate import InfoState
 from ..observation import Observer
 from ..rules import Rules
@@ -58,7 +60,7 @@ class GuidedPlayer:
     """Rollout search plus a network prior (spec ``guided:agent=sniff-2p,samples=1024,prior=0.3``)."""
 
     def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
-                 prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin") -> None:
+                 prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin", infer: float = 0.0) -> None:
         from ..vector.rollouts import checked_value
 
         self.name, self.agent, self.value = name, agent, checked_value(value)
@@ -67,7 +69,7 @@ class GuidedPlayer:
                 or not isinstance(extra, int) or extra < 0 or (top == 0) != (extra == 0):
             raise ValueError(f"top and extra must be whole numbers, both 0 (one round) or both 1 or more "
                              f"(a second round of extra deals for the top moves); got top={top!r}, extra={extra!r}")
-        self.top, self.extra = top, extra
+        self.top, self.extra, self.infer = top, extra, checked_sharpness(infer)
         self._path = agent_path(agent)
         network, _meta, rules = load_network(self._path)  # refuses a file that is no policy, up front
         self._networks: dict[Rules, tuple[PolicyNetwork, Observer]] = {rules: (network, Observer(rules))}
@@ -87,14 +89,15 @@ class GuidedPlayer:
         logits = network.logits(observer.encode(state).reshape(1, -1))[0].astype(np.float64)[legal]
         engine, first, second = self._engine(state.rules)
         load_state(engine, state)
-        values = first.q_values(np.zeros(1, np.int64))[0, legal]
+        seen = evidence(state, self.infer) if self.infer else None
+        values = first.q_values(np.zeros(1, np.int64), seen)[0, legal]
         prior = self.prior * (logits - logits.mean()) / LOGIT_SCALE
         if self.value == "win":
             prior *= points_to_chance(state)
         if self.top and self.top < legal.size:
             best = np.argsort(-(values + prior), kind="stable")[: self.top]
             keep_moves(engine, legal[best])
-            more = second.q_values(np.zeros(1, np.int64))[0, legal[best]]
+            more = second.q_values(np.zeros(1, np.int64), seen)[0, legal[best]]
             legal, logits, prior = legal[best], logits[best], prior[best]
             values = (values[best] * self.samples + more * self.extra) / (self.samples + self.extra)
         order = np.lexsort((legal, -logits, -(values + prior)))

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..inference import checked_sharpness, evidence
 from ..infostate import InfoState
 from ..rules import Rules
 from ._base import info_of, positive_count
@@ -23,13 +24,16 @@ class RolloutPlayer:
     """``samples`` deals per move (spec ``rollouts:samples=64``); seeded by ``seed``. ``value``:
     what a playout is worth, ``margin`` (the hand's points) or ``win`` (the chance of winning
     the game from the scores it ends on; two sides only), see
-    :class:`~sniff_env.vector.rollouts.RolloutSearch`."""
+    :class:`~sniff_env.vector.rollouts.RolloutSearch`. ``infer``: how sharply the others are taken
+    to play for points, 0 for not at all; above 0, deals are sampled in proportion to how likely
+    they make the others' plays so far (:mod:`sniff_env.inference`)."""
 
     def __init__(self, seed: int | None = None, name: str = "rollouts", samples: int = 64,
-                 value: str = "margin") -> None:
+                 value: str = "margin", infer: float = 0.0) -> None:
         from ..vector.rollouts import checked_value
 
         self.name, self.samples, self.value = name, positive_count("samples", samples), checked_value(value)
+        self.infer = checked_sharpness(infer)
         self._seed = seed or 0
         self._engines: dict[Rules, Any] = {}
 
@@ -43,7 +47,7 @@ class RolloutPlayer:
             return state.legal[0]
         engine, search = self._engine(state.rules)
         load_state(engine, state)
-        return int(search.actions(np.zeros(1, np.int64))[0])
+        return int(search.actions(np.zeros(1, np.int64), evidence(state, self.infer) if self.infer else None)[0])
 
     def _engine(self, rules: Rules) -> tuple[Any, Any]:
         if rules not in self._engines:

@@ -7,7 +7,9 @@ by the heuristic player in every seat. A move's value is the mean, over the samp
 points its side gains to the end of the hand less what the other sides gain (the mean of them);
 the search plays the best (ties: the lowest action). With ``value="win"`` (two sides) a playout is
 worth instead the chance of winning the game from the scores it ended on
-(:mod:`sniff_env.vector.win_odds`). Only what the seat may know is read: its
+(:mod:`sniff_env.vector.win_odds`). Given evidence (:mod:`sniff_env.inference`), a deal is kept
+with the likelihood of the others' plays under it, so the deals follow the posterior of a model
+of how they play. Only what the seat may know is read: its
 own hand, the tiles played, the layout, the hand sizes, the known missing pips and the
 boneyard's size; the hidden tiles of the real game are never looked at.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..game import forced_lead
+from ..inference import Evidence, no_evidence
 from ..infostate import InfoState
 from ..strategy import Weights
 from . import kernels as K
@@ -70,6 +73,30 @@ def _next(state: np.ndarray) -> np.uint64:
 def below(state: np.ndarray, n: int) -> int:
     """A random whole number from 0 to ``n - 1`` from the splitmix64 state ``state[0]``."""
     return int(_next(state) % np.uint64(n))
+
+
+@_inline
+def uniform(state: np.ndarray) -> float:
+    """A random number in [0, 1) from the splitmix64 state ``state[0]``."""
+    return float(_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+MAX_TRIES = 64
+"""Deals tried for one sample before the last is kept whatever its likelihood (see :func:`likelihood`)."""
+
+
+@_inline
+def likelihood(DH: np.ndarray, seats: np.ndarray, known: np.ndarray, odds: np.ndarray) -> float:
+    """How likely the others' plays are under the deal in ``DH``, over their largest value (the
+    product of :mod:`sniff_env.inference`; 1 without evidence)."""
+    p = 1.0
+    for k in range(seats.size):
+        total = known[k]
+        for t in range(odds.shape[1]):
+            if DH[0, seats[k], t]:
+                total += odds[k, t]
+        p *= known[k] / total
+    return p
 
 
 @_jit
@@ -124,6 +151,32 @@ def determinize(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.n
         if not taken[i]:
             RB[0, pos] = pool[i]
             pos += 1
+
+
+@_inline
+def plausible_deal(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                   hi: np.ndarray, b: int, rng: np.ndarray, work: tuple[np.ndarray, ...],
+                   seen: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """Deal into ``work``'s first two arrays (:func:`determinize`), keeping a deal with the
+    :func:`likelihood` of the evidence ``seen`` under it; of :data:`MAX_TRIES` deals, the last."""
+    DH, DB, pool, taken = work[0], work[1], work[10], work[11]
+    for attempt in range(MAX_TRIES):
+        determinize(S, hands, played, P, lo, hi, b, rng, DH, DB, pool, taken)
+        if seen[0].size == 0 or attempt == MAX_TRIES - 1 or uniform(rng) < likelihood(DH, seen[0], seen[1], seen[2]):
+            return
+
+
+@_jit
+def sample_deals(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                 hi: np.ndarray, b: int, rng: np.ndarray, work: tuple[np.ndarray, ...],
+                 seen: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray) -> None:
+    """``out[i]``: the hands of the ``i``-th deal the search of game ``b`` would play on."""
+    DH = work[0]
+    for i in range(out.shape[0]):
+        plausible_deal(S, hands, played, P, lo, hi, b, rng, work, seen)
+        for s in range(DH.shape[1]):
+            for t in range(DH.shape[2]):
+                out[i, s, t] = DH[0, s, t]
 
 
 @_inline
@@ -216,14 +269,16 @@ def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
 def rollout_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
                    hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                    act_slot: np.ndarray, legal: np.ndarray, b: int, W: np.ndarray, samples: int, rng: np.ndarray,
-                   work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int) -> None:
+                   work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
+                   seen: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
     """``totals[j]``: the summed value of ``legal[b, j]`` over ``samples`` deals (see the module).
-    ``played`` is the engine's whole ``[B, 2T]`` play record; ``work`` is :func:`workspace`'s."""
-    DH, DB, pool, taken = work[0], work[1], work[10], work[11]
+    ``played`` is the engine's whole ``[B, 2T]`` play record; ``work`` is :func:`workspace`'s;
+    ``seen`` the :class:`~sniff_env.inference.Evidence` each deal is kept with the likelihood of
+    (of up to :data:`MAX_TRIES` deals, the last is kept)."""
     for j in range(S[b, NLEGAL]):
         totals[j] = 0.0
     for _ in range(samples):
-        determinize(S, hands, played, P, lo, hi, b, rng, DH, DB, pool, taken)
+        plausible_deal(S, hands, played, P, lo, hi, b, rng, work, seen)
         _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals, odds,
                    low)
 
@@ -262,7 +317,7 @@ def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
                    hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                    act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
                    rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
-                   out: np.ndarray) -> None:
+                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray) -> None:
     """The search's action for the seat to act in each game of ``games`` (``out[i]``); a single
     legal action is played without searching."""
     for i in range(games.size):
@@ -271,7 +326,7 @@ def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
             out[i] = legal[b, 0]
             continue
         rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
-                       rng, work, totals, odds, low)
+                       rng, work, totals, odds, low, seen)
         best, best_v = -1, -np.inf
         for j in range(S[b, NLEGAL]):
             a = legal[b, j]
@@ -285,14 +340,14 @@ def search_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.nd
                   hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                   act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
                   rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
-                  q: np.ndarray) -> None:
+                  seen: tuple[np.ndarray, np.ndarray, np.ndarray], q: np.ndarray) -> None:
     """``q[i, a]``: the mean value of action ``a`` in game ``games[i]`` (``-inf`` where illegal)."""
     for i in range(games.size):
         b = games[i]
         for a in range(q.shape[1]):
             q[i, a] = -np.inf
         rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
-                       rng, work, totals, odds, low)
+                       rng, work, totals, odds, low, seen)
         for j in range(S[b, NLEGAL]):
             q[i, legal[b, j]] = totals[j] / samples
 
@@ -341,37 +396,64 @@ class RolloutSearch:
         self._rng = np.array([seed & (2**64 - 1)], np.uint64)
         self._work = workspace(engine)
         self._totals = np.zeros(engine.num_actions, np.float64)
+        nothing = no_evidence(engine.tables.num_tiles)
+        self._nothing = (nothing.seats, nothing.known, nothing.odds)
 
-    def actions(self, games: np.ndarray) -> np.ndarray:
-        """The search's action in each of ``games`` (indices of games in play)."""
+    def actions(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
+        """The search's action in each of ``games`` (indices of games in play); ``evidence``
+        (:func:`sniff_env.inference.evidence`, one game only) weighs the deals it samples."""
         t, eng = self.engine.tables, self.engine
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
         search_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                        t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
-                       self._odds, self._low, out)
+                       self._odds, self._low, self._seen(evidence, games.size), out)
         return out
 
-    def q_values(self, games: np.ndarray) -> np.ndarray:
+    def q_values(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
         """``[len(games), num_actions]``: the mean value (``value``) of every action in each game, ``-inf``
         where illegal (a single legal action is searched too). Its argmax, lowest action first,
-        is :meth:`actions`' choice where there is more than one legal action."""
+        is :meth:`actions`' choice where there is more than one legal action. ``evidence`` as
+        for :meth:`actions`."""
         t, eng = self.engine.tables, self.engine
         games = np.ascontiguousarray(games, np.int64)
         q = np.zeros((games.size, eng.num_actions), np.float64)
         search_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                       t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
-                      self._odds, self._low, q)
+                      self._odds, self._low, self._seen(evidence, games.size), q)
         return q
 
-    def values(self, game: int) -> dict[int, float]:
-        """The mean value (``value``) of every legal action in ``game``."""
+    def values(self, game: int, evidence: Evidence | None = None) -> dict[int, float]:
+        """The mean value (``value``) of every legal action in ``game``; ``evidence`` as for :meth:`actions`."""
         t, eng = self.engine.tables, self.engine
         rollout_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                        t.act_slot, eng.legal, game, self._w, self.samples, self._rng, self._work, self._totals,
-                       self._odds, self._low)
+                       self._odds, self._low, self._seen(evidence, 1))
         k = int(eng.S[game, NLEGAL])
         return {int(eng.legal[game, j]): float(self._totals[j]) / self.samples for j in range(k)}
+
+
+    def deals(self, game: int, count: int, evidence: Evidence | None = None) -> np.ndarray:
+        """``[count, num_players, num_tiles]`` uint8: the hands of ``count`` deals as the search of
+        ``game`` samples them (every hand; the seat's own as it is), to inspect its beliefs."""
+        t, eng = self.engine.tables, self.engine
+        out = np.zeros((count, eng.rules.num_players, t.num_tiles), np.uint8)
+        sample_deals(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, game, self._rng, self._work,
+                     self._seen(evidence, 1), out)
+        return out
+
+    def _seen(self, evidence: Evidence | None, games: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``evidence`` as the compiled search takes it; a ValueError for several games."""
+        if evidence is None:
+            return self._nothing
+        if games != 1:
+            raise ValueError(f"evidence is one seat's, of one game; got {games} games to search")
+        T = self.engine.tables.num_tiles
+        if evidence.odds.shape[1:] != (T,) or not evidence.seats.size == evidence.known.size == len(evidence.odds):
+            raise ValueError(f"evidence must hold K seats, K known odds and K rows of {T} tile odds; got "
+                             f"{evidence.seats.shape}, {evidence.known.shape} and {evidence.odds.shape}")
+        return (np.ascontiguousarray(evidence.seats, np.int64), np.ascontiguousarray(evidence.known, np.float64),
+                np.ascontiguousarray(evidence.odds, np.float64))
 
 
 class HindsightValues:
