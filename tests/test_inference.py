@@ -184,3 +184,15 @@ def test_choice_with_inference_ignores_hidden_tiles(spec: str) -> None:
                 compared += 1
         game.step(rng.choice(game.legal_actions()))
     assert compared == 4
+
+
+def test_the_sharpness_study_finds_greedy_sharper_than_random(capsys: pytest.CaptureFixture[str]) -> None:
+    from training.studies.inference_sharpness import choices, main, mean_log_likelihood
+
+    greedy, uniform = choices("greedy", 6, 1), choices("random", 6, 1)
+    # greedy lays the tile that scores most: the sharpest model fits it best; random, the flattest
+    assert mean_log_likelihood(greedy, 1.2) > mean_log_likelihood(greedy, 0.1)
+    assert mean_log_likelihood(uniform, 0.0) > mean_log_likelihood(uniform, 0.5)
+    main(["greedy", "--games", "2"])
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("B = 1.2") and last.endswith("<- best")
