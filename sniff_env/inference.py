@@ -66,13 +66,10 @@ def evidence(state: InfoState, beta: float) -> Evidence:
     beta = checked_sharpness(beta)
     if beta == 0 or not state.plays:
         return no_evidence(T)
-    codec = action_codec(rules.max_pip)
-    layouts, layout = [], Layout(rules)
-    for tile, _seat, slot in state.plays:
-        layouts.append(layout)
-        layout = layout.place(codec.encode(tile, slot))
-    if layout != Layout.of(state):
+    layouts = layouts_before(state)
+    if layouts is None:
         return no_evidence(T)
+    codec = action_codec(rules.max_pip)
     known = known_hands(state)
     unseen = [t for t in range(T) if state.unseen_mask >> t & 1]
     seats, held, rows = [], [], []
@@ -93,6 +90,17 @@ def evidence(state: InfoState, beta: float) -> Evidence:
     if not seats:
         return no_evidence(T)
     return Evidence(np.asarray(seats, np.int64), np.asarray(held, np.float64), np.stack(rows))
+
+
+def layouts_before(state: InfoState) -> list[Layout] | None:
+    """The layout before each of ``state``'s plays, replayed from the empty layout; None when
+    the replay does not reach ``state``'s layout (the plays do not record a double laid in line)."""
+    codec = action_codec(state.rules.max_pip)
+    layouts, layout = [], Layout(state.rules)
+    for tile, _seat, slot in state.plays:
+        layouts.append(layout)
+        layout = layout.place(codec.encode(tile, slot))
+    return layouts if layout == Layout.of(state) else None
 
 
 def known_hands(state: InfoState) -> list[bool]:

@@ -6,13 +6,13 @@ import random
 
 import numpy as np
 import pytest
+from test_win_odds import assert_choices_ignore_hidden_tiles
 
 from sniff_env import PRESET_NAMES, make_rules, new_game
 from sniff_env.actions import action_codec
 from sniff_env.game import Game, Phase
-from sniff_env.inference import evidence, known_hands, no_evidence, tile_points
+from sniff_env.inference import evidence, known_hands, layouts_before, no_evidence, tile_points
 from sniff_env.infostate import InfoState, determinize, info_state
-from sniff_env.layout import Layout
 from sniff_env.players import PlayerSpecError, load
 from sniff_env.players.rollouts import load_state
 from sniff_env.tiles import tile_set
@@ -115,7 +115,7 @@ def declined_scores(seed: int) -> tuple[InfoState, set[int]]:
             continue
         if 1 not in evidence(state, 1.0).seats.tolist():
             continue
-        before = _before_last(state)
+        before = layouts_before(state)[-1]
         played = tile_points(before, codec, state.plays[-1][0])
         lo, hi = tile_set(RULES.max_pip).lo, tile_set(RULES.max_pip).hi
         better = {t for t in range(28) if state.unseen_mask >> t & 1
@@ -124,13 +124,6 @@ def declined_scores(seed: int) -> tuple[InfoState, set[int]]:
         if better and state.hand_sizes[1] >= 3:
             return state, better
     raise AssertionError("no declined score found")
-
-
-def _before_last(state: InfoState) -> Layout:
-    layout, codec = Layout(state.rules), action_codec(state.rules.max_pip)
-    for tile, _seat, slot in state.plays[:-1]:
-        layout = layout.place(codec.encode(tile, slot))
-    return layout
 
 
 @pytest.mark.parametrize("seed", [2, 6])
@@ -169,21 +162,7 @@ def test_a_bad_sharpness_is_refused(spec: str) -> None:
 
 @pytest.mark.parametrize("spec", ["rollouts:samples=6,infer=0.3", "guided:samples=4,infer=0.3,value=win"])
 def test_choice_with_inference_ignores_hidden_tiles(spec: str) -> None:
-    game, rng, compared = new_game(RULES, seed=31, record=False), random.Random(31), 0
-    while game.phase is not Phase.GAME_OVER and compared < 4:
-        if game.phase is Phase.HAND_OVER:
-            game.start_hand()
-            continue
-        state = info_state(game, game.turn)
-        if len(state.legal) > 1 and evidence(state, 0.3).seats.size:
-            twin = determinize(state, random.Random(compared))
-            if twin.hands != game.hands:
-                assert info_state(twin, state.seat) == state
-                assert load(spec, seed=3).act({}, {"info_state": state}) == load(spec, seed=3).act(
-                    {}, {"info_state": info_state(twin, state.seat)})
-                compared += 1
-        game.step(rng.choice(game.legal_actions()))
-    assert compared == 4
+    assert_choices_ignore_hidden_tiles(spec, 31, lambda state: evidence(state, 0.3).seats.size > 0)
 
 
 def test_the_sharpness_study_finds_greedy_sharper_than_random(capsys: pytest.CaptureFixture[str]) -> None:

@@ -89,7 +89,7 @@ class GuidedPlayer:
         logits = network.logits(observer.encode(state).reshape(1, -1))[0].astype(np.float64)[legal]
         engine, first, second = self._engine(state.rules)
         load_state(engine, state)
-        seen = evidence(state, self.infer) if self.infer else None
+        seen = evidence(state, self.infer)
         values = first.q_values(np.zeros(1, np.int64), seen)[0, legal]
         prior = self.prior * (logits - logits.mean()) / LOGIT_SCALE
         if self.value == "win":

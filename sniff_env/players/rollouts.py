@@ -47,7 +47,7 @@ class RolloutPlayer:
             return state.legal[0]
         engine, search = self._engine(state.rules)
         load_state(engine, state)
-        return int(search.actions(np.zeros(1, np.int64), evidence(state, self.infer) if self.infer else None)[0])
+        return int(search.actions(np.zeros(1, np.int64), evidence(state, self.infer))[0])
 
     def _engine(self, rules: Rules) -> tuple[Any, Any]:
         if rules not in self._engines:

@@ -432,7 +432,6 @@ class RolloutSearch:
         k = int(eng.S[game, NLEGAL])
         return {int(eng.legal[game, j]): float(self._totals[j]) / self.samples for j in range(k)}
 
-
     def deals(self, game: int, count: int, evidence: Evidence | None = None) -> np.ndarray:
         """``[count, num_players, num_tiles]`` uint8: the hands of ``count`` deals as the search of
         ``game`` samples them (every hand; the seat's own as it is), to inspect its beliefs."""
