@@ -48,7 +48,7 @@ def test_spec_options_and_name() -> None:
     ("guided:prior=inf", "prior must be a finite number of 0 or more"),
     ("guided:top=2", "both 0 .* or both 1 or more"),
     ("guided:top=-1,extra=4", "both 0 .* or both 1 or more"),
-    ("guided:depth=3", "no option 'depth'.*agent, samples, prior, top, extra"),
+    ("guided:width=3", "no option 'width'.*agent, samples, prior, top, extra, value, infer, depth"),
     ("guided:agent=nobody", "no shipped agent is named 'nobody'; installed agents: .*sniff-2p"),
     ("guided:agent=missing.onnx", "does not exist"),
 ])

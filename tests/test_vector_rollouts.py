@@ -211,3 +211,79 @@ def test_q_values_rank_as_the_search_plays() -> None:
         legal = set(eng.legal[0, : eng.S[0, K.NLEGAL]].tolist())
         assert {int(a) for a in np.flatnonzero(np.isfinite(q[0]))} == legal
         assert int(np.argmax(q[0])) == int(chosen[0])
+
+
+def margin_since(before: list[int], game: Game, side: int) -> float:
+    """What ``side`` gained since the scores ``before`` less the mean of what the other sides gained."""
+    gains = [game.scores[s] - before[s] for s in range(game.rules.num_sides)]
+    others = [x for s, x in enumerate(gains) if s != side]
+    return gains[side] - sum(others) / len(others)
+
+
+@pytest.mark.parametrize("preset,players,extra", CASES, ids=[f"{p}-{n}p" for p, n, _ in CASES])
+def test_depth_two_is_the_least_reply_on_its_deal(preset: str, players: int, extra: dict[str, bool]) -> None:
+    """With ``depth=2`` and one sample, a move after which another side's seat has a choice is
+    worth the least, over that seat's legal replies, of the reference playout of the reply on the
+    sampled deal; any other move is worth its plain playout. On the same deals no move is worth
+    more than at depth 1 (the heuristic's reply is one of the replies)."""
+    rules = make_rules(preset, players, **extra)
+    heuristic = HeuristicPlayer()
+    branched = plain = 0
+    for eng, g in positions(rules, 40, 8):
+        t = eng.tables
+        work = workspace(eng)
+        search = RolloutSearch(eng, samples=1, seed=7, depth=2)
+        rng = search._rng.copy()
+        determinize(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, 0, rng, work[0], work[1], work[10],
+                    work[11])
+        values = search.values(0)
+        shallow = RolloutSearch(eng, samples=1, seed=7).values(0)
+        hands = [sum(1 << int(x) for x in np.flatnonzero(work[0][0, s])) for s in range(players)]
+        bone = [int(x) for x in work[1][0, eng.S[0, K.BONE_POS] : eng.S[0, K.BONE_LEN]]]
+        me, before = rules.side_of(g.turn), list(g.scores)
+        for a, v in values.items():
+            d = g.copy()
+            d.hands = list(hands)
+            d.boneyard = tuple(d.boneyard[: d.bone_pos]) + tuple(bone)
+            d._legal = None
+            d.step(a)
+            if d.phase is Phase.PLAY and rules.side_of(d.turn) != me and len(d.legal_actions()) > 1:
+                replies = []
+                for r in d.legal_actions():
+                    e = d.copy()
+                    e.step(r)
+                    while e.phase is Phase.PLAY:
+                        e.step(heuristic.act(None, {"info_state": info_state(e, e.turn)}))
+                    replies.append(margin_since(before, e, me))
+                assert v == pytest.approx(min(replies)), (a, values)
+                branched += 1
+            else:
+                while d.phase is Phase.PLAY:
+                    d.step(heuristic.act(None, {"info_state": info_state(d, d.turn)}))
+                assert v == pytest.approx(margin_since(before, d, me)), (a, values)
+                plain += 1
+            assert v <= shallow[a] + 1e-9
+    assert branched > 5 and plain > 0
+
+
+@pytest.mark.parametrize("depth", [0, 3, True, 2.0, "2", None])
+def test_a_bad_depth_is_refused(depth: object) -> None:
+    eng = VectorEngine(make_rules("sniff", 2), 1, threads=1)
+    with pytest.raises(ValueError, match="depth must be one of 1, 2"):
+        RolloutSearch(eng, samples=4, depth=depth)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("spec", ["rollouts:samples=6,depth=2", "guided:samples=4,depth=2,value=win"])
+def test_depth_two_choices_ignore_hidden_tiles(spec: str) -> None:
+    from test_win_odds import assert_choices_ignore_hidden_tiles
+
+    assert_choices_ignore_hidden_tiles(spec, 41)
+
+
+@pytest.mark.parametrize("spec", ["rollouts:depth=3", "guided:depth=0"])
+def test_a_bad_depth_in_a_spec_is_refused(spec: str) -> None:
+    from sniff_env.player_specs import PlayerSpecError
+    from sniff_env.players import load
+
+    with pytest.raises((PlayerSpecError, ValueError), match="depth must be one of 1, 2"):
+        load(spec)

@@ -60,8 +60,9 @@ class GuidedPlayer:
     """Rollout search plus a network prior (spec ``guided:agent=sniff-2p,samples=1024,prior=0.3``)."""
 
     def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
-                 prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin", infer: float = 0.0) -> None:
-        from ..vector.rollouts import checked_value
+                 prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin", infer: float = 0.0,
+                 depth: int = 1) -> None:
+        from ..vector.rollouts import checked_depth, checked_value
 
         self.name, self.agent, self.value = name, agent, checked_value(value)
         self.samples, self.prior = positive_count("samples", samples), finite_weight("prior", prior)
@@ -70,6 +71,7 @@ class GuidedPlayer:
             raise ValueError(f"top and extra must be whole numbers, both 0 (one round) or both 1 or more "
                              f"(a second round of extra deals for the top moves); got top={top!r}, extra={extra!r}")
         self.top, self.extra, self.infer = top, extra, checked_sharpness(infer)
+        self.depth = checked_depth(depth)
         self._path = agent_path(agent)
         network, _meta, rules = load_network(self._path)  # refuses a file that is no policy, up front
         self._networks: dict[Rules, tuple[PolicyNetwork, Observer]] = {rules: (network, Observer(rules))}
@@ -115,8 +117,10 @@ class GuidedPlayer:
             from ..vector.rollouts import RolloutSearch
 
             engine = VectorEngine(rules, 1, threads=1)
-            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, value=self.value),
-                                    RolloutSearch(engine, max(self.extra, 1), self._seed + 1, value=self.value))
+            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, value=self.value,
+                                                          depth=self.depth),
+                                    RolloutSearch(engine, max(self.extra, 1), self._seed + 1, value=self.value,
+                                                  depth=self.depth))
         return self._engines[rules]
 
 

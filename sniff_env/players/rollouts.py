@@ -26,14 +26,16 @@ class RolloutPlayer:
     the game from the scores it ends on; two sides only), see
     :class:`~sniff_env.vector.rollouts.RolloutSearch`. ``infer``: how sharply the others are taken
     to play for points, 0 for not at all; above 0, deals are sampled in proportion to how likely
-    they make the others' plays so far (:mod:`sniff_env.inference`)."""
+    they make the others' plays so far (:mod:`sniff_env.inference`). ``depth=2``: every reply of
+    the next seat is played out on each deal and a move is worth its least (see
+    :class:`~sniff_env.vector.rollouts.RolloutSearch`)."""
 
     def __init__(self, seed: int | None = None, name: str = "rollouts", samples: int = 64,
-                 value: str = "margin", infer: float = 0.0) -> None:
-        from ..vector.rollouts import checked_value
+                 value: str = "margin", infer: float = 0.0, depth: int = 1) -> None:
+        from ..vector.rollouts import checked_depth, checked_value
 
         self.name, self.samples, self.value = name, positive_count("samples", samples), checked_value(value)
-        self.infer = checked_sharpness(infer)
+        self.infer, self.depth = checked_sharpness(infer), checked_depth(depth)
         self._seed = seed or 0
         self._engines: dict[Rules, Any] = {}
 
@@ -55,7 +57,8 @@ class RolloutPlayer:
             from ..vector.rollouts import RolloutSearch
 
             engine = VectorEngine(rules, 1, threads=1)
-            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, value=self.value))
+            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, value=self.value,
+                                                                 depth=self.depth))
         return self._engines[rules]
 
 

@@ -265,12 +265,73 @@ def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
         totals[j] += rollout_value(S, P, b, work, odds, low)
 
 
+@_inline
+def _copy(dst: np.ndarray, src: np.ndarray) -> None:
+    """Copy ``src`` into ``dst`` (of one shape) element by element; compiled code allocates nothing."""
+    flat_d, flat_s = dst.reshape(-1), src.reshape(-1)
+    for i in range(flat_d.size):
+        flat_d[i] = flat_s[i]
+
+
+@_inline
+def keep_rollout(work: tuple[np.ndarray, ...], back: bool) -> None:
+    """Copy the rollout game of ``work`` aside (``back`` false) or back from that copy."""
+    if back:
+        _copy(work[2], work[12])
+        _copy(work[3], work[13])
+        _copy(work[4], work[14])
+        _copy(work[5], work[15])
+    else:
+        _copy(work[12], work[2])
+        _copy(work[13], work[3])
+        _copy(work[14], work[4])
+        _copy(work[15], work[5])
+
+
+@_jit
+def _play_each_reply(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                     pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+                     legal: np.ndarray, b: int, W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray,
+                     odds: np.ndarray, low: int) -> None:
+    """:func:`_play_each` one ply deeper: where the next decision after the move is another
+    side's, each of that seat's legal replies is played out (the heuristic from there on) and the
+    move is worth the least of their values, the reply that side likes best on this deal."""
+    RS, RH, RP, RL, row, scratch, values, replies = (work[2], work[3], work[4], work[6], work[7], work[8], work[9],
+                                                      work[16])
+    me = side_of(S[b, TURN], P[P_PARTNER])
+    for j in range(S[b, NLEGAL]):
+        load_deal(S, played, P, b, work)
+        if apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, legal[b, j]) \
+                and side_of(RS[0, TURN], P[P_PARTNER]) != me and RS[0, NLEGAL] > 1:
+            k = RS[0, NLEGAL]
+            for r in range(k):
+                replies[r] = RL[0, r]
+            keep_rollout(work, False)
+            worst = np.inf
+            for r in range(k):
+                if r:
+                    keep_rollout(work, True)
+                a = replies[r]
+                while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
+                    a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row,
+                                         scratch, values)
+                worst = min(worst, rollout_value(S, P, b, work, odds, low))
+            totals[j] += worst
+            continue
+        if RS[0, PHASE] == PLAY:
+            a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch, values)
+            while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
+                a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch,
+                                     values)
+        totals[j] += rollout_value(S, P, b, work, odds, low)
+
+
 @_jit
 def rollout_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
                    hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                    act_slot: np.ndarray, legal: np.ndarray, b: int, W: np.ndarray, samples: int, rng: np.ndarray,
                    work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
-                   seen: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int) -> None:
     """``totals[j]``: the summed value of ``legal[b, j]`` over ``samples`` deals (see the module).
     ``played`` is the engine's whole ``[B, 2T]`` play record; ``work`` is :func:`workspace`'s;
     ``seen`` the :class:`~sniff_env.inference.Evidence` each deal is kept with the likelihood of
@@ -279,8 +340,12 @@ def rollout_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
         totals[j] = 0.0
     for _ in range(samples):
         plausible_deal(S, hands, played, P, lo, hi, b, rng, work, seen)
-        _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals, odds,
-                   low)
+        if depth == 2:
+            _play_each_reply(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals,
+                             odds, low)
+        else:
+            _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals,
+                       odds, low)
 
 
 @_jit
@@ -317,7 +382,7 @@ def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
                    hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                    act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
                    rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
-                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray) -> None:
+                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, out: np.ndarray) -> None:
     """The search's action for the seat to act in each game of ``games`` (``out[i]``); a single
     legal action is played without searching."""
     for i in range(games.size):
@@ -326,7 +391,7 @@ def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
             out[i] = legal[b, 0]
             continue
         rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
-                       rng, work, totals, odds, low, seen)
+                       rng, work, totals, odds, low, seen, depth)
         best, best_v = -1, -np.inf
         for j in range(S[b, NLEGAL]):
             a = legal[b, j]
@@ -340,14 +405,14 @@ def search_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.nd
                   hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                   act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
                   rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
-                  seen: tuple[np.ndarray, np.ndarray, np.ndarray], q: np.ndarray) -> None:
+                  seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, q: np.ndarray) -> None:
     """``q[i, a]``: the mean value of action ``a`` in game ``games[i]`` (``-inf`` where illegal)."""
     for i in range(games.size):
         b = games[i]
         for a in range(q.shape[1]):
             q[i, a] = -np.inf
         rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
-                       rng, work, totals, odds, low, seen)
+                       rng, work, totals, odds, low, seen, depth)
         for j in range(S[b, NLEGAL]):
             q[i, legal[b, j]] = totals[j] / samples
 
@@ -368,6 +433,11 @@ def workspace(engine: VectorEngine) -> tuple[np.ndarray, ...]:
         np.zeros(A, np.float64),
         np.zeros(T, np.int64),  # the unseen tiles
         np.zeros(T, np.int64),
+        np.zeros((1, NS), np.int64),  # the rollout's game kept aside (depth 2)
+        np.zeros((1, n, T), np.uint8),
+        np.zeros((1, 2 * T), np.int8),
+        np.zeros((1, T), np.int64),
+        np.zeros(A, np.int64),  # the replies to a move (depth 2)
     )
 
 
@@ -378,17 +448,31 @@ def checked_value(value: object) -> str:
     return str(value)
 
 
+DEPTHS = (1, 2)
+"""How many plies a search weighs before the heuristic plays on (see :class:`RolloutSearch`)."""
+
+
+def checked_depth(depth: object) -> int:
+    """``depth`` if it is one of :data:`DEPTHS`, else a ValueError listing them."""
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth not in DEPTHS:
+        raise ValueError(f"depth must be one of {', '.join(map(str, DEPTHS))}; got {depth!r}")
+    return depth
+
+
 class RolloutSearch:
     """Search choices for games of one :class:`VectorEngine` (see the module)."""
 
     def __init__(self, engine: VectorEngine, samples: int = 32, seed: int = 0, weights: Weights | None = None,
-                 value: str = "margin") -> None:
+                 value: str = "margin", depth: int = 1) -> None:
         """``value``: what a playout is worth, ``"margin"`` (the hand's points, the side's less the
         others') or ``"win"`` (the chance of winning the game from the scores it ends on, see
-        :func:`rollout_value`; two sides only)."""
+        :func:`rollout_value`; two sides only). ``depth``: 1, the heuristic plays from the move on;
+        2, every reply of the next seat, where it is another side's, is played out on each deal
+        and the move is worth its least (:func:`_play_each_reply`)."""
         if not isinstance(samples, int) or samples < 1:
             raise ValueError(f"samples must be a positive whole number; got {samples!r}")
         self.engine, self.samples, self.value = engine, samples, checked_value(value)
+        self.depth = checked_depth(depth)
         self._odds: np.ndarray
         self._low: int
         self._odds, self._low = win_odds(engine.rules) if value == "win" else (NO_ODDS, 0)
@@ -407,7 +491,7 @@ class RolloutSearch:
         out = np.zeros(games.size, np.int64)
         search_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                        t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
-                       self._odds, self._low, self._seen(evidence, games.size), out)
+                       self._odds, self._low, self._seen(evidence, games.size), self.depth, out)
         return out
 
     def q_values(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
@@ -420,7 +504,7 @@ class RolloutSearch:
         q = np.zeros((games.size, eng.num_actions), np.float64)
         search_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                       t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
-                      self._odds, self._low, self._seen(evidence, games.size), q)
+                      self._odds, self._low, self._seen(evidence, games.size), self.depth, q)
         return q
 
     def values(self, game: int, evidence: Evidence | None = None) -> dict[int, float]:
@@ -428,7 +512,7 @@ class RolloutSearch:
         t, eng = self.engine.tables, self.engine
         rollout_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                        t.act_slot, eng.legal, game, self._w, self.samples, self._rng, self._work, self._totals,
-                       self._odds, self._low, self._seen(evidence, 1))
+                       self._odds, self._low, self._seen(evidence, 1), self.depth)
         k = int(eng.S[game, NLEGAL])
         return {int(eng.legal[game, j]): float(self._totals[j]) / self.samples for j in range(k)}
 

@@ -5,7 +5,11 @@ engine, the same PPO update, the same pool of snapshots) from a blank start; in-
 evaluation is off. After one warm-up iteration (kernels loaded), each of ``--repeats`` timed
 stretches of ``--iterations`` iterations gives learner decisions (stored decisions with a choice,
 what ``--total-steps`` counts) per second of collection plus update; the table shows the median
-and the shares of the time spent collecting and updating.
+and the shares of the time spent collecting and updating. One more, untimed iteration counts the
+network's floating-point operations per learner decision (collection's forward passes and the
+update's, by torch's FLOP counter); over this machine's measured matrix-product peak
+(:func:`matmul_peak`, at the same threads) they give the **arithmetic ceiling**: the most
+decisions/s this network and update could reach here if everything else took no time.
 
     python training/benchmarks/training_speed.py --out checkpoints/results/training-speed.json
     python training/benchmarks/training_speed.py --archs move --device cuda --num-envs 2048
@@ -36,10 +40,29 @@ from training.device import DEVICE_HELP, cpu_state, host_view, resolve_device
 from training.network import ARCHITECTURES, make_net
 from training.ppo_rollout import SelfPlay, VectorSelfPlay, collect_vector
 
+PEAK_SIZE = 1024
+"""Side of the square float32 matrices :func:`matmul_peak` multiplies."""
 
-def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device) -> list[dict[str, float]]:
+
+def matmul_peak(device: torch.device, repeats: int = 7) -> float:
+    """Floating-point operations per second of a square float32 matrix product on ``device`` at
+    torch's present thread count (the median of ``repeats`` timings)."""
+    a = torch.randn(PEAK_SIZE, PEAK_SIZE, device=device)
+    b = torch.randn(PEAK_SIZE, PEAK_SIZE, device=device)
+    times = []
+    for _ in range(repeats + 1):
+        t0 = time.perf_counter()
+        torch.mm(a, b)
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        times.append(time.perf_counter() - t0)
+    return 2 * PEAK_SIZE**3 / statistics.median(times[1:])
+
+
+def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device) -> tuple[list[dict[str, float]], float]:
     """``repeats`` timed stretches of ``iterations`` PPO iterations after one warm-up; each gives
-    learner decisions and the seconds spent collecting and updating."""
+    learner decisions and the seconds spent collecting and updating. Also the network's
+    floating-point operations per learner decision, counted over one more, untimed iteration."""
     rules = ppo.build_rules(args)
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
@@ -79,13 +102,18 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
             d, c, u = iteration()
             decisions, collect_s, update_s = decisions + d, collect_s + c, update_s + u
         results.append({"decisions": decisions, "collect_s": collect_s, "update_s": update_s})
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False) as counter:
+        decisions, _, _ = iteration()
     vplay.env.close()
-    return results
+    return results, counter.get_total_flops() / decisions
 
 
-def summary(runs: list[dict[str, float]]) -> dict[str, Any]:
+def summary(runs: list[dict[str, float]], flops: float, peak: float) -> dict[str, Any]:
     """Medians over the stretches: learner decisions/s end to end, of collection alone and of
-    the update alone, and the share of the time spent collecting."""
+    the update alone, and the share of the time spent collecting; with the network's ``flops``
+    per decision and the arithmetic ceiling they allow at ``peak`` operations/s."""
     def med(f: Any) -> float:
         return float(statistics.median(f(r) for r in runs))
 
@@ -95,6 +123,8 @@ def summary(runs: list[dict[str, float]]) -> dict[str, Any]:
         "update_decisions_per_s": med(lambda r: r["decisions"] / r["update_s"]),
         "collect_share": med(lambda r: r["collect_s"] / (r["collect_s"] + r["update_s"])),
         "decisions_per_stretch": med(lambda r: r["decisions"]),
+        "flops_per_decision": flops,
+        "ceiling_decisions_per_s": peak / flops,
         "stretches": runs,
     }
 
@@ -136,27 +166,31 @@ def main(argv: list[str] | None = None) -> int:
         num_steps=opts.num_steps, seed=opts.seed, torch_threads=opts.torch_threads, device=str(device),
         eval_every=0, tensorboard=False, progress=False,
     )
-    figures = {arch: summary(stretch(replace(base, arch=arch), opts.iterations, opts.repeats, device))
+    torch.set_num_threads(opts.torch_threads)
+    peak = matmul_peak(device)
+    figures = {arch: summary(*stretch(replace(base, arch=arch), opts.iterations, opts.repeats, device), peak)
                for arch in opts.archs}
 
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"training/ppo.py --engine vector, {opts.preset} {opts.players}p, {opts.num_envs} games "
-                        f"x {opts.num_steps} decisions, on {device} ({machine(device)})")
+                        f"x {opts.num_steps} decisions, on {device} ({machine(device)}); matrix products "
+                        f"peak at {peak / 1e9:,.1f} GFLOP/s")
     for column in ("network", "learner decisions/s", "collection share", "update share",
-                   "collection alone /s", "update alone /s"):
+                   "collection alone /s", "update alone /s", "MFLOP/decision", "arithmetic ceiling /s"):
         table.add_column(column, justify="left" if column == "network" else "right")
     for arch, f in figures.items():
         table.add_row(arch, f"{f['decisions_per_s']:,.0f}", f"{f['collect_share']:.0%}",
                       f"{1 - f['collect_share']:.0%}", f"{f['collect_decisions_per_s']:,.0f}",
-                      f"{f['update_decisions_per_s']:,.0f}")
+                      f"{f['update_decisions_per_s']:,.0f}", f"{f['flops_per_decision'] / 1e6:,.2f}",
+                      f"{f['ceiling_decisions_per_s']:,.0f}")
     Console().print(table)
     if opts.out:
         report = {"command": "python training/benchmarks/training_speed.py " + " ".join(argv or sys.argv[1:]),
                   "device": str(device), "machine": machine(device), "torch": torch.__version__,
                   "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(opts).items()},
-                  "figures": figures}
+                  "matmul_peak_flops": peak, "figures": figures}
         opts.out.parent.mkdir(parents=True, exist_ok=True)
         opts.out.write_text(json.dumps(report, indent=2) + "\n")
     return 0

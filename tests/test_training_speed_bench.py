@@ -1,0 +1,29 @@
+"""The training-speed benchmark: its figures are consistent, and its arithmetic ceiling counts
+what the network really computes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sniff_env.presets import make_rules
+from training import ppo
+from training.benchmarks.training_speed import main
+from training.network import make_net
+
+
+def test_a_small_run_reports_rates_and_an_arithmetic_ceiling_above_them(tmp_path: Path) -> None:
+    out = tmp_path / "speed.json"
+    assert main(["--archs", "mlp", "--num-envs", "16", "--num-steps", "4", "--iterations", "1", "--repeats", "1",
+                 "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    mlp = report["figures"]["mlp"]
+    assert report["matmul_peak_flops"] > 1e8
+    # collection's forward pass and, per epoch, the update's forward and backward (about 3 forwards):
+    # about 2 operations per weight per row each
+    weights = sum(p.numel() for p in make_net(make_rules("sniff", 2)).parameters())
+    expected = 2 * weights * (1 + 3 * ppo.Args().update_epochs)
+    assert 0.5 * expected < mlp["flops_per_decision"] < 1.5 * expected
+    assert mlp["ceiling_decisions_per_s"] == report["matmul_peak_flops"] / mlp["flops_per_decision"]
+    assert 0 < mlp["decisions_per_s"] < mlp["ceiling_decisions_per_s"]
+    assert mlp["decisions_per_s"] <= min(mlp["collect_decisions_per_s"], mlp["update_decisions_per_s"])
