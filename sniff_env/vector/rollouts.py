@@ -295,7 +295,8 @@ def _play_each_reply(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.nd
                      odds: np.ndarray, low: int) -> None:
     """:func:`_play_each` one ply deeper: where the next decision after the move is another
     side's, each of that seat's legal replies is played out (the heuristic from there on) and the
-    move is worth the least of their values, the reply that side likes best on this deal."""
+    move is worth the least of their values (with two sides, the reply that side likes best on
+    this deal, which it sees whole)."""
     RS, RH, RP, RL, row, scratch, values, replies = (work[2], work[3], work[4], work[6], work[7], work[8], work[9],
                                                       work[16])
     me = side_of(S[b, TURN], P[P_PARTNER])
