@@ -248,20 +248,30 @@ def rollout_value(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, 
 
 
 @_jit
+def play_on(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
+            act_tile: np.ndarray, act_slot: np.ndarray, W: np.ndarray, work: tuple[np.ndarray, ...]) -> None:
+    """Play the rollout game of ``work`` to the end of the hand, the heuristic in every seat.
+
+    Compiled once and called, not inlined: the heuristic is the largest code of the search, and
+    each inlined copy of it cost minutes of compiling."""
+    RS, RH, RP, RL, row, scratch, values = work[2], work[3], work[4], work[6], work[7], work[8], work[9]
+    while RS[0, PHASE] == PLAY:
+        a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch, values)
+        apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a)
+
+
+@_jit
 def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
                legal: np.ndarray, b: int, W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray,
                odds: np.ndarray, low: int) -> None:
     """Add to ``totals[j]`` the value (:func:`rollout_value`) of ``legal[b, j]`` played on the deal
     in ``work``'s first two arrays (every hand, and the boneyard) and the hand played out by the
-    heuristic."""
-    RS, RH, RP, RL, row, scratch, values = work[2], work[3], work[4], work[6], work[7], work[8], work[9]
+    heuristic (:func:`play_on`)."""
     for j in range(S[b, NLEGAL]):
         load_deal(S, played, P, b, work)
-        a = legal[b, j]
-        while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
-            a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch,
-                                 values)
+        apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, legal[b, j])
+        play_on(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, W, work)
         totals[j] += rollout_value(S, P, b, work, odds, low)
 
 
@@ -297,8 +307,7 @@ def _play_each_reply(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.nd
     side's, each of that seat's legal replies is played out (the heuristic from there on) and the
     move is worth the least of their values (with two sides, the reply that side likes best on
     this deal, which it sees whole)."""
-    RS, RH, RP, RL, row, scratch, values, replies = (work[2], work[3], work[4], work[6], work[7], work[8], work[9],
-                                                      work[16])
+    RS, RL, replies = work[2], work[6], work[16]
     me = side_of(S[b, TURN], P[P_PARTNER])
     for j in range(S[b, NLEGAL]):
         load_deal(S, played, P, b, work)
@@ -312,18 +321,12 @@ def _play_each_reply(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.nd
             for r in range(k):
                 if r:
                     keep_rollout(work, True)
-                a = replies[r]
-                while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
-                    a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row,
-                                         scratch, values)
+                apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, replies[r])
+                play_on(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, W, work)
                 worst = min(worst, rollout_value(S, P, b, work, odds, low))
             totals[j] += worst
             continue
-        if RS[0, PHASE] == PLAY:
-            a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch, values)
-            while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
-                a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch,
-                                     values)
+        play_on(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, W, work)
         totals[j] += rollout_value(S, P, b, work, odds, low)
 
 
