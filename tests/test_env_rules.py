@@ -53,7 +53,7 @@ def test_game_reward_zero_sum_and_shared_by_partners(n: int, extra: dict[str, bo
     env = sniff_env.raw_env("sniff", n, target=30, **extra)
     total = _random_episode(env, seed=n)
     assert sum(total.values()) == pytest.approx(0.0)
-    assert max(total.values()) == 1.0 and sorted(total.values())[0] == (-1.0 if extra else -1.0 / (n - 1))
+    assert max(total.values()) == 1.0 and min(total.values()) == (-1.0 if extra else -1.0 / (n - 1))
     if extra:
         assert total["player_0"] == total["player_2"] and total["player_1"] == total["player_3"]
     assert env.game.phase is Phase.GAME_OVER
