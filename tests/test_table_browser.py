@@ -227,3 +227,32 @@ def test_a_replay_shows_each_hand_once_with_names(browser: Any, server: str, gam
     assert "You play" in events or "You lead" in events
     assert not re.search(r"\bYou (plays|draws|leads|passes)\b", events)
     page.close()
+
+
+def test_widened_drop_targets_are_placed_apart_over_their_ends(browser: Any, server: str) -> None:
+    """The sniff's four ends lie close together: drop targets widened around them for touch
+    would cover one another, so the table places them apart, each still over its own end and
+    of its full size."""
+    page = open_page(browser, server, PHONE)
+    u = 40  # a tile's half length, in the layout's units
+    bases = [  # the spots of a sniff's east, south, north and west ends (the double at the centre)
+        {"x": u, "y": -u / 2, "w": 2 * u, "h": u}, {"x": -u / 2, "y": u, "w": u, "h": 2 * u},
+        {"x": -u / 2, "y": -3 * u, "w": u, "h": 2 * u}, {"x": -3 * u, "y": -u / 2, "w": 2 * u, "h": u},
+    ]
+    size = 183.0
+    placed = page.evaluate("(spots) => separate(spots).map((s) => s.r)",
+                           [{"base": b, "w": size, "h": size} for b in bases])
+    rects = [{"x": r["x"], "y": r["y"], "width": r["w"], "height": r["h"]} for r in placed]
+    centred = [{"x": b["x"] + b["w"] / 2 - size / 2, "y": b["y"] + b["h"] / 2 - size / 2, "width": size,
+                "height": size} for b in bases]
+    assert overlap(centred[0], centred[1]), "centred, these targets would cover each other"
+    for i, (r, b) in enumerate(zip(rects, bases)):
+        assert r["width"] == r["height"] == size, "a target shrank"
+        assert r["x"] <= b["x"] and b["x"] + b["w"] <= r["x"] + r["width"], f"target {i} is off its end"
+        assert r["y"] <= b["y"] and b["y"] + b["h"] <= r["y"] + r["height"], f"target {i} is off its end"
+        assert not any(overlap(r, other) for other in rects[i + 1:]), f"target {i} covers another"
+    # targets that do not meet stay centred over their ends
+    far = page.evaluate("(spots) => separate(spots).map((s) => s.r)",
+                        [{"base": bases[0], "w": 60, "h": 60}, {"base": bases[3], "w": 60, "h": 60}])
+    assert far[0]["x"] == bases[0]["x"] + bases[0]["w"] / 2 - 30 and far[1]["y"] == bases[3]["y"] + bases[3]["h"] / 2 - 30
+    page.close()

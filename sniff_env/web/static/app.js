@@ -224,8 +224,11 @@ function drawLayout(svg, layout, stubby, targets, freshFrom, tries = 0, least = 
       star.textContent = "★ sniff";
     }
   }
-  // Drop targets: one per legal placement of the selected tile, at its open end.
+  // Drop targets: one per legal placement of the selected tile, at its open end, widened to
+  // `least` around its spot; where widened targets would cover one another, they are placed
+  // apart (see `separate`).
   const byEnd = {};
+  const spots = [];
   for (const o of targets) {
     const spot = o.end === "lead" ? { x: -U, y: -U / 2, vertical: false } : geo.ends[o.end];
     if (!spot) continue;
@@ -234,7 +237,9 @@ function drawLayout(svg, layout, stubby, targets, freshFrom, tries = 0, least = 
     const shiftY = (k - 1) * (spot.vertical ? 2 * U + GAP : 0) * (o.end === "north" ? -1 : 1);
     const w0 = spot.vertical ? U : 2 * U, h0 = spot.vertical ? 2 * U : U;
     const w = Math.max(w0, least), h = Math.max(h0, least);
-    const x = spot.x + shift - (w - w0) / 2, y = spot.y + shiftY - (h - h0) / 2;
+    spots.push({ o, base: { x: spot.x + shift, y: spot.y + shiftY, w: w0, h: h0 }, w, h });
+  }
+  for (const { o, r: { x, y, w, h } } of separate(spots)) {
     const gives = o.points && app.state.rules.muggins_claims && !claiming();
     const g = el("g", { class: `target${gives ? " gives" : ""}`, "data-action": o.action, "data-end": o.end,
                         role: "button", tabindex: 0 }, svg);
@@ -270,6 +275,37 @@ function drawLayout(svg, layout, stubby, targets, freshFrom, tries = 0, least = 
   if (targets.length && needed > least + 0.5 && tries < 4) {
     drawLayout(svg, layout, stubby, targets, freshFrom, tries + 1, needed * 1.05);
   }
+}
+
+// Places each drop target (`base`: its end's spot; `w`×`h`: its size, at least the spot's) as a
+// rectangle `r` over its spot, so that no two cover each other: widened for touch, the targets of
+// the sniff's four ends, which lie close together, would, and the one drawn last would take the
+// other's touches. Each rectangle has nine places over its spot (centred, or flush with a side or
+// a corner of it, in that order of preference); the first arrangement, target by target, where
+// none overlaps is kept. Where there is none (or the search runs long), all are centred.
+function separate(spots, budget = 20000) {
+  const places = (s) => {
+    const xs = [s.base.x - (s.w - s.base.w) / 2, s.base.x, s.base.x + s.base.w - s.w];
+    const ys = [s.base.y - (s.h - s.base.h) / 2, s.base.y, s.base.y + s.base.h - s.h];
+    return ys.flatMap((y) => xs.map((x) => ({ x, y, w: s.w, h: s.h })));
+  };
+  const apart = (a, b) => a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+  const options = spots.map(places), chosen = [];
+  let tries = 0;
+  const place = (i) => {
+    if (i === spots.length) return true;
+    for (const r of options[i]) {
+      if (++tries > budget) return false;
+      if (chosen.every((c) => apart(c, r))) {
+        chosen.push(r);
+        if (place(i + 1)) return true;
+        chosen.pop();
+      }
+    }
+    return false;
+  };
+  const found = place(0);
+  return spots.map((s, i) => ({ ...s, r: found ? chosen[i] : options[i][0] }));
 }
 
 // SVG units per CSS pixel for a view box of w×h units in `svg` (the box is fitted whole).
