@@ -273,11 +273,11 @@ def test_a_bad_depth_is_refused(depth: object) -> None:
         RolloutSearch(eng, samples=4, depth=depth)  # type: ignore[arg-type]
 
 
-def test_depth_two_choices_ignore_hidden_tiles() -> None:
-    """The guided player hands ``depth`` to the same search (:class:`RolloutSearch`)."""
+@pytest.mark.parametrize("spec", ["rollouts:samples=6,depth=2", "guided:samples=4,depth=2,value=win"])
+def test_depth_two_choices_ignore_hidden_tiles(spec: str) -> None:
     from test_win_odds import assert_choices_ignore_hidden_tiles
 
-    assert_choices_ignore_hidden_tiles("rollouts:samples=6,depth=2", 41)
+    assert_choices_ignore_hidden_tiles(spec, 41)
 
 
 @pytest.mark.parametrize("spec", ["rollouts:depth=3", "guided:depth=0"])
