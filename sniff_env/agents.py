@@ -159,11 +159,10 @@ def default_opponent(rules: Rules) -> tuple[str, str]:
     """The opponent that ``sniff play`` and ``sniff serve`` seat by default for ``rules``, and a
     line saying why: the shipped agent that fits (:func:`agent_for`), else ``heuristic``."""
     found = agent_for(rules)
+    table = f"{rules.name} with {rules.num_players} players" + (" in partnerships" if rules.partnership else "")
     if found is None:
-        return "heuristic", (f"heuristic plays: no shipped agent was trained for {rules.name} with "
-                             f"{rules.num_players} players (sniff agents lists them)")
+        return "heuristic", f"heuristic plays: no shipped agent was trained for {table} (sniff agents lists them)"
     agent, fit = found
-    table = f"{rules.name} with {rules.num_players} players"
     why = (f"the strongest shipped agent for {table} (trained for {len(agent.family)} presets, this one among them)"
            if agent.generalist else f"the shipped agent trained for {table}")
     return agent.name, fit.notice(agent.name) or f"{agent.name} plays: {why}"

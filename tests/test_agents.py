@@ -20,7 +20,7 @@ from sniff_env.presets import make_rules
 from sniff_env.rules import Rules, field_names
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ("generalist-2p", "generalist-3p", "muggins-2p", "sniff-2p", "sniff-4p-partnership")
+SHIPPED = ("generalist-2p", "generalist-3p", "generalist-4p", "muggins-2p", "sniff-2p", "sniff-4p-partnership")
 
 
 def rules_of(command: str) -> Rules:
@@ -53,9 +53,9 @@ def test_agents_load_by_name_from_any_directory(tmp_path: Path, monkeypatch: pyt
     monkeypatch.chdir(tmp_path)
     player = load("sniff-2p", seed=1)
     assert player.name == "sniff-2p" and player.rules == make_rules("sniff", 2)  # type: ignore[attr-defined]
-    with pytest.raises(PlayerSpecError, match="installed agents: generalist-2p, generalist-3p, muggins-2p, sniff-2p, sniff-4p-partnership"):
+    with pytest.raises(PlayerSpecError, match="installed agents: generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p, sniff-4p-partnership"):
         agent_named("sniff-3p")
-    with pytest.raises(PlayerSpecError, match=r"a shipped agent \(generalist-2p, generalist-3p, muggins-2p, sniff-2p, sniff-4p-partnership\)"):
+    with pytest.raises(PlayerSpecError, match=r"a shipped agent \(generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p, sniff-4p-partnership\)"):
         load("sniff-3p")
 
 
@@ -75,11 +75,14 @@ def test_the_agent_that_fits_the_preset_and_players_is_chosen() -> None:
     assert agent_for(make_rules("muggins-sleepers", 2))[0].name == "generalist-2p"  # type: ignore[index]
     assert agent_for(make_rules("sniff", 4, partnership=True))[0].name == "sniff-4p-partnership"  # type: ignore[index]
     assert agent_for(make_rules("sniff", 3))[0].name == "generalist-3p"  # type: ignore[index]  # the only 3-player agent
-    assert agent_for(make_rules("sniff", 4)) is None and agent_for(make_rules("sniff", 3, max_pip=9)) is None
+    assert agent_for(make_rules("sniff", 4))[0].name == "generalist-4p"  # type: ignore[index]  # each for themselves
+    assert agent_for(make_rules("muggins", 4, partnership=True)) is None and agent_for(make_rules("sniff", 3, max_pip=9)) is None
     spec, note = default_opponent(make_rules("sniff", 2, target=30))
     assert spec == "sniff-2p" and note.startswith("sniff-2p was trained for target 100; it plays target 30 here")
+    spec, note = default_opponent(make_rules("muggins", 4, partnership=True))
+    assert spec == "heuristic" and "no shipped agent was trained for muggins with 4 players in partnerships" in note
     spec, note = default_opponent(make_rules("muggins", 4))
-    assert spec == "heuristic" and "no shipped agent was trained for muggins with 4 players" in note
+    assert spec == "generalist-4p" and "strongest shipped agent for muggins with 4 players" in note
     spec, note = default_opponent(make_rules("muggins-sleepers", 3))
     assert spec == "generalist-3p" and "strongest shipped agent for muggins-sleepers with 3 players" in note
     assert default_opponent(make_rules("sniff", 2))[1] == "sniff-2p plays: the shipped agent trained for sniff with 2 players"

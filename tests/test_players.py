@@ -63,11 +63,11 @@ def test_count_after_matches_the_engine(preset: str) -> None:
             game.step(rng.choice(game.legal_actions()))
 
 
-@pytest.mark.parametrize("spec", [*FAST_SPECS, "generalist-3p"])
+@pytest.mark.parametrize("spec", [*FAST_SPECS, "generalist-3p", "generalist-4p"])
 @pytest.mark.parametrize("preset", ["sniff", "muggins-sniff", "sniff-digital"])
 def test_choice_ignores_hidden_tiles(spec: str, preset: str) -> None:
     """Two games with the same public history and own hand but other hidden tiles: same choice."""
-    rules = make_rules(preset, 3)
+    rules = make_rules(preset, 4 if spec == "generalist-4p" else 3)
     game = new_game(rules, seed=11, record=False)
     rng = random.Random(5)
     compared = 0
@@ -81,7 +81,7 @@ def test_choice_ignores_hidden_tiles(spec: str, preset: str) -> None:
         twin_state = info_state(twin, seat)
         assert twin_state == state
         if twin.hands != game.hands:
-            agent_rules = {"rules": rules} if spec == "generalist-3p" else {}  # an agent plays the rules it is loaded for
+            agent_rules = {"rules": rules} if spec.startswith("generalist") else {}  # an agent plays the rules it is loaded for
             first = load(spec, seed=42, **agent_rules).act({}, {"info_state": state})
             second = load(spec, seed=42, **agent_rules).act({}, {"info_state": twin_state})
             assert first == second
