@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,22 @@ def spawn(tmp_path: Path, *args: str, module: str = "sniff_env.play", sigint_ign
     ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
     return pexpect.spawn(sys.executable, ["-m", module, *args], cwd=str(ROOT), env=env,
                          encoding="utf-8", timeout=20, dimensions=(50, 200), preexec_fn=ignore)
+
+
+def wait_until_reading(child: pexpect.spawn, timeout: float = 10.0) -> None:
+    """Wait until the program sleeps in its read of the terminal. A signal that lands between the
+    prompt and the blocking read is only seen at the next key (CPython checks signals when the read
+    is interrupted), so a test that sends Ctrl-C waits for the read, as a person's reaction does."""
+    stat = Path(f"/proc/{child.pid}/stat")
+    if not stat.exists():  # no procfs: give the program time to reach its read
+        time.sleep(0.5)
+        return
+    deadline = time.monotonic() + timeout
+    sleeping = 0
+    while time.monotonic() < deadline and sleeping < 3:
+        state = stat.read_text().rsplit(")", 1)[1].split()[0]
+        sleeping = sleeping + 1 if state == "S" else 0
+        time.sleep(0.02)
 
 
 def start(tmp_path: Path, *extra: str) -> pexpect.spawn:
