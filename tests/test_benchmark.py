@@ -16,14 +16,14 @@ TINY = "tiny-2p-v0"
 
 
 def test_the_named_tasks_exist_with_rules_that_deal() -> None:
-    for name in ("sniff-2p-v0", "muggins-2p-v0", "sniff-4p-partnership-v0", "sniff-3p-v0", TINY):
+    for name in ("sniff-2p-v0", "muggins-2p-v0", "sniff-4p-partnership-v0", "sniff-3p-v0", "sniff-4p-v0", TINY):
         task = get_task(name)
         assert task.version == 0 and task.opponents == OPPONENTS
         assert all(task.games(o) >= MIN_GAMES for o in task.opponents)
         assert task.rules.num_players == task.num_players
     tiny = get_task(TINY).rules
     assert (tiny.max_pip, tiny.num_players, tiny.hand_size, get_task(TINY).max_hands) == (3, 2, 2, 1)
-    assert get_task("sniff-4p-partnership-v0").rules.partnership
+    assert get_task("sniff-4p-partnership-v0").rules.partnership and not get_task("sniff-4p-v0").rules.partnership
 
 
 def test_an_unknown_task_lists_the_tasks() -> None:

@@ -108,6 +108,8 @@ TASKS: dict[str, Task] = {
              deals=_deals(20, 50, 50, 4), pool_deals=4),
         Task("sniff-4p-partnership-v0", "Sniff, 4 players in two partnerships (0+2 vs 1+3), games to 100",
              "sniff", 4, {"partnership": True}, seed=2304, deals=_deals(50, 100, 100, 10), pool_deals=10),
+        Task("sniff-4p-v0", "Sniff, 4 players each for themselves, games to 100", "sniff", 4, seed=2306,
+             deals=_deals(50, 100, 100, 10), pool_deals=10),
         Task("tiny-2p-v0", "one hand of Sniff with the double-3 set (10 tiles), 2 players, 2 tiles each, no "
              "drawing: small enough for exact exploitability", "sniff", 2, TINY_RULES, seed=2305,
              deals=_deals(500, 500, 500, 250), pool_deals=250, max_hands=1),
