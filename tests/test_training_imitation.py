@@ -82,7 +82,7 @@ def test_vector_teacher_records_trains_from_a_policy_and_reuses_its_data(tmp_pat
     assert first["imitation_decisions"] == second["imitation_decisions"]
     for key, value in first["model"].items():  # same decisions, same seed: the same network
         assert torch.equal(value, second["model"][key]), key
-    with pytest.raises(ValueError, match="teachers are heuristic, rollouts:samples=N and hindsight"):
+    with pytest.raises(ValueError, match=r"teachers are heuristic, rollouts:samples=N \(and value=margin or win\) and hindsight"):
         main([*vec, "--exp-name", "x", "--teacher", "search"])
 
 
@@ -121,3 +121,24 @@ def test_centred_q_loss_sees_only_differences_between_legal_moves() -> None:
     off[0, 2] += 50.0  # an illegal logit does not count
     assert centred_q_loss(off, targets, mask).item() == pytest.approx((4 / 9 + 1 / 9 + 1 / 9) / 3 / 2)
 
+
+
+def test_the_search_teacher_values_moves_by_points_or_by_the_chance_of_winning() -> None:
+    """``rollouts:samples=N`` values each legal move by the hand's points; with ``value=win`` by
+    the chance of winning the game (between 0 and 1); an option the teacher lacks is refused."""
+    from sniff_env.vector.engine import VectorEngine
+    from training.imitation_record import teacher_fn
+
+    engine = VectorEngine(make_rules("sniff", 2), 8, threads=1)
+    engine.deal(np.arange(8), True, list(range(8)))
+    games = np.flatnonzero(engine.num_legal > 1)
+    margin = teacher_fn(engine, "rollouts:samples=8", 1, 0)[0](games)
+    win = teacher_fn(engine, "rollouts:samples=8,value=win", 1, 0)[0](games)
+    legal = engine.mask[games].astype(bool)
+    assert np.isfinite(win[legal]).all() and np.isneginf(win[~legal]).all()
+    assert win[legal].min() >= -0.01 and win[legal].max() <= 1.01 and win[legal].max() > win[legal].min()
+    assert np.abs(margin[legal]).max() > 1.5  # points: on another scale
+    with pytest.raises(ValueError, match="value must be one of 'margin', 'win'"):
+        teacher_fn(engine, "rollouts:samples=8,value=draw", 1, 0)
+    with pytest.raises(ValueError, match="teachers are heuristic"):
+        teacher_fn(engine, "rollouts:samples=8,depth=2", 1, 0)

@@ -8,7 +8,8 @@ action are played, not recorded), in game order. Two engines play the games:
   processes, each game seeded on its own, so the data depends on ``seed`` only;
 - the batched engine (:func:`record_vector`): the teacher is ``heuristic``, ``rollouts:samples=N``
   (:class:`sniff_env.vector.rollouts.RolloutSearch`: the heuristic improved by playing every move
-  out on sampled deals) or ``hindsight`` (:class:`sniff_env.vector.rollouts.HindsightValues`:
+  out on sampled deals; ``value=win`` values a move by the chance of winning the game, not the
+  hand's points) or ``hindsight`` (:class:`sniff_env.vector.rollouts.HindsightValues`:
   every move played out once on the real deal, an unbiased sample of its value to the
   heuristic), against compiled built-ins. The moves in its seat are played by ``actor``: the
   teacher itself by default, or a compiled built-in, or an exported policy (the student's own
@@ -145,14 +146,15 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bo
 
     if parse_spec(spec)[0] == "heuristic":
         return compiled_builtin(engine, spec), False
-    base, _, opts = spec.partition(":")
-    key, _, value = opts.partition("=")
+    base, opts = parse_spec(spec)
     if spec == "hindsight":
         searches: list[Any] = [HindsightValues(engine) for _ in range(workers)]
-    elif base == "rollouts" and (not opts or (key == "samples" and value.isdigit())):
-        searches = [RolloutSearch(engine, int(value) if opts else 64, seed + k) for k in range(workers)]
+    elif base == "rollouts" and set(opts) <= {"samples", "value"} and isinstance(opts.get("samples", 64), int):
+        samples, value = int(opts.get("samples", 64)), str(opts.get("value", "margin"))
+        searches = [RolloutSearch(engine, samples, seed + k, value=value) for k in range(workers)]
     else:
-        raise ValueError(f"the vector engine's teachers are heuristic, rollouts:samples=N and hindsight; got {spec!r}")
+        raise ValueError("the vector engine's teachers are heuristic, rollouts:samples=N (and value=margin or win) "
+                         f"and hindsight; got {spec!r}")
     pool = ThreadPoolExecutor(workers) if workers > 1 else None
 
     def q_values(games: np.ndarray) -> np.ndarray:
