@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -78,3 +82,21 @@ def test_eval_says_which_engine_and_reads_the_target(capsys: pytest.CaptureFixtu
     assert "playing on the batched engine" in out
     assert main(["eval", "sniff-2p", "greedy", "--games", "2", "--no-progress", "--engine", "reference"]) == 0
     assert "playing on the reference engine" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("engine", ["--engine=batched", "--engine=reference"])
+def test_a_torchscript_policy_plays_in_worker_processes(engine: str) -> None:
+    """``sniff eval`` of a TorchScript policy file with 2 workers finishes on either engine: the
+    parent loaded torch, whose thread pool hangs a forked worker unless it plays on one thread."""
+    pytest.importorskip("torch")
+    root = Path(__file__).resolve().parents[1]
+    games = "600" if engine.endswith("batched") else "8"  # the batched engine: more than one batch of deals
+    run = subprocess.run(
+        [sys.executable, "-m", "sniff_env.cli", "eval", "checkpoints/sniff-2p.pt", "heuristic", engine,
+         "--games", games, "--seed", "3", "--workers", "2"],
+        cwd=root, capture_output=True, text=True, timeout=240, env={**os.environ, "COLUMNS": "200"},
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert f"playing on the {engine.partition('=')[2]} engine" in run.stdout
+    row = next(line for line in run.stdout.splitlines() if "│ heuristic" in line and "checkpoints/" in line)
+    assert [cell.strip() for cell in row.split("│")][3] == games  # every game played

@@ -149,7 +149,7 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bo
     base, opts = parse_spec(spec)
     if spec == "hindsight":
         searches: list[Any] = [HindsightValues(engine) for _ in range(workers)]
-    elif base == "rollouts" and set(opts) <= {"samples", "value"} and isinstance(opts.get("samples", 64), int):
+    elif base == "rollouts" and set(opts) <= {"samples", "value"} and type(opts.get("samples", 64)) is int:
         samples, value = int(opts.get("samples", 64)), str(opts.get("value", "margin"))
         searches = [RolloutSearch(engine, samples, seed + k, value=value) for k in range(workers)]
     else:

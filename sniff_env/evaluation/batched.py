@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..rules import Rules
-from .tournament import GameOutcome, cached_player, derive_seed, pairings, seatings
+from .tournament import GameOutcome, cached_player, derive_seed, one_thread, pairings, seatings
 
 BATCH_DEALS = 256
 """Deals played on one engine at once: large enough that a policy's batches are efficient,
@@ -182,7 +182,7 @@ def play_batched(
         for batch in batches:
             collect(batch, play_batch(batch))
     else:
-        with multiprocessing.get_context().Pool(min(workers, len(batches))) as pool:
+        with multiprocessing.get_context().Pool(min(workers, len(batches)), initializer=one_thread) as pool:
             for batch, outs in zip(batches, pool.imap(play_batch, batches, chunksize=1), strict=True):
                 collect(batch, outs)
     return outcomes

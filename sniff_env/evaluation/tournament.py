@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -204,6 +205,15 @@ def cached_player(spec: str, rules: Rules) -> Any:
     return _PLAYERS[(spec, rules)]
 
 
+def one_thread() -> None:
+    """Start a worker process of a tournament: torch, if the parent loaded a TorchScript policy,
+    plays on one thread. Its thread pool, inherited across the fork, hangs the child at its
+    first parallel operation; one thread a worker is also what the cores can give."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def play_deal(task: _Task) -> list[GameOutcome]:
     """Play one deal under every seating of the pair."""
     rules, n = task.rules, task.rules.num_players
@@ -347,7 +357,7 @@ def _play_reference(tasks: list[_Task], workers: int, callback: Callable[[int, i
     """The outcomes of ``tasks`` (deals) on the reference engine, in order."""
     if workers <= 1:
         return _collect(map(play_deal, tasks), len(tasks), callback)
-    with multiprocessing.get_context().Pool(workers) as pool:
+    with multiprocessing.get_context().Pool(workers, initializer=one_thread) as pool:
         return _collect(pool.imap(play_deal, tasks, chunksize=1), len(tasks), callback)
 
 
