@@ -173,10 +173,11 @@ def test_choice_ignores_the_hidden_tiles() -> None:
     assert swapped > 3
 
 
-def test_samples_must_be_positive() -> None:
+@pytest.mark.parametrize("samples", [0, True, 2.5])
+def test_samples_must_be_positive(samples: object) -> None:
     eng = VectorEngine(make_rules("sniff", 2), 1)
     with pytest.raises(ValueError, match="samples must be a positive whole number"):
-        RolloutSearch(eng, samples=0)
+        RolloutSearch(eng, samples=samples)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("preset,players,extra", CASES, ids=[f"{p}-{n}p" for p, n, _ in CASES])

@@ -144,14 +144,13 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bo
     hindsight)."""
     from sniff_env.vector.rollouts import HindsightValues, RolloutSearch
 
-    if parse_spec(spec)[0] == "heuristic":
-        return compiled_builtin(engine, spec), False
     base, opts = parse_spec(spec)
+    if base == "heuristic":
+        return compiled_builtin(engine, spec), False
     if spec == "hindsight":
         searches: list[Any] = [HindsightValues(engine) for _ in range(workers)]
-    elif base == "rollouts" and set(opts) <= {"samples", "value"} and type(opts.get("samples", 64)) is int:
-        samples, value = int(opts.get("samples", 64)), str(opts.get("value", "margin"))
-        searches = [RolloutSearch(engine, samples, seed + k, value=value) for k in range(workers)]
+    elif base == "rollouts" and set(opts) <= {"samples", "value"}:  # the search checks their values
+        searches = [RolloutSearch(engine, seed=seed + k, **{"samples": 64, **opts}) for k in range(workers)]
     else:
         raise ValueError("the vector engine's teachers are heuristic, rollouts:samples=N (and value=margin or win) "
                          f"and hindsight; got {spec!r}")

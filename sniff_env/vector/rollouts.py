@@ -27,6 +27,7 @@ from ..strategy import Weights
 from . import kernels as K
 from ._compile import compiled
 from .baselines import heuristic_choice, weight_vector
+from .checks import positive_int
 from .compiled_rules import side_of
 from .engine import VectorEngine
 from .kernels import (
@@ -473,9 +474,7 @@ class RolloutSearch:
         :func:`rollout_value`; two sides only). ``depth``: 1, the heuristic plays from the move on;
         2, every reply of the next seat, where it is another side's, is played out on each deal
         and the move is worth its least (:func:`_play_each_reply`)."""
-        if not isinstance(samples, int) or samples < 1:
-            raise ValueError(f"samples must be a positive whole number; got {samples!r}")
-        self.engine, self.samples, self.value = engine, samples, checked_value(value)
+        self.engine, self.samples, self.value = engine, positive_int("samples", samples), checked_value(value)
         self.depth = checked_depth(depth)
         self._odds: np.ndarray
         self._low: int
