@@ -18,6 +18,7 @@ from sniff_env.vector import kernels as K
 from sniff_env.vector.baselines import weight_vector
 from sniff_env.vector.engine import VectorEngine
 from sniff_env.vector.rollouts import workspace
+from training.config import ConfigError
 from training.studies.greedy_ties import (
     GREEDY,
     PLAYOUT_PLAYERS,
@@ -114,5 +115,5 @@ def test_study_is_reproducible_and_writes_its_results(tmp_path: Path) -> None:
 def test_study_refuses_unknown_tiebreaks_and_bad_counts() -> None:
     with pytest.raises(SystemExit, match="names no tie-break"):
         main(["--only", "best"])
-    with pytest.raises(SystemExit, match="at least 1"):
+    with pytest.raises(ConfigError, match=r"games \(--games\) must be at least 1; got 0"):
         main(["--games", "0"])

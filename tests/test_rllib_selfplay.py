@@ -114,7 +114,7 @@ def test_unknown_config_field_exits_with_the_known_ones(tmp_path: Path) -> None:
 
 
 def test_a_negative_budget_of_learner_decisions_is_refused() -> None:
-    with pytest.raises(SystemExit, match="total-timesteps must be 0"):
+    with pytest.raises(SystemExit, match=r"total_timesteps \(--total-timesteps\) must be at least 0; got -5"):
         main(["--total-timesteps", "-5"])
 
 

@@ -93,9 +93,10 @@ def test_env_refuses_partial_steps_and_early_resets() -> None:
 
 
 @pytest.mark.parametrize(("flag", "value", "needle"), [
-    ("--reward", "coins", "reward must be one of points, game"),
+    ("--reward", "coins", r"reward \(--reward\) must be one of 'points', 'game'; got 'coins'"),
     ("--total-timesteps", "500", "multiple of n_envs x collect_steps"),
-    ("--eps-end", "1.5", "eps_end <= eps_start"),
+    ("--eps-start", "0.01", "eps_end <= eps_start"),
+    ("--eps-end", "1.5", r"eps_end \(--eps-end\) must be in \[0, 1\]; got 1.5"),
     ("--learning-starts", "640", "below total_timesteps"),
     ("--updates-per-step", "0.01", "at least one gradient step"),
     ("--buffer-size", "16", "at least one batch"),
@@ -110,6 +111,6 @@ def test_bad_config_is_refused_before_any_work(tmp_path: Path, flag: str, value:
 
 
 def test_check_args_raises_config_error() -> None:
-    with pytest.raises(ConfigError, match="n_envs must be positive"):
+    with pytest.raises(ConfigError, match=r"n_envs \(--n-envs\) must be at least 1; got 0"):
         check_args(replace(TINY, n_envs=0))
     check_args(TINY)

@@ -13,6 +13,7 @@ from conftest import play_out_legally
 
 from sniff_env import make_rules
 from sniff_env.players import load
+from training.config import ConfigError
 from training.imitation import Args, main
 from training.imitation_record import play_games
 from training.ppo import main as ppo_main
@@ -57,10 +58,12 @@ def test_records_are_the_teachers_legal_choices_and_reproducible() -> None:
 
 
 def test_bad_arguments_are_refused() -> None:
-    with pytest.raises(SystemExit):
+    with pytest.raises(ConfigError, match=r"explore \(--explore\) must be in \[0, 1\]; got 1.5"):
         main(["--explore", "1.5"])
-    with pytest.raises(SystemExit):
+    with pytest.raises(ConfigError, match=r"games \(--games\) must be at least 1; got 0"):
         main(["--games", "0"])
+    with pytest.raises(SystemExit, match="not both"):
+        main(["--soft-temperature", "1", "--q-scale", "0.3"])
 
 
 def test_vector_teacher_records_trains_from_a_policy_and_reuses_its_data(tmp_path: Path) -> None:

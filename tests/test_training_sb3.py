@@ -43,7 +43,7 @@ def test_sb3_vector_engine_trains_and_exports(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("flag", "value", "needle"), [
-    ("--engine", "gpu", "--engine must be 'python' or 'vector'"),
+    ("--engine", "gpu", r"engine \(--engine\) must be one of 'python', 'vector'; got 'gpu'"),
     ("--opponents", "random,greedy,heuristic", "opponents"),  # the vector engine: one per other seat
 ])
 def test_sb3_vector_engine_bad_input(tmp_path: Path, flag: str, value: str, needle: str) -> None:

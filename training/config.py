@@ -1,14 +1,17 @@
 """Run configurations as data: a dataclass filled from a TOML file, then from the command line.
 
 Every field's ``help`` metadata is its ``--help`` text. Unknown fields, in the file or on the
-command line, are refused with the list of known ones; run as a script (:func:`run_script`), a
-trainer ends on such an error with its message, not a traceback.
+command line, are refused with the list of known ones, and so is a value of the wrong type, a
+float that is not finite, or a value outside the field's bounds: metadata ``min``/``max``
+(inclusive), ``above``/``below`` (exclusive) or ``choices`` (see :func:`bounds`). Run as a script
+(:func:`run_script`), a trainer ends on such an error with its message, not a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 import tomllib
 import types
@@ -21,11 +24,16 @@ T = TypeVar("T")
 
 
 def rules_for(preset: str, num_players: int, overrides: str) -> Any:
-    """The :class:`~sniff_env.rules.Rules` of a run: a preset plus ``"field=value,..."`` overrides."""
+    """The :class:`~sniff_env.rules.Rules` of a run: a preset plus ``"field=value,..."`` overrides;
+    :class:`ConfigError` with the rules' own message for an unknown preset, field or value."""
     from sniff_env.commands.common import parse_overrides
+    from sniff_env.errors import RulesError
     from sniff_env.presets import make_rules
 
-    return make_rules(preset, num_players, **parse_overrides([s for s in overrides.split(",") if s.strip()]))
+    try:
+        return make_rules(preset, num_players, **parse_overrides([s for s in overrides.split(",") if s.strip()]))
+    except RulesError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 class ConfigError(ValueError):
@@ -58,11 +66,53 @@ def build_parser(cls: type, description: str) -> argparse.ArgumentParser:
         flag = "--" + f.name.replace("_", "-")
         default = f.default if f.default is not dataclasses.MISSING else None
         kind: Any = _parse_bool if tp is bool else tp
+        allowed = bounds(f.metadata)
         parser.add_argument(
             flag, dest=f.name, type=kind, default=None,
-            help=f"{f.metadata.get('help', '')} (default: {default})",
+            help=f"{f.metadata.get('help', '')} ({allowed + '; ' if allowed else ''}default: {default})",
         )
     return parser
+
+
+def bounds(meta: Any) -> str:
+    """What a field's metadata allows, in words (``''``: any value of its type)."""
+    if "choices" in meta:
+        return "one of " + ", ".join(map(repr, meta["choices"]))
+    low = ("at least", meta["min"]) if "min" in meta else ("above", meta["above"]) if "above" in meta else None
+    high = ("at most", meta["max"]) if "max" in meta else ("below", meta["below"]) if "below" in meta else None
+    if low and high:
+        return f"in {'[' if low[0] == 'at least' else '('}{low[1]}, {high[1]}{']' if high[0] == 'at most' else ')'}"
+    return " ".join(map(str, low or high or ()))
+
+
+def _allowed(meta: Any, v: Any) -> bool:
+    if "choices" in meta:
+        return v in meta["choices"]
+    return not (("min" in meta and v < meta["min"]) or ("max" in meta and v > meta["max"])
+                or ("above" in meta and v <= meta["above"]) or ("below" in meta and v >= meta["below"]))
+
+
+def check_value(f: dataclasses.Field[Any], tp: type, v: Any) -> Any:
+    """``v`` as field ``f`` of type ``tp`` takes it (an int widened to a float); :class:`ConfigError`
+    naming the field, its flag and what it allows when ``v`` is of another type, a float that
+    is not finite, or outside the field's bounds."""
+    if tp is float and isinstance(v, int) and not isinstance(v, bool):
+        v = float(v)
+    if not isinstance(v, tp) or (tp is int and isinstance(v, bool)):
+        raise ConfigError(f"field {f.name} must be {tp.__name__}; got {v!r}")
+    where = f"{f.name} (--{f.name.replace('_', '-')})"
+    if tp is float and not math.isfinite(v):
+        raise ConfigError(f"{where} must be a finite number; got {v!r}")
+    if not _allowed(f.metadata, v):
+        raise ConfigError(f"{where} must be {bounds(f.metadata)}; got {v!r}")
+    return v
+
+
+def check_fields(obj: Any) -> None:
+    """:class:`ConfigError` unless every field of the dataclass instance ``obj`` holds a value of
+    its type within its bounds (:func:`check_value`); for arguments built in code, not parsed."""
+    for f in dataclasses.fields(obj):
+        check_value(f, _field_type(type(obj), f), getattr(obj, f.name))
 
 
 def from_sources(cls: type[T], file_values: dict[str, Any], cli: dict[str, Any]) -> T:
@@ -73,13 +123,7 @@ def from_sources(cls: type[T], file_values: dict[str, Any], cli: dict[str, Any])
     values = {**file_values, **{k: v for k, v in cli.items() if v is not None}}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         if f.name in values:
-            tp = _field_type(cls, f)
-            v = values[f.name]
-            if tp is float and isinstance(v, int) and not isinstance(v, bool):
-                v = float(v)
-            if not isinstance(v, tp) or (tp is int and isinstance(v, bool)):
-                raise ConfigError(f"field {f.name} must be {tp.__name__}; got {v!r}")
-            values[f.name] = v
+            values[f.name] = check_value(f, _field_type(cls, f), values[f.name])
     return cls(**values)
 
 

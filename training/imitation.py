@@ -43,7 +43,7 @@ from training.config import parse_config, rules_for, run_script
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
 from training.imitation_record import Batch, record_family
-from training.network import export_policy, make_net, policy_meta, save_atomic
+from training.network import ARCHITECTURES, export_policy, make_net, policy_meta, save_atomic
 
 
 @dataclass
@@ -55,42 +55,44 @@ class Args:
         metadata={"help": "train one network for several presets (comma-separated, or 'all'): the games are split "
                           "evenly between them, each is evaluated, and the policy plays them all ('preset' unused)"},
     )
-    num_players: int = field(default=2, metadata={"help": "players at the table"})
+    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
-    seed: int = field(default=1, metadata={"help": "seed of everything: games, torch, shuffles"})
-    torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
+    seed: int = field(default=1, metadata={"min": 0, "help": "seed of everything: games, torch, shuffles"})
+    torch_threads: int = field(default=1, metadata={"min": 1, "help": "torch CPU threads"})
     device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; games stay on the CPU"})
     teacher: str = field(default="heuristic", metadata={"help": "the player whose moves are learned"})
     opponents: str = field(
         default="heuristic,greedy,random", metadata={"help": "players drawn (uniformly, per game) for the other side"}
     )
-    explore: float = field(default=0.1, metadata={"help": "chance that the teacher's seat plays a random legal move"})
-    games: int = field(default=4000, metadata={"help": "games to record"})
-    max_hands: int = field(default=40, metadata={"help": "a game ends after this many hands at most"})
-    workers: int = field(default=2, metadata={"help": "processes that play the games"})
-    holdout: float = field(default=0.05, metadata={"help": "share of games kept out of training to measure agreement"})
-    epochs: int = field(default=8, metadata={"help": "passes over the recorded decisions"})
-    batch_size: int = field(default=512, metadata={"help": "decisions per gradient step"})
-    learning_rate: float = field(default=1e-3, metadata={"help": "Adam learning rate (annealed to 0)"})
-    vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
-    hidden: int = field(default=256, metadata={"help": "hidden units per layer (as training/ppo.py)"})
-    arch: str = field(default="mlp", metadata={"help": "network: 'mlp' or 'move' (as training/ppo.py)"})
+    explore: float = field(default=0.1, metadata={"min": 0, "max": 1, "help": "chance that the teacher's seat plays a random legal move"})
+    games: int = field(default=4000, metadata={"min": 1, "help": "games to record"})
+    max_hands: int = field(default=40, metadata={"min": 1, "help": "a game ends after this many hands at most"})
+    workers: int = field(default=2, metadata={"min": 1, "help": "processes that play the games"})
+    holdout: float = field(default=0.05, metadata={"min": 0, "below": 1, "help": "share of games kept out of training to measure agreement"})
+    epochs: int = field(
+        default=8, metadata={"min": 0, "help": "passes over the recorded decisions (0: none; they are still saved)"}
+    )
+    batch_size: int = field(default=512, metadata={"min": 1, "help": "decisions per gradient step"})
+    learning_rate: float = field(default=1e-3, metadata={"above": 0, "help": "Adam learning rate (annealed to 0)"})
+    vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
+    hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer (as training/ppo.py)"})
+    arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp' or 'move' (as training/ppo.py)"})
     points_prior: float = field(default=5.0, metadata={"help": "initial weight of each move's points in its logit"})
-    gamma: float = field(default=0.99, metadata={"help": "discount per own decision of the value target"})
-    reward_scale: float = field(default=0.05, metadata={"help": "multiplier of the points return (as training/ppo.py)"})
-    eval_games: int = field(default=200, metadata={"help": "duplicate games against each evaluation opponent"})
+    gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount per own decision of the value target"})
+    reward_scale: float = field(default=0.05, metadata={"above": 0, "help": "multiplier of the points return (as training/ppo.py)"})
+    eval_games: int = field(default=200, metadata={"min": 1, "help": "duplicate games against each evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
     out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints"})
     export: str = field(default="", metadata={"help": "export the policy to this file"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
     engine: str = field(
         default="python",
-        metadata={"help": "'python' (any players) or 'vector' (batched engine; teacher heuristic, "
+        metadata={"choices": ("python", "vector"), "help": "'python' (any players) or 'vector' (batched engine; teacher heuristic, "
                           "rollouts:samples=N or hindsight, opponents greedy or heuristic)"},
     )
     soft_temperature: float = field(
         default=0.0,
-        metadata={"help": "with a teacher that values every move (rollouts, hindsight): learn the softmax of its "
+        metadata={"min": 0, "help": "with a teacher that values every move (rollouts, hindsight): learn the softmax of its "
                           "move values (points) at this temperature instead of its single choice (0: its choice)"},
     )
     actor: str = field(
@@ -100,7 +102,7 @@ class Args:
     )
     q_scale: float = field(
         default=0.0,
-        metadata={"help": "with a teacher that values every move (rollouts, hindsight): regress each legal move's "
+        metadata={"min": 0, "help": "with a teacher that values every move (rollouts, hindsight): regress each legal move's "
                           "logit, centred over the legal moves, on its value times this (0: learn choices)"},
     )
     data: str = field(
@@ -268,12 +270,6 @@ def train(args: Args) -> Path:
 def main(argv: list[str] | None = None) -> int:
     args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
     resolve_device(args.device)  # refuse a missing device before recording any game
-    if not 0.0 <= args.explore <= 1.0 or not 0.0 <= args.holdout < 1.0:
-        raise SystemExit("--explore must be in [0, 1] and --holdout in [0, 1)")
-    if args.games < 1 or args.workers < 1:
-        raise SystemExit("--games and --workers must be at least 1")
-    if args.engine not in ("python", "vector"):
-        raise SystemExit(f"--engine must be 'python' or 'vector'; got {args.engine!r}")
     if args.engine != "vector" and (args.actor or args.teacher == "hindsight"):
         raise SystemExit("--actor and the hindsight teacher need --engine vector")
     if args.soft_temperature > 0 and args.q_scale > 0:

@@ -31,6 +31,7 @@ from training.config import parse_config, rules_for, run_script
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
 from training.network import (
+    ARCHITECTURES,
     export_policy,
     forward_inputs,
     is_exported_policy,
@@ -47,45 +48,45 @@ from training.ppo_rollout import INPUT, SelfPlay, VectorSelfPlay, collect, colle
 class Args:
     exp_name: str = field(default="sniff-ppo", metadata={"help": "run name (folder under out_dir)"})
     preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"help": "players at the table"})
+    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
-    seed: int = field(default=1, metadata={"help": "seed of everything: games, torch, opponent draws"})
-    torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
+    seed: int = field(default=1, metadata={"min": 0, "help": "seed of everything: games, torch, opponent draws"})
+    torch_threads: int = field(default=1, metadata={"min": 1, "help": "torch CPU threads"})
     device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; the engine stays on the CPU"})
-    total_steps: int = field(default=1_000_000, metadata={"help": "engine decisions to train on (num_envs x num_steps an iteration; the learner's own are a share of them: forced moves and, against opponents, their turns are not)"})
+    total_steps: int = field(default=1_000_000, metadata={"min": 1, "help": "engine decisions to train on (num_envs x num_steps an iteration; the learner's own are a share of them: forced moves and, against opponents, their turns are not)"})
     stop_after: int = field(
         default=0,
-        metadata={"help": "stop after this many iterations, the learning rate still annealed over total_steps "
+        metadata={"min": 0, "help": "stop after this many iterations, the learning rate still annealed over total_steps "
                           "(0: run them all)"},
     )
-    num_envs: int = field(default=64, metadata={"help": "games played at once"})
-    num_steps: int = field(default=64, metadata={"help": "engine decisions per game per rollout"})
-    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
+    num_envs: int = field(default=64, metadata={"min": 1, "help": "games played at once"})
+    num_steps: int = field(default=64, metadata={"min": 1, "help": "engine decisions per game per rollout"})
+    learning_rate: float = field(default=3e-4, metadata={"min": 0, "help": "Adam learning rate"})
     anneal_lr: bool = field(default=True, metadata={"help": "anneal the learning rate linearly to 0"})
-    gamma: float = field(default=0.99, metadata={"help": "discount per own decision"})
-    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
-    num_minibatches: int = field(default=4, metadata={"help": "minibatches per epoch"})
-    update_epochs: int = field(default=4, metadata={"help": "epochs per rollout"})
-    clip_coef: float = field(default=0.2, metadata={"help": "PPO clip coefficient"})
-    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
-    vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
-    max_grad_norm: float = field(default=0.5, metadata={"help": "gradient clip norm"})
-    hidden: int = field(default=256, metadata={"help": "hidden units per layer"})
-    arch: str = field(default="mlp", metadata={"help": "network: 'mlp' (one output per action) or 'move' (a shared move scorer)"})
+    gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount per own decision"})
+    gae_lambda: float = field(default=0.95, metadata={"min": 0, "max": 1, "help": "GAE lambda"})
+    num_minibatches: int = field(default=4, metadata={"min": 1, "help": "minibatches per epoch"})
+    update_epochs: int = field(default=4, metadata={"min": 1, "help": "epochs per rollout"})
+    clip_coef: float = field(default=0.2, metadata={"above": 0, "help": "PPO clip coefficient"})
+    ent_coef: float = field(default=0.01, metadata={"min": 0, "help": "entropy bonus"})
+    vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
+    max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
+    hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer"})
+    arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp' (one output per action) or 'move' (a shared move scorer)"})
     points_prior: float = field(
         default=5.0, metadata={"help": "initial weight of each move's own points in its logit (0: uniform start)"}
     )
-    reward: str = field(default="points", metadata={"help": "'points' (dense) or 'game' (+1/-1 at the end)"})
-    reward_scale: float = field(default=0.05, metadata={"help": "multiplier of 'points' rewards"})
-    max_hands: int = field(default=40, metadata={"help": "a game ends after this many hands at most"})
-    selfplay_prob: float = field(default=0.5, metadata={"help": "share of games where every seat is the learner"})
-    pool_size: int = field(default=8, metadata={"help": "past snapshots kept as opponents"})
-    snapshot_every: int = field(default=10, metadata={"help": "iterations between snapshots"})
+    reward: str = field(default="points", metadata={"choices": ("points", "game"), "help": "'points' (dense) or 'game' (+1/-1 at the end)"})
+    reward_scale: float = field(default=0.05, metadata={"above": 0, "help": "multiplier of 'points' rewards"})
+    max_hands: int = field(default=40, metadata={"min": 1, "help": "a game ends after this many hands at most"})
+    selfplay_prob: float = field(default=0.5, metadata={"min": 0, "max": 1, "help": "share of games where every seat is the learner"})
+    pool_size: int = field(default=8, metadata={"min": 1, "help": "past snapshots kept as opponents"})
+    snapshot_every: int = field(default=10, metadata={"min": 1, "help": "iterations between snapshots"})
     builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool (the vector engine plays greedy and heuristic)"})
-    eval_every: int = field(default=25, metadata={"help": "iterations between evaluations (0: never)"})
-    eval_games: int = field(default=100, metadata={"help": "duplicate games per evaluation opponent"})
+    eval_every: int = field(default=25, metadata={"min": 0, "help": "iterations between evaluations (0: never)"})
+    eval_games: int = field(default=100, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
-    checkpoint_every: int = field(default=25, metadata={"help": "iterations between checkpoints"})
+    checkpoint_every: int = field(default=25, metadata={"min": 0, "help": "iterations between checkpoints"})
     out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
     resume: str = field(default="", metadata={"help": "checkpoint file to resume from"})
     init: str = field(
@@ -103,7 +104,7 @@ class Args:
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
     engine: str = field(
         default="python",
-        metadata={"help": "'python' (reference engine) or 'vector' (batched, compiled engine)"},
+        metadata={"choices": ("python", "vector"), "help": "'python' (reference engine) or 'vector' (batched, compiled engine)"},
     )
 
 
@@ -321,12 +322,6 @@ def update(
 def main(argv: list[str] | None = None) -> int:
     args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
     resolve_device(args.device)  # refuse a missing device before anything starts
-    if args.stop_after < 0:
-        raise SystemExit(f"--stop-after must be 0 (run every iteration) or more; got {args.stop_after}")
-    if args.reward not in ("points", "game"):
-        raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
-    if args.engine not in ("python", "vector"):
-        raise SystemExit(f"--engine must be 'python' or 'vector'; got {args.engine!r}")
     if args.select_on and args.select_on not in args.eval_opponents.split(","):
         raise SystemExit(f"--select-on {args.select_on!r} must be one of --eval-opponents ({args.eval_opponents})")
     train(args)

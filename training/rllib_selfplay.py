@@ -48,44 +48,44 @@ RUN_FILE = "sniff_run.json"
 class Args:
     exp_name: str = field(default="rllib-sniff", metadata={"help": "run name (folder under out_dir)"})
     preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"help": "players at the table"})
+    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
-    seed: int = field(default=1, metadata={"help": "seed of RLlib, the env runners and the league draws"})
-    iterations: int = field(default=100, metadata={"help": "training iterations (each one train batch)"})
+    seed: int = field(default=1, metadata={"min": 0, "help": "seed of RLlib, the env runners and the league draws"})
+    iterations: int = field(default=100, metadata={"min": 1, "help": "training iterations (each one train batch)"})
     total_timesteps: int = field(
-        default=0, metadata={"help": "stop once this many learner decisions were sampled (0: no limit)"}
+        default=0, metadata={"min": 0, "help": "stop once this many learner decisions were sampled (0: no limit)"}
     )
-    time_budget_s: float = field(default=0.0, metadata={"help": "stop after this many seconds of training (0: no limit)"})
-    num_env_runners: int = field(default=1, metadata={"help": "env runner actors (0: sample in the driver)"})
-    num_envs_per_env_runner: int = field(default=4, metadata={"help": "games each env runner steps together"})
+    time_budget_s: float = field(default=0.0, metadata={"min": 0, "help": "stop after this many seconds of training (0: no limit)"})
+    num_env_runners: int = field(default=1, metadata={"min": 0, "help": "env runner actors (0: sample in the driver)"})
+    num_envs_per_env_runner: int = field(default=4, metadata={"min": 1, "help": "games each env runner steps together"})
     sample_timeout_s: float = field(
-        default=600.0, metadata={"help": "how long the driver waits for env runners' samples (RLlib's default: 60)"}
+        default=600.0, metadata={"above": 0, "help": "how long the driver waits for env runners' samples (RLlib's default: 60)"}
     )
-    train_batch_size: int = field(default=4000, metadata={"help": "env steps per training iteration"})
-    minibatch_size: int = field(default=500, metadata={"help": "SGD minibatch size"})
-    num_epochs: int = field(default=4, metadata={"help": "epochs per training iteration"})
-    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
-    gamma: float = field(default=0.99, metadata={"help": "discount per own decision"})
-    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
-    clip_coef: float = field(default=0.2, metadata={"help": "PPO clip coefficient"})
-    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
-    vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
-    max_grad_norm: float = field(default=0.5, metadata={"help": "gradient clip norm"})
-    hidden: int = field(default=256, metadata={"help": "hidden units per layer (two ReLU layers, as PolicyNet)"})
+    train_batch_size: int = field(default=4000, metadata={"min": 1, "help": "env steps per training iteration"})
+    minibatch_size: int = field(default=500, metadata={"min": 1, "help": "SGD minibatch size"})
+    num_epochs: int = field(default=4, metadata={"min": 1, "help": "epochs per training iteration"})
+    learning_rate: float = field(default=3e-4, metadata={"above": 0, "help": "Adam learning rate"})
+    gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount per own decision"})
+    gae_lambda: float = field(default=0.95, metadata={"min": 0, "max": 1, "help": "GAE lambda"})
+    clip_coef: float = field(default=0.2, metadata={"above": 0, "help": "PPO clip coefficient"})
+    ent_coef: float = field(default=0.01, metadata={"min": 0, "help": "entropy bonus"})
+    vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
+    max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
+    hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer (two ReLU layers, as PolicyNet)"})
     share_trunk: bool = field(
         default=False, metadata={"help": "the critic shares the actor's layers (as PolicyNet); RLlib's default: not"}
     )
-    reward: str = field(default="points", metadata={"help": "'points' (dense) or 'game' (+1/-1 at the end)"})
-    reward_scale: float = field(default=0.05, metadata={"help": "multiplier of every reward"})
-    max_hands: int = field(default=40, metadata={"help": "a game ends after this many hands at most"})
-    selfplay_prob: float = field(default=0.5, metadata={"help": "share of games where every seat is the learner"})
-    pool_size: int = field(default=8, metadata={"help": "frozen snapshots kept as opponents"})
-    snapshot_every: int = field(default=10, metadata={"help": "iterations between snapshots"})
+    reward: str = field(default="points", metadata={"choices": ("points", "game"), "help": "'points' (dense) or 'game' (+1/-1 at the end)"})
+    reward_scale: float = field(default=0.05, metadata={"above": 0, "help": "multiplier of every reward"})
+    max_hands: int = field(default=40, metadata={"min": 1, "help": "a game ends after this many hands at most"})
+    selfplay_prob: float = field(default=0.5, metadata={"min": 0, "max": 1, "help": "share of games where every seat is the learner"})
+    pool_size: int = field(default=8, metadata={"min": 1, "help": "frozen snapshots kept as opponents"})
+    snapshot_every: int = field(default=10, metadata={"min": 1, "help": "iterations between snapshots"})
     builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the league"})
-    eval_every: int = field(default=10, metadata={"help": "iterations between evaluations (0: never)"})
-    eval_games: int = field(default=200, metadata={"help": "duplicate games per evaluation opponent"})
+    eval_every: int = field(default=10, metadata={"min": 0, "help": "iterations between evaluations (0: never)"})
+    eval_games: int = field(default=200, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
-    checkpoint_every: int = field(default=10, metadata={"help": "iterations between checkpoints"})
+    checkpoint_every: int = field(default=10, metadata={"min": 0, "help": "iterations between checkpoints"})
     out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
     resume: str = field(default="", metadata={"help": "an RLlib checkpoint folder of this script to continue"})
     export: str = field(default="", metadata={"help": "export the final policy to this file"})
@@ -100,8 +100,8 @@ class Args:
         metadata={"help": "where the learner trains: 'auto' (a GPU when torch sees one, else the CPU), 'cpu' or "
                           "'cuda' (RLlib picks which GPU); the env runners stay on the CPU"},
     )
-    num_cpus: int = field(default=2, metadata={"help": "CPUs of a Ray started here"})
-    object_store_mb: int = field(default=200, metadata={"help": "object store of a Ray started here, in MB"})
+    num_cpus: int = field(default=2, metadata={"min": 1, "help": "CPUs of a Ray started here"})
+    object_store_mb: int = field(default=200, metadata={"min": 1, "help": "object store of a Ray started here, in MB"})
     tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
 
 
@@ -529,10 +529,6 @@ def main(argv: list[str] | None = None) -> int:
         args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
     except ConfigError as exc:
         raise SystemExit(f"error: {exc}") from None
-    if args.reward not in ("points", "game"):
-        raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
-    if args.total_timesteps < 0:
-        raise SystemExit(f"--total-timesteps must be 0 (no limit) or a positive count; got {args.total_timesteps}")
     try:
         learner_gpus(args.device)  # refuse a bad device (a ValueError) before Ray starts
         if args.export_from:

@@ -37,31 +37,31 @@ from training.network import export_module, policy_meta
 class Args:
     exp_name: str = field(default="sniff-sb3", metadata={"help": "run name (folder under out_dir)"})
     preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"help": "players at the table"})
+    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true'"})
-    seed: int = field(default=1, metadata={"help": "seed of the environments, the players and torch"})
+    seed: int = field(default=1, metadata={"min": 0, "help": "seed of the environments, the players and torch"})
     device: str = field(default="auto", metadata={"help": f"where the policy trains: {DEVICE_HELP}; the games stay on the CPU"})
-    total_timesteps: int = field(default=100_000, metadata={"help": "learner decisions to train on"})
-    n_envs: int = field(default=8, metadata={"help": "environments stepped together"})
-    n_steps: int = field(default=256, metadata={"help": "steps per environment per rollout"})
-    batch_size: int = field(default=256, metadata={"help": "minibatch size"})
-    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
-    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
-    gamma: float = field(default=0.99, metadata={"help": "discount"})
-    hidden: int = field(default=256, metadata={"help": "hidden units per layer"})
-    reward: str = field(default="points", metadata={"help": "'points' (dense) or 'game'"})
+    total_timesteps: int = field(default=100_000, metadata={"min": 1, "help": "learner decisions to train on"})
+    n_envs: int = field(default=8, metadata={"min": 1, "help": "environments stepped together"})
+    n_steps: int = field(default=256, metadata={"min": 2, "help": "steps per environment per rollout"})
+    batch_size: int = field(default=256, metadata={"min": 2, "help": "minibatch size"})
+    learning_rate: float = field(default=3e-4, metadata={"above": 0, "help": "Adam learning rate"})
+    ent_coef: float = field(default=0.01, metadata={"min": 0, "help": "entropy bonus"})
+    gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount"})
+    hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer"})
+    reward: str = field(default="points", metadata={"choices": ("points", "game"), "help": "'points' (dense) or 'game'"})
     opponents: str = field(
         default="random,greedy,heuristic",
         metadata={"help": "built-in players drawn as opponents (vector engine: one compiled player, or one per other seat)"},
     )
     engine: str = field(
         default="python",
-        metadata={"help": "'python' (one reference-engine env per environment) or 'vector' (the batched engine's "
+        metadata={"choices": ("python", "vector"), "help": "'python' (one reference-engine env per environment) or 'vector' (the batched engine's "
                           "SniffSB3VecEnv: all n_envs games in one compiled step)"},
     )
-    max_cycles: int = field(default=4000, metadata={"help": "truncate an episode after this many steps"})
-    eval_every: int = field(default=20_000, metadata={"help": "timesteps between evaluations (0: never)"})
-    eval_games: int = field(default=50, metadata={"help": "duplicate games per evaluation opponent"})
+    max_cycles: int = field(default=4000, metadata={"min": 1, "help": "truncate an episode after this many steps"})
+    eval_every: int = field(default=20_000, metadata={"min": 0, "help": "timesteps between evaluations (0: never)"})
+    eval_games: int = field(default=50, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy", metadata={"help": "evaluation opponents"})
     out_dir: str = field(default="runs", metadata={"help": "where runs write models and logs"})
     resume: str = field(default="", metadata={"help": "a saved model (.zip) to continue"})
@@ -193,10 +193,6 @@ def train(args: Args) -> Path:
 def main(argv: list[str] | None = None) -> int:
     args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
     resolve_device(args.device)  # refuse a missing device before any environment is built
-    if args.reward not in ("points", "game"):
-        raise SystemExit(f"--reward must be 'points' or 'game'; got {args.reward!r}")
-    if args.engine not in ("python", "vector"):
-        raise SystemExit(f"--engine must be 'python' or 'vector'; got {args.engine!r}")
     train(args)
     return 0
 

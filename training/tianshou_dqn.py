@@ -35,7 +35,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sniff_env.rules import Rules
-from training.config import ConfigError, parse_config, rules_for
+from training.config import ConfigError, check_fields, parse_config, rules_for
 from training.device import DEVICE_HELP, resolve_device
 from training.evaluate import win_rate_vector
 from training.network import export_policy, make_net, policy_meta
@@ -49,30 +49,30 @@ EVAL_MAX_HANDS = 40
 class Args:
     exp_name: str = field(default="sniff-tianshou-dqn", metadata={"help": "run name (folder under out_dir)"})
     preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"help": "players at the table"})
+    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true'"})
-    seed: int = field(default=1, metadata={"help": "seed of the games, the exploration, the replay sampling and torch"})
+    seed: int = field(default=1, metadata={"min": 0, "help": "seed of the games, the exploration, the replay sampling and torch"})
     device: str = field(default="auto", metadata={"help": f"where the Q-network trains: {DEVICE_HELP}; the games stay on the CPU"})
-    total_timesteps: int = field(default=100_000, metadata={"help": "learner decisions to train on (warm-up included)"})
+    total_timesteps: int = field(default=100_000, metadata={"min": 1, "help": "learner decisions to train on (warm-up included)"})
     opponent: str = field(default="heuristic", metadata={"help": "the compiled player of the other seats: heuristic, greedy, random, ..."})
-    n_envs: int = field(default=100, metadata={"help": "games stepped together"})
-    collect_steps: int = field(default=1, metadata={"help": "steps per game between two rounds of updates"})
-    updates_per_step: float = field(default=0.1, metadata={"help": "gradient steps per learner decision collected"})
-    batch_size: int = field(default=128, metadata={"help": "transitions per gradient step"})
-    buffer_size: int = field(default=100_000, metadata={"help": "replay buffer capacity (transitions)"})
-    learning_starts: int = field(default=20_000, metadata={"help": "decisions played at random before any update"})
-    learning_rate: float = field(default=2.5e-4, metadata={"help": "Adam learning rate"})
-    gamma: float = field(default=0.99, metadata={"help": "discount"})
-    n_step: int = field(default=3, metadata={"help": "steps of the n-step return"})
-    target_update_freq: int = field(default=500, metadata={"help": "gradient steps between target network copies"})
-    eps_start: float = field(default=1.0, metadata={"help": "exploration rate at the first update"})
-    eps_end: float = field(default=0.05, metadata={"help": "exploration rate after the decay"})
-    exploration_fraction: float = field(default=0.2, metadata={"help": "share of total_timesteps over which eps decays"})
-    hidden: int = field(default=256, metadata={"help": "hidden units per layer"})
-    reward: str = field(default="points", metadata={"help": "'points' (the score differences) or 'game' (+1/-1 at the end)"})
-    reward_scale: float = field(default=0.05, metadata={"help": "multiplier of the rewards"})
-    eval_every: int = field(default=50_000, metadata={"help": "learner decisions between evaluations (0: never)"})
-    eval_games: int = field(default=200, metadata={"help": "duplicate games per evaluation opponent"})
+    n_envs: int = field(default=100, metadata={"min": 1, "help": "games stepped together"})
+    collect_steps: int = field(default=1, metadata={"min": 1, "help": "steps per game between two rounds of updates"})
+    updates_per_step: float = field(default=0.1, metadata={"above": 0, "help": "gradient steps per learner decision collected"})
+    batch_size: int = field(default=128, metadata={"min": 1, "help": "transitions per gradient step"})
+    buffer_size: int = field(default=100_000, metadata={"min": 1, "help": "replay buffer capacity (transitions)"})
+    learning_starts: int = field(default=20_000, metadata={"min": 0, "help": "decisions played at random before any update"})
+    learning_rate: float = field(default=2.5e-4, metadata={"above": 0, "help": "Adam learning rate"})
+    gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount"})
+    n_step: int = field(default=3, metadata={"min": 1, "help": "steps of the n-step return"})
+    target_update_freq: int = field(default=500, metadata={"min": 0, "help": "gradient steps between target network copies"})
+    eps_start: float = field(default=1.0, metadata={"min": 0, "max": 1, "help": "exploration rate at the first update"})
+    eps_end: float = field(default=0.05, metadata={"min": 0, "max": 1, "help": "exploration rate after the decay"})
+    exploration_fraction: float = field(default=0.2, metadata={"above": 0, "max": 1, "help": "share of total_timesteps over which eps decays"})
+    hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer"})
+    reward: str = field(default="points", metadata={"choices": REWARDS, "help": "'points' (the score differences) or 'game' (+1/-1 at the end)"})
+    reward_scale: float = field(default=0.05, metadata={"above": 0, "help": "multiplier of the rewards"})
+    eval_every: int = field(default=50_000, metadata={"min": 0, "help": "learner decisions between evaluations (0: never)"})
+    eval_games: int = field(default=200, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents (compiled built-ins)"})
     out_dir: str = field(default="runs", metadata={"help": "where runs write models and logs"})
     export: str = field(default="", metadata={"help": "export the final Q-network as a policy to this file"})
@@ -80,17 +80,9 @@ class Args:
 
 
 def check_args(args: Args) -> None:
-    """:class:`ConfigError` naming the first field that cannot run, and what it allows."""
-    positive = ("total_timesteps", "n_envs", "collect_steps", "batch_size", "buffer_size", "n_step", "hidden",
-                "eval_games")
-    for name in positive:
-        if getattr(args, name) <= 0:
-            raise ConfigError(f"{name} must be positive; got {getattr(args, name)}")
-    for name in ("learning_starts", "eval_every", "target_update_freq"):
-        if getattr(args, name) < 0:
-            raise ConfigError(f"{name} must be 0 or more; got {getattr(args, name)}")
-    if args.reward not in REWARDS:
-        raise ConfigError(f"reward must be one of {', '.join(REWARDS)}; got {args.reward!r}")
+    """:class:`ConfigError` naming the first field that cannot run, and what it allows: each field's
+    own bounds (:func:`~training.config.check_fields`), then how the fields fit together."""
+    check_fields(args)
     per_round = args.n_envs * args.collect_steps
     for name in ("total_timesteps", "learning_starts"):
         if getattr(args, name) % per_round:
@@ -102,16 +94,9 @@ def check_args(args: Args) -> None:
         raise ConfigError(f"buffer_size ({args.buffer_size}) must hold at least one batch ({args.batch_size})")
     if not 0.0 <= args.eps_end <= args.eps_start <= 1.0:
         raise ConfigError(f"need 0 <= eps_end <= eps_start <= 1; got eps_start={args.eps_start}, eps_end={args.eps_end}")
-    if not 0.0 < args.exploration_fraction <= 1.0:
-        raise ConfigError(f"exploration_fraction must be in (0, 1]; got {args.exploration_fraction}")
-    for name in ("updates_per_step", "learning_rate", "reward_scale"):
-        if not getattr(args, name) > 0.0:
-            raise ConfigError(f"{name} must be positive; got {getattr(args, name)}")
     if round(args.updates_per_step * per_round) < 1:
         raise ConfigError(f"updates_per_step x n_envs x collect_steps must make at least one gradient step per round; "
                           f"got {args.updates_per_step} x {per_round}")
-    if not 0.0 <= args.gamma <= 1.0:
-        raise ConfigError(f"gamma must be in [0, 1]; got {args.gamma}")
 
 
 def build_rules(args: Args) -> Rules:
@@ -330,8 +315,8 @@ class _Evaluation:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
     try:
+        args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
         check_args(args)
         resolve_device(args.device)  # refuse a missing device before any environment is built
     except ConfigError as exc:  # DeviceError among them

@@ -51,7 +51,7 @@ from sniff_env.vector.compiled_rules import side_of
 from sniff_env.vector.engine import VectorEngine
 from sniff_env.vector.kernels import NLEGAL, NS, P_N, P_PARTNER, P_T, TURN
 from sniff_env.vector.rollouts import apply_move, below, determinize, load_deal, rollout_margin, workspace
-from training.config import parse_config, rules_for
+from training.config import parse_config, rules_for, run_script
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
 PLAYOUT_PLAYERS = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
@@ -213,13 +213,13 @@ def against_random(rules: Rules, variant: Variant, games: int, seed: int, max_ha
 class Args:
     preset: str = field(default="sniff", metadata={"help": "rules preset"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'target=200'"})
-    games: int = field(default=20000, metadata={"help": "duplicate games per tie-break"})
-    seed: int = field(default=11, metadata={"help": "seed of the deals, the random player and the playouts"})
-    samples: int = field(default=32, metadata={"help": "playouts per tied placement (hindsight: a quarter)"})
-    max_hands: int = field(default=200, metadata={"help": "a game ends after this many hands at most"})
+    games: int = field(default=20000, metadata={"min": 1, "help": "duplicate games per tie-break"})
+    seed: int = field(default=11, metadata={"min": 0, "help": "seed of the deals, the random player and the playouts"})
+    samples: int = field(default=32, metadata={"min": 1, "help": "playouts per tied placement (hindsight: a quarter)"})
+    max_hands: int = field(default=200, metadata={"min": 1, "help": "a game ends after this many hands at most"})
     only: str = field(default="", metadata={"help": "measure only the tie-breaks whose names start with these "
                                                      "(comma-separated)"})
-    workers: int = field(default=1, metadata={"help": "processes that play the tie-breaks"})
+    workers: int = field(default=1, metadata={"min": 1, "help": "processes that play the tie-breaks"})
     out: str = field(default="", metadata={"help": "write the results to this JSON file"})
 
 
@@ -229,8 +229,6 @@ def _measure(job: tuple[Rules, Variant, int, int, int]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
-    if min(args.games, args.samples, args.workers, args.max_hands) < 1:
-        raise SystemExit("--games, --samples, --workers and --max-hands must be at least 1")
     rules = rules_for(args.preset, 2, args.rules)
     chosen = variants(args.samples)
     if args.only:
@@ -270,4 +268,4 @@ def _print(results: list[dict[str, Any]], args: Args) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -31,7 +31,7 @@ from sniff_env.evaluation.ratings import wilson_interval
 from sniff_env.evaluation.tournament import derive_seed, run_tournament
 from sniff_env.players.heuristic import Weights
 from sniff_env.rules import Rules
-from training.config import parse_config, rules_for
+from training.config import parse_config, rules_for, run_script
 
 DEFAULT_FIELDS = "reply,follow_up,pip,pip_late,double,variety,playable,block,counter"
 
@@ -39,22 +39,22 @@ DEFAULT_FIELDS = "reply,follow_up,pip,pip_late,double,variety,playable,block,cou
 @dataclass
 class Args:
     preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"help": "players at the table"})
+    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
-    seed: int = field(default=1, metadata={"help": "seed of every deal the search plays"})
+    seed: int = field(default=1, metadata={"min": 0, "help": "seed of every deal the search plays"})
     opponents: str = field(default="heuristic", metadata={"help": "players the candidates are scored against"})
     fields: str = field(default=DEFAULT_FIELDS, metadata={"help": "the weights to tune, comma-separated"})
     start: str = field(default="", metadata={"help": "a TOML or JSON file of this script's to start from"})
-    rounds: int = field(default=8, metadata={"help": "search rounds at most"})
-    screen_games: int = field(default=300, metadata={"help": "duplicate games per candidate and opponent"})
-    confirm_games: int = field(default=1000, metadata={"help": "fresh games to confirm a round's best"})
-    final_games: int = field(default=1000, metadata={"help": "fresh games to measure the result (0: skip)"})
-    step: float = field(default=1.5, metadata={"help": "initial multiplicative step"})
-    min_step: float = field(default=1.05, metadata={"help": "stop when the step falls below this"})
-    zero_step: float = field(default=0.3, metadata={"help": "additive step of a weight that is 0"})
-    time_budget_s: float = field(default=0.0, metadata={"help": "start no round after this many seconds (0: none)"})
-    workers: int = field(default=1, metadata={"help": "processes that play the games"})
-    max_hands: int = field(default=40, metadata={"help": "a game ends after this many hands at most"})
+    rounds: int = field(default=8, metadata={"min": 0, "help": "search rounds at most"})
+    screen_games: int = field(default=300, metadata={"min": 1, "help": "duplicate games per candidate and opponent"})
+    confirm_games: int = field(default=1000, metadata={"min": 1, "help": "fresh games to confirm a round's best"})
+    final_games: int = field(default=1000, metadata={"min": 0, "help": "fresh games to measure the result (0: skip)"})
+    step: float = field(default=1.5, metadata={"above": 1, "help": "initial multiplicative step"})
+    min_step: float = field(default=1.05, metadata={"above": 1, "help": "stop when the step falls below this"})
+    zero_step: float = field(default=0.3, metadata={"above": 0, "help": "additive step of a weight that is 0"})
+    time_budget_s: float = field(default=0.0, metadata={"min": 0, "help": "start no round after this many seconds (0: none)"})
+    workers: int = field(default=1, metadata={"min": 1, "help": "processes that play the games"})
+    max_hands: int = field(default=40, metadata={"min": 1, "help": "a game ends after this many hands at most"})
     out: str = field(default="", metadata={"help": "write the best weights to this .toml or .json file"})
 
 
@@ -197,10 +197,6 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(names) - set(Weights.field_names()))
     if unknown or not names:
         raise SystemExit(f"--fields: unknown {unknown or 'none given'}; allowed: {', '.join(Weights.field_names())}")
-    if min(args.screen_games, args.confirm_games, args.workers) < 1 or args.final_games < 0 or args.rounds < 0:
-        raise SystemExit("games and workers must be at least 1 (--final-games and --rounds at least 0)")
-    if args.step <= 1.0 or args.min_step <= 1.0:
-        raise SystemExit("--step and --min-step must be above 1")
     rules = rules_for(args.preset, args.num_players, args.rules)
     start = load_weights(args.start) if args.start else Weights()
     t0 = time.time()
@@ -227,4 +223,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)
