@@ -36,7 +36,11 @@ def test_each_row_is_the_games_of_its_sniff_eval_command(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["nosuch.onnx", "greedy"], "policy file 'nosuch.onnx' does not exist"),
+    (["nosuch.onnx", "greedy"], "'nosuch.onnx' is neither a shipped agent (generalist-2p, "),
+    (["heuristic", "greedy"], "nor a policy file; name the presets with --presets"),
+    (["nosuch.onnx", "greedy", "--presets", "sniff", "--games", "4"], "policy file 'nosuch.onnx' does not exist"),
+    (["generalist-2p", "greedy", "--games", "0"], "--games: 0 is out of range: give a whole number, 1 or more"),
+    (["generalist-2p", "greedy", "--line", "1.5"], "--line: 1.5 is out of range: give a win rate from 0 to 1"),
     (["generalist-2p", "nobody", "--games", "4"], "unknown player 'nobody'"),
     (["generalist-2p", "greedy", "--presets", "nope"], "unknown preset"),
     (["sniff-2p", "greedy", "--presets", "muggins", "--games", "4"], "sniff-2p was trained for other rules"),

@@ -168,14 +168,16 @@ def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, 
 
 
 def main(argv: list[str] | None = None) -> int:
+    from sniff_env.commands.common import positive_int, seed_int
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("paths", nargs="+", help="the run's TensorBoard folders (runs/NAME/tb), then the PNG to write")
     parser.add_argument("--title", default=None)
-    parser.add_argument("--smooth", type=int, default=6, help="moving average over this many evaluations")
+    parser.add_argument("--smooth", type=positive_int, default=6, help="moving average over this many evaluations")
     parser.add_argument("--stages", action="store_true",
                         help="the paths are exported policies (the stages of one agent): play them instead")
     parser.add_argument("--opponents", default="heuristic,greedy", help="with --stages: compiled built-ins to face")
-    parser.add_argument("--games", type=int, default=2000, help="with --stages: duplicate games per seed")
+    parser.add_argument("--games", type=positive_int, default=2000, help="with --stages: duplicate games per seed")
     parser.add_argument("--seeds", default="901", help="with --stages: comma-separated evaluation seeds")
     parser.add_argument("--compare", default="",
                         help="comma-separated labels, one per TensorBoard folder: draw those runs side by side against "
@@ -196,9 +198,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.stages:
         try:
-            seeds = [int(x) for x in args.seeds.split(",")]
-        except ValueError:
-            parser.error(f"--seeds must be comma-separated whole numbers; got {args.seeds!r}")
+            seeds = [seed_int(x.strip()) for x in args.seeds.split(",")]
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"--seeds must be comma-separated seeds (whole numbers from 0); got {args.seeds!r}: {exc}")
         rates = stage_rates(logdirs, [o.strip() for o in args.opponents.split(",") if o.strip()], args.games, seeds)
         for path, row in rates.items():
             print(path, ", ".join(f"{o} {x['win_rate']:.3f} [{x['low']:.3f}, {x['high']:.3f}]" for o, x in row.items()))

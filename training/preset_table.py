@@ -23,6 +23,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sniff_env.atomic import save_figure, write_json_atomic
+from sniff_env.commands.common import positive_int, seed_int, win_rate
 from sniff_env.evaluation.tournament import run_tournament
 from sniff_env.presets import PRESET_NAMES, make_rules
 
@@ -35,6 +36,9 @@ def family_presets(policy: str) -> list[str]:
 
     agents = shipped_agents()
     path = agents[policy].path if policy in agents else Path(policy)
+    if not path.is_file():
+        raise ValueError(f"{policy!r} is neither a shipped agent ({', '.join(agents)}) nor a policy file; "
+                         "name the presets with --presets to play any other player")
     _, meta, _ = load_network(path)
     return [r.name for r in trained_rules(meta)]
 
@@ -100,10 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("opponent", help="the player it meets on every preset (a player spec)")
     parser.add_argument("--presets", default="", help="comma-separated presets (default: the policy's own family)")
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--games", type=int, default=2000, help="duplicate games per preset")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--line", type=float, default=None, help="draw this win rate as a line on the chart")
+    parser.add_argument("--games", type=positive_int, default=2000,
+                        help="duplicate games per preset, rounded up to whole deals as by sniff eval")
+    parser.add_argument("--seed", type=seed_int, default=0)
+    parser.add_argument("--workers", type=positive_int, default=1)
+    parser.add_argument("--line", type=win_rate, default=None, help="draw this win rate (0 to 1) as a line on the chart")
     parser.add_argument("--out", type=Path, help="write OUT.json and OUT.png")
     opts = parser.parse_args(argv)
     try:

@@ -50,6 +50,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def win_rate(text: str) -> float:
+    """An argparse type: a share of games, a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"{text} is out of range: give a win rate from 0 to 1")
+    return value
+
+
 def add_rules_arguments(parser: argparse.ArgumentParser, players: int = 2) -> None:
     parser.add_argument("--preset", default="sniff", choices=PRESET_NAMES, help="rules preset (default: sniff)")
     parser.add_argument("--players", type=int, default=players, help=f"number of players (default: {players})")
