@@ -65,7 +65,7 @@ def test_checkpoint_with_a_payload_is_refused_by_every_loader(tmp_path: Path, ma
     with pytest.raises(ValueError, match="objects other than tensors"):
         ppo_main([*common, "--exp-name", "ppo", "--tensorboard", "false", "--total-steps", "64"])
     with pytest.raises(ValueError, match="objects other than tensors"):
-        imitation_main([*common, "--exp-name", "im", "--games", "2", "--workers", "1", "--eval-games", "0"])
+        imitation_main([*common, "--exp-name", "im", "--games", "2", "--workers", "1", "--eval-games", "2"])
     assert not marker.exists()
 
 

@@ -89,6 +89,38 @@ def test_vector_teacher_records_trains_from_a_policy_and_reuses_its_data(tmp_pat
         main([*vec, "--exp-name", "x", "--teacher", "search"])
 
 
+def test_several_runs_data_train_one_network_of_the_width_asked(tmp_path: Path) -> None:
+    """Two runs' saved decisions train one network, their games numbered on after each other; a
+    move network of another width exports, reloads and seeds a run of the same width only."""
+    from training.network import load_exported
+    from training.ppo import main as ppo
+
+    base = ["--engine", "vector", "--teacher", "rollouts:samples=2", "--opponents", "heuristic", "--arch", "move",
+            "--games", "4", "--eval-games", "2", "--progress", "false", "--out-dir", str(tmp_path)]
+    assert main([*base, "--exp-name", "a", "--epochs", "0"]) == 0
+    assert main([*base, "--exp-name", "b", "--epochs", "0", "--seed", "2"]) == 0
+    files = [tmp_path / name / "teacher-data.npz" for name in "ab"]
+    sizes = [len(np.load(f)["actions"]) for f in files]
+    wide = tmp_path / "wide.pt"
+    assert main([*base, "--exp-name", "c", "--epochs", "1", "--q-scale", "0.3", "--hidden", "24",
+                 "--move-hidden", "12", "--data", ",".join(map(str, files)), "--holdout", "0.25",
+                 "--export", str(wide)]) == 0
+    ckpt = torch.load(tmp_path / "c" / "checkpoint.pt", weights_only=False)
+    assert sizes[0] < ckpt["imitation_decisions"] < sum(sizes)  # the held-out games are the last file's last
+    assert ckpt["model"]["move_in.weight"].shape[0] == 12 and ckpt["model"]["trunk.0.weight"].shape[0] == 24
+    net, meta = load_exported(wide)
+    assert meta["args"]["move_hidden"] == 12 and net.state_in.out_features == 12
+    ppo_args = ["--engine", "vector", "--arch", "move", "--hidden", "24", "--total-steps", "64", "--num-envs", "4",
+                "--num-steps", "16", "--eval-every", "0", "--progress", "false", "--tensorboard", "false",
+                "--out-dir", str(tmp_path), "--init", str(wide)]
+    assert ppo([*ppo_args, "--exp-name", "p", "--move-hidden", "12"]) == 0
+    with pytest.raises(ValueError, match="another network shape .*--move-hidden"):
+        ppo([*ppo_args, "--exp-name", "q"])
+    with pytest.raises(SystemExit, match="other fields"):
+        np.savez(tmp_path / "bad.npz", **{k: v for k, v in np.load(files[0]).items() if k != "values"})
+        main([*base, "--exp-name", "d", "--data", f"{files[0]},{tmp_path / 'bad.npz'}"])
+
+
 def test_hindsight_teacher_labels_every_move_and_the_actor_plays(tmp_path: Path) -> None:
     """The hindsight teacher values every legal move (finite there, -inf elsewhere) while an
     exported policy plays the seat; the network regresses its logits on those values."""

@@ -27,7 +27,7 @@ from training.network import (
     is_exported_policy,
     load_checkpoint,
     load_exported,
-    make_net,
+    net_of_args,
     policy_meta,
 )
 
@@ -42,7 +42,7 @@ def checkpoint_net(checkpoint: str | Path) -> tuple[nn.Module, dict[str, Any]]:
         raise ValueError(
             f"{checkpoint} reads layout {ckpt.get('observation_version')!r}; this engine builds {observer.version!r}"
         )
-    net = make_net(rules, args["hidden"], 0.0, args.get("arch", "mlp"))
+    net = net_of_args(rules, args)
     net.load_state_dict(state)
     trainer = "imitation" if "imitation" in ckpt else "ppo"
     family = [Rules.from_dict(r) for r in ckpt.get("rules_family", [])]  # a generalist's rule sets

@@ -77,6 +77,9 @@ class Args:
     vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
     hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer (as training/ppo.py)"})
     arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp' or 'move' (as training/ppo.py)"})
+    move_hidden: int = field(
+        default=64, metadata={"min": 1, "help": "with --arch move: units per layer of the shared move scorer"}
+    )
     points_prior: float = field(default=5.0, metadata={"help": "initial weight of each move's points in its logit"})
     gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount per own decision of the value target"})
     reward_scale: float = field(default=0.05, metadata={"above": 0, "help": "multiplier of the points return (as training/ppo.py)"})
@@ -106,11 +109,32 @@ class Args:
                           "logit, centred over the legal moves, on its value times this (0: learn choices)"},
     )
     data: str = field(
-        default="", metadata={"help": "train on the decisions a run saved (its teacher-data.npz) instead of recording"}
+        default="",
+        metadata={"help": "train on the decisions runs saved (their teacher-data.npz; several comma-separated, "
+                          "taken one after another) instead of recording"},
     )
     init: str = field(
         default="", metadata={"help": "start from this network (a checkpoint or an exported policy) instead of a blank one"}
     )
+
+
+def load_data(paths: list[str], obs_size: int) -> Batch:
+    """The decisions of saved runs (their ``teacher-data.npz``), one after another, each file's
+    games numbered on after the last one's; ``SystemExit`` if a file holds other observations or
+    other fields than the first."""
+    parts: list[dict[str, np.ndarray]] = []
+    offset = 0
+    for path in paths:
+        with np.load(path) as saved:
+            part = {key: saved[key] for key in saved.files}
+        if part["obs"].shape[1] != obs_size:
+            raise SystemExit(f"{path} holds observations of another layout or other rules")
+        if parts and set(part) != set(parts[0]):
+            raise SystemExit(f"{path} holds other fields ({sorted(part)}) than {paths[0]} ({sorted(parts[0])})")
+        part["games"] = part["games"] + offset
+        offset = int(part["games"].max()) + 1 if len(part["games"]) else offset
+        parts.append(part)
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
 def agreement(net: nn.Module, data: Batch) -> float:
@@ -170,10 +194,7 @@ def train(args: Args) -> Path:
     start_time = time.time()
 
     if args.data:
-        with np.load(args.data) as saved:
-            data = {key: saved[key] for key in saved.files}
-        if data["obs"].shape[1] != Observer(rules).size:
-            raise SystemExit(f"{args.data} holds observations of another layout or other rules")
+        data = load_data([s.strip() for s in args.data.split(",") if s.strip()], Observer(rules).size)
     elif args.engine == "vector":
         from rich.progress import Progress
 
@@ -194,7 +215,7 @@ def train(args: Args) -> Path:
           f"({time.time() - start_time:.0f} s); {len(test_set['actions']):,} held out")
 
     observer = Observer(rules)
-    net = make_net(rules, args.hidden, args.points_prior, args.arch).to(device)
+    net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden).to(device)
     if args.init:
         from training.ppo import init_from
 

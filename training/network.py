@@ -69,15 +69,17 @@ class PolicyNet(nn.Module):
 ARCHITECTURES = ("mlp", "move")
 
 
-def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str = "mlp") -> nn.Module:
+def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str = "mlp",
+             move_hidden: int = 64) -> nn.Module:
     """The policy-value network of a run: ``"mlp"`` (:class:`PolicyNet`) or ``"move"``
-    (:class:`training.move_net.MoveNet`, one shared scorer over every move's features)."""
+    (:class:`training.move_net.MoveNet`, one shared scorer over every move's features, with
+    ``move_hidden`` units per layer of that scorer)."""
     from sniff_env.observation import Observer
 
     if arch == "move":
         from training.move_net import MoveNet
 
-        return MoveNet(rules, hidden, points_prior=points_prior)
+        return MoveNet(rules, hidden, move_hidden, points_prior=points_prior)
     if arch != "mlp":
         raise ValueError(f"unknown network architecture {arch!r}; choose one of {', '.join(ARCHITECTURES)}")
     observer = Observer(rules)
@@ -86,6 +88,12 @@ def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str
         observer.size, observer.codec.num_actions, hidden, pieces["move_points"].start, pieces["move_count"].start,
         points_prior,
     )
+
+
+def net_of_args(rules: Any, args: dict[str, Any]) -> nn.Module:
+    """A blank network of the shape a run's arguments (a checkpoint's or an export's ``args``) name."""
+    return make_net(rules, int(args.get("hidden", 256)), 0.0, str(args.get("arch", "mlp")),
+                    int(args.get("move_hidden", 64)))
 
 
 Inputs = dict[str, torch.Tensor]
@@ -194,13 +202,13 @@ def is_exported_policy(path: str | Path) -> bool:
 
 def load_exported(path: str | Path, rules: Any = None) -> tuple[nn.Module, dict[str, Any]]:
     """The trainable network of an exported TorchScript policy (value head included) and its
-    metadata, rebuilt from the ``arch`` and ``hidden`` it was trained with; ``PolicyError`` (a
+    metadata, rebuilt from the ``arch``, ``hidden`` and ``move_hidden`` it was trained with; ``PolicyError`` (a
     ``ValueError``) unless made for ``rules`` (default: its own) or when it cannot be rebuilt."""
     from sniff_env.players.policy import PolicyError, load_checked
 
     module, meta, rules = load_checked(path, rules)
     args = meta.get("args") or {}
-    net = make_net(rules, int(args.get("hidden", 256)), 0.0, str(args.get("arch", "mlp")))
+    net = net_of_args(rules, args)
     try:
         net.load_state_dict({k.removeprefix("net."): v for k, v in module.state_dict().items()})
     except RuntimeError as exc:

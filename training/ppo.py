@@ -73,6 +73,9 @@ class Args:
     max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
     hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer"})
     arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp' (one output per action) or 'move' (a shared move scorer)"})
+    move_hidden: int = field(
+        default=64, metadata={"min": 1, "help": "with --arch move: units per layer of the shared move scorer"}
+    )
     points_prior: float = field(
         default=5.0, metadata={"help": "initial weight of each move's own points in its logit (0: uniform start)"}
     )
@@ -134,7 +137,7 @@ def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str)
     try:
         net.load_state_dict(state)
     except RuntimeError as exc:
-        raise ValueError(f"{path} holds another network shape (check --arch and --hidden): {exc}") from None
+        raise ValueError(f"{path} holds another network shape (check --arch, --hidden and --move-hidden): {exc}") from None
 
 
 def train(args: Args) -> Path:
@@ -155,7 +158,7 @@ def train(args: Args) -> Path:
             rules, args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
             args.selfplay_prob, random_gen, tuple(filter(None, args.builtin_opponents.split(","))),
         )
-    net = make_net(rules, args.hidden, args.points_prior, args.arch).to(device)
+    net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden).to(device)
     host = host_view(net, device)  # what the CPU-side collection and evaluation call
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     global_step, iteration, start_time = 0, 0, time.time()
