@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import typing
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,9 @@ def test_every_default_lies_within_its_fields_bounds(module: str) -> None:
 def test_every_numeric_field_states_its_bounds(module: str) -> None:
     """A count, rate or coefficient without bounds would take any value: each one names them."""
     cls = args_class(module)
+    hints = typing.get_type_hints(cls)
     unbounded = [f.name for f in dataclasses.fields(cls)
-                 if f.type in ("int", "float") and not bounds(f.metadata) and f.name != "points_prior"]
+                 if hints[f.name] in (int, float) and not bounds(f.metadata) and f.name != "points_prior"]
     assert not unbounded, f"{module}: fields without bounds: {unbounded}"
 
 

@@ -39,26 +39,26 @@ seed_int = whole_number(0, what=f"a whole number from 0 to {ENGINE_INT_MAX}")
 """Seeds (the batched engine holds them as 64-bit integers; generators refuse negative ones)."""
 
 
-def positive_float(text: str) -> float:
-    """An argparse type: a finite number above 0 (durations, budgets)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} is out of range: give a finite number above 0")
-    return value
+def real_number(allowed: str, ok: Callable[[float], bool]) -> Callable[[str], float]:
+    """An argparse type: a number for which ``ok`` holds; anything else is a usage error (exit
+    status 2) that says ``allowed``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{text} is out of range: give {allowed}")
+        return value
+
+    return parse
 
 
-def win_rate(text: str) -> float:
-    """An argparse type: a share of games, a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:  # NaN fails too
-        raise argparse.ArgumentTypeError(f"{text} is out of range: give a win rate from 0 to 1")
-    return value
+positive_float = real_number("a finite number above 0", lambda v: math.isfinite(v) and v > 0)
+"""Durations and budgets."""
+win_rate = real_number("a win rate from 0 to 1", lambda v: 0.0 <= v <= 1.0)  # NaN fails too
+"""A share of games."""
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser, players: int = 2) -> None:
