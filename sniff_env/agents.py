@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cmp_to_key, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -138,20 +138,45 @@ def agent_named(name: str) -> Agent:
     return agents[name]
 
 
+def stated_rate(agent: Agent, preset: str, against: str) -> float:
+    """The agent's win rate against ``against`` at ``preset`` as its card states it (-1 where none)."""
+    rates = [s.win_rate for s in agent.strength if s.against == against and (s.preset or agent.rules.name) == preset]
+    return max(rates, default=-1.0)
+
+
 def greedy_rate(agent: Agent, preset: str) -> float:
     """The agent's win rate against greedy at ``preset`` as its card states it (-1 where none)."""
-    rates = [s.win_rate for s in agent.strength if s.against == "greedy" and (s.preset or agent.rules.name) == preset]
-    return max(rates, default=-1.0)
+    return stated_rate(agent, preset, "greedy")
+
+
+STRENGTH_OPPONENTS = ("heuristic", "greedy")
+"""The opponents two cards' rates are compared against, the stronger first."""
+
+
+def _stronger_first(one: tuple[Agent, RulesFit], other: tuple[Agent, RulesFit]) -> int:
+    """Order two agents that fit the same rules: the one trained for exactly them first; then the
+    higher rate against the strongest opponent both cards state one against at that preset
+    (heuristic, else greedy); then one trained for these rules alone before a generalist."""
+    (a, fit_a), (b, fit_b) = one, other
+    if len(fit_a.readable) != len(fit_b.readable):
+        return len(fit_a.readable) - len(fit_b.readable)
+    for against in STRENGTH_OPPONENTS:
+        rate_a, rate_b = stated_rate(a, fit_a.trained.name, against), stated_rate(b, fit_b.trained.name, against)
+        if (rate_a >= 0 and rate_b >= 0) or against == STRENGTH_OPPONENTS[-1]:
+            if rate_a != rate_b:
+                return -1 if rate_a > rate_b else 1
+            break
+    return int(a.generalist) - int(b.generalist)
 
 
 def agent_for(rules: Rules) -> tuple[Agent, RulesFit] | None:
     """The shipped agent that plays ``rules``: among those trained for exactly them (else those
-    whose rules differ only in what they can read, the target), the one whose card states the
-    highest win rate against greedy at that preset, an agent trained for these rules alone
-    before a generalist where the cards tie; None when no agent fits."""
+    whose rules differ only in what they can read, the target), the strongest by their cards (the
+    higher win rate at that preset against heuristic where both cards state one, else against
+    greedy), an agent trained for these rules alone before a generalist where the cards tie; None
+    when no agent fits."""
     fits = [(a, a.fit(rules)) for a in shipped_agents().values()]
-    playable = [(a, f) for a, f in fits if f.ok]
-    playable.sort(key=lambda af: (len(af[1].readable), -greedy_rate(af[0], af[1].trained.name), af[0].generalist))
+    playable = sorted(((a, f) for a, f in fits if f.ok), key=cmp_to_key(_stronger_first))
     return playable[0] if playable else None
 
 
@@ -193,4 +218,4 @@ def print_agents(console: Any = None) -> None:
 
 
 __all__ = ["Agent", "Strength", "agent_for", "agent_named", "agents_folder", "default_opponent", "greedy_rate",
-           "print_agents", "shipped_agents"]
+           "print_agents", "shipped_agents", "stated_rate"]

@@ -20,7 +20,8 @@ from sniff_env.presets import make_rules
 from sniff_env.rules import Rules, field_names
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ("generalist-2p", "generalist-3p", "generalist-4p", "muggins-2p", "sniff-2p", "sniff-4p-partnership")
+SHIPPED = ("generalist-2p", "generalist-3p", "generalist-4p", "muggins-2p", "sniff-2p-large", "sniff-2p",
+           "sniff-4p-partnership")
 
 
 def rules_of(command: str) -> Rules:
@@ -53,9 +54,9 @@ def test_agents_load_by_name_from_any_directory(tmp_path: Path, monkeypatch: pyt
     monkeypatch.chdir(tmp_path)
     player = load("sniff-2p", seed=1)
     assert player.name == "sniff-2p" and player.rules == make_rules("sniff", 2)  # type: ignore[attr-defined]
-    with pytest.raises(PlayerSpecError, match="installed agents: generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p, sniff-4p-partnership"):
+    with pytest.raises(PlayerSpecError, match="installed agents: generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p-large, sniff-2p, sniff-4p-partnership"):
         agent_named("sniff-3p")
-    with pytest.raises(PlayerSpecError, match=r"a shipped agent \(generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p, sniff-4p-partnership\)"):
+    with pytest.raises(PlayerSpecError, match=r"a shipped agent \(generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p-large, sniff-2p, sniff-4p-partnership\)"):
         load("sniff-3p")
 
 
@@ -70,7 +71,7 @@ def test_a_broken_card_is_a_policy_error(tmp_path: Path) -> None:
 
 
 def test_the_agent_that_fits_the_preset_and_players_is_chosen() -> None:
-    assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p"  # type: ignore[index]
+    assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p-large"  # type: ignore[index]  # its card: stronger
     assert agent_for(make_rules("muggins", 2))[0].name == "generalist-2p"  # type: ignore[index]  # its card: stronger
     assert agent_for(make_rules("muggins-sleepers", 2))[0].name == "generalist-2p"  # type: ignore[index]
     assert agent_for(make_rules("sniff", 4, partnership=True))[0].name == "sniff-4p-partnership"  # type: ignore[index]
@@ -78,14 +79,15 @@ def test_the_agent_that_fits_the_preset_and_players_is_chosen() -> None:
     assert agent_for(make_rules("sniff", 4))[0].name == "generalist-4p"  # type: ignore[index]  # each for themselves
     assert agent_for(make_rules("muggins", 4, partnership=True)) is None and agent_for(make_rules("sniff", 3, max_pip=9)) is None
     spec, note = default_opponent(make_rules("sniff", 2, target=30))
-    assert spec == "sniff-2p" and note.startswith("sniff-2p was trained for target 100; it plays target 30 here")
+    assert spec == "sniff-2p-large" and note.startswith("sniff-2p-large was trained for target 100; it plays target 30 here")
     spec, note = default_opponent(make_rules("muggins", 4, partnership=True))
     assert spec == "heuristic" and "no shipped agent was trained for muggins with 4 players in partnerships" in note
     spec, note = default_opponent(make_rules("muggins", 4))
     assert spec == "generalist-4p" and "strongest shipped agent for muggins with 4 players" in note
     spec, note = default_opponent(make_rules("muggins-sleepers", 3))
     assert spec == "generalist-3p" and "strongest shipped agent for muggins-sleepers with 3 players" in note
-    assert default_opponent(make_rules("sniff", 2))[1] == "sniff-2p plays: the shipped agent trained for sniff with 2 players"
+    assert default_opponent(make_rules("sniff", 2))[1] == ("sniff-2p-large plays: the shipped agent trained for sniff "
+                                                           "with 2 players")
 
 
 def test_every_rules_field_has_a_kind() -> None:
@@ -121,7 +123,7 @@ def test_play_and_serve_seat_the_fitting_agent_and_say_so() -> None:
     rules = make_rules("sniff", 2, target=30)
     assert chosen_opponents(["greedy"], rules) == (["greedy"], None)
     opponents, note = chosen_opponents([], rules)
-    assert opponents == ["sniff-2p"] and note and "target 30" in note
+    assert opponents == ["sniff-2p-large"] and note and "target 30" in note
     session = Session.start(rules, ["sniff-2p"], seed=3)
     assert session.seats[1].name == "sniff-2p" and any("plays target 30 here" in n for n in session.notes)
     check_log_player(1, "sniff-2p")  # a log may name a shipped agent
@@ -146,3 +148,28 @@ def test_the_wheel_lists_every_package_and_ships_only_the_agents() -> None:
     assert config["package-dir"] == {"sniff_env.checkpoints": "checkpoints"}
     shipped = config["package-data"]["sniff_env.checkpoints"]
     assert "*.onnx" in shipped and not any(p.endswith(".pt") or "results" in p for p in shipped)
+
+
+def _card(tmp_path: Path, name: str, rates: dict[str, float]) -> dict[str, object]:
+    """A 2-player sniff card stating these win rates (by opponent)."""
+    return {"name": name, "file": f"{name}.onnx", "summary": "", "preset": "sniff", "players": 2, "rules": {},
+            "training": "t", "strength": [{"against": o, "games": 100, "win_rate": r, "ci95": [r - 0.1, r + 0.1],
+                                           "command": f"sniff eval {name} {o}"} for o, r in rates.items()]}
+
+
+def test_the_cards_are_compared_against_the_strongest_opponent_both_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    cards = {"a": {"greedy": 0.80, "heuristic": 0.50}, "b": {"greedy": 0.70, "heuristic": 0.60}, "c": {"greedy": 0.75}}
+    agents = {}
+    for name, rates in cards.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps(_card(tmp_path, name, rates)))
+        agents[name] = read_card(tmp_path / f"{name}.json")
+    sniff = make_rules("sniff", 2)
+    monkeypatch.setattr("sniff_env.agents.shipped_agents", lambda: {k: agents[k] for k in ("a", "b")})
+    assert agent_for(sniff)[0].name == "b"  # type: ignore[index]  # both state heuristic: b beats it more often
+    monkeypatch.setattr("sniff_env.agents.shipped_agents", lambda: {k: agents[k] for k in ("b", "c")})
+    assert agent_for(sniff)[0].name == "c"  # type: ignore[index]  # c states no heuristic rate: greedy decides
+    monkeypatch.setattr("sniff_env.agents.shipped_agents", lambda: {k: agents[k] for k in ("a", "c")})
+    assert agent_for(sniff)[0].name == "a"  # type: ignore[index]

@@ -32,6 +32,19 @@ def test_sniff_2p_dry_run_prints_its_seven_stages_in_order_and_the_cards_budget(
     assert "# total: 180.3 minutes" in out  # the card: 180 minutes in all
 
 
+def test_the_large_agent_records_three_rounds_then_trains_two_wide_networks(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sniff-2p-large", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    commands = [line for line in out.splitlines() if line.startswith("python ")]
+    assert commands[0] == "python training/make_agent.py configs/chains/sniff-2p.toml"
+    recordings = [c for c in commands if "--epochs 0" in c]
+    assert len(recordings) == 3 and all("--actor runs/" in c for c in recordings)  # on the chain's own networks
+    assert [c.split("--config ")[1].split()[0] for c in commands if "wide" in c.split("--config ")[-1].split()[0]] == [
+        "configs/training/imitation-sniff-2p-wide.toml", "configs/training/imitation-sniff-2p-wide-2.toml"]
+    assert commands[-1] == "python training/export.py runs/sniff-2p-large.pt runs/sniff-2p-large.onnx"
+    assert "# total: 260.2 minutes" in out  # the card: 260 minutes in all
+
+
 @pytest.mark.parametrize("agent", SHIPPED)
 def test_chains_never_write_over_the_shipped_files(agent: str) -> None:
     for step in load_chain(agent).steps:
@@ -46,9 +59,11 @@ def test_the_cards_minutes_add_up(capsys: pytest.CaptureFixture[str]) -> None:
         assert main([agent, "--dry-run"]) == 0
         total += load_chain(agent).minutes
     assert "# total:" in capsys.readouterr().out
-    assert total == pytest.approx(180.3 + 34.5 + 34.5 + (180.3 + 29.6) + 25.5 + 22.3)  # the generalist's chain runs sniff-2p's
+    large = 13.6 + 11.9 + 22.7 + 9.7 + 22.0  # sniff-2p-large's own steps, after sniff-2p's chain
+    # the generalist's chain and sniff-2p-large's run sniff-2p's
+    assert total == pytest.approx(180.3 + 34.5 + 34.5 + (180.3 + 29.6) + 25.5 + 22.3 + (180.3 + large))
     own = sum(step.minutes for agent in SHIPPED for step in load_chain(agent).steps if step.trainer != "chain")
-    assert own == pytest.approx(180.3 + 34.5 + 34.5 + 29.6 + 25.5 + 22.3)  # every agent, sniff-2p's chain made once
+    assert own == pytest.approx(180.3 + 34.5 + 34.5 + 29.6 + 25.5 + 22.3 + large)  # every agent, sniff-2p's chain made once
 
 
 def test_bad_chains_are_refused_before_any_step(tmp_path: Path) -> None:
