@@ -160,12 +160,14 @@ def _stronger_first(one: tuple[Agent, RulesFit], other: tuple[Agent, RulesFit]) 
     (a, fit_a), (b, fit_b) = one, other
     if len(fit_a.readable) != len(fit_b.readable):
         return len(fit_a.readable) - len(fit_b.readable)
-    for against in STRENGTH_OPPONENTS:
-        rate_a, rate_b = stated_rate(a, fit_a.trained.name, against), stated_rate(b, fit_b.trained.name, against)
-        if (rate_a >= 0 and rate_b >= 0) or against == STRENGTH_OPPONENTS[-1]:
-            if rate_a != rate_b:
-                return -1 if rate_a > rate_b else 1
-            break
+
+    def rates(against: str) -> tuple[float, float]:
+        return stated_rate(a, fit_a.trained.name, against), stated_rate(b, fit_b.trained.name, against)
+
+    both = [o for o in STRENGTH_OPPONENTS if min(rates(o)) >= 0]
+    rate_a, rate_b = rates(both[0] if both else STRENGTH_OPPONENTS[-1])
+    if rate_a != rate_b:
+        return -1 if rate_a > rate_b else 1
     return int(a.generalist) - int(b.generalist)
 
 

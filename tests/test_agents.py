@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import shlex
 import tomllib
 from pathlib import Path
@@ -150,7 +151,7 @@ def test_the_wheel_lists_every_package_and_ships_only_the_agents() -> None:
     assert "*.onnx" in shipped and not any(p.endswith(".pt") or "results" in p for p in shipped)
 
 
-def _card(tmp_path: Path, name: str, rates: dict[str, float]) -> dict[str, object]:
+def _card(name: str, rates: dict[str, float]) -> dict[str, object]:
     """A 2-player sniff card stating these win rates (by opponent)."""
     return {"name": name, "file": f"{name}.onnx", "summary": "", "preset": "sniff", "players": 2, "rules": {},
             "training": "t", "strength": [{"against": o, "games": 100, "win_rate": r, "ci95": [r - 0.1, r + 0.1],
@@ -159,12 +160,10 @@ def _card(tmp_path: Path, name: str, rates: dict[str, float]) -> dict[str, objec
 
 def test_the_cards_are_compared_against_the_strongest_opponent_both_state(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import json
-
     cards = {"a": {"greedy": 0.80, "heuristic": 0.50}, "b": {"greedy": 0.70, "heuristic": 0.60}, "c": {"greedy": 0.75}}
     agents = {}
     for name, rates in cards.items():
-        (tmp_path / f"{name}.json").write_text(json.dumps(_card(tmp_path, name, rates)))
+        (tmp_path / f"{name}.json").write_text(json.dumps(_card(name, rates)))
         agents[name] = read_card(tmp_path / f"{name}.json")
     sniff = make_rules("sniff", 2)
     monkeypatch.setattr("sniff_env.agents.shipped_agents", lambda: {k: agents[k] for k in ("a", "b")})

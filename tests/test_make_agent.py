@@ -39,7 +39,8 @@ def test_the_large_agent_records_three_rounds_then_trains_two_wide_networks(caps
     assert commands[0] == "python training/make_agent.py configs/chains/sniff-2p.toml"
     recordings = [c for c in commands if "--epochs 0" in c]
     assert len(recordings) == 3 and all("--actor runs/" in c for c in recordings)  # on the chain's own networks
-    assert [c.split("--config ")[1].split()[0] for c in commands if "wide" in c.split("--config ")[-1].split()[0]] == [
+    configs = [c.split("--config ")[1].split()[0] for c in commands if "--config" in c]
+    assert [c for c in configs if "wide" in c] == [
         "configs/training/imitation-sniff-2p-wide.toml", "configs/training/imitation-sniff-2p-wide-2.toml"]
     assert commands[-1] == "python training/export.py runs/sniff-2p-large.pt runs/sniff-2p-large.onnx"
     assert "# total: 260.2 minutes" in out  # the card: 260 minutes in all
