@@ -1,0 +1,134 @@
+"""How far each player's moves fall from the rollout search's: regret under a many-deal search.
+
+The shipped 2-player networks learn the move values of ``rollouts:samples=32``. This study asks
+how close a player's choices come to those of the search with many deals, on the same positions:
+heuristic self-play games on the batched engine, each stopped at a decision drawn at random
+(only decisions with two legal moves or more). At each position the reference search
+(``--reference`` deals a move) values every legal move; a player's **regret** is the mean, over
+positions, of the best move's value less the value of the move it chose, in hand points. It also
+prints how often the player picks the reference's best move and, for ``rollouts:samples=N``
+players, the **label noise**: the mean square, per legal move, of the difference between its values
+and the reference's, both centred over the legal moves (what a network regressing on N-deal
+values must average away). Every player is judged on the same positions; the reference's own
+noise makes small regrets read slightly high.
+
+    python training/studies/search_regret.py rollouts:samples=32 rollouts:samples=256 \
+        checkpoints/sniff-2p.pt checkpoints/sniff-2p-large.pt --games 3000 --seed 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+
+from sniff_env.atomic import write_json_atomic
+from sniff_env.players import parse_spec
+from training.compiled_players import COMPILED_BUILTINS, compiled_builtin
+from training.config import rules_for
+
+Positions = dict[str, np.ndarray]
+
+
+def _chooser(engine: Any, spec: str, seed: int) -> tuple[Any, bool]:
+    """``(fn, valued)``: ``fn(games)`` gives ``spec``'s actions, or every action's value when ``valued``
+    (a ``rollouts`` spec); an exported policy file plays its masked argmax."""
+    from sniff_env.vector.rollouts import RolloutSearch
+    from training.imitation_record import actor_fn
+
+    base, opts = parse_spec(spec)
+    if base == "rollouts":
+        search = RolloutSearch(engine, seed=seed, **opts)
+        return search.q_values, True
+    if base in COMPILED_BUILTINS:
+        return compiled_builtin(engine, spec), False
+    return actor_fn(engine, spec, engine.rules), False
+
+
+def measure(players: list[str], games: int, seed: int, reference: int, max_step: int = 60) -> dict[str, Any]:
+    """Every player's regret, agreement and (``rollouts`` players) label noise on the positions of
+    ``games`` heuristic self-play games of 2-player ``sniff``, each stopped at a decision drawn
+    uniformly from its first ``max_step`` steps; see the module doc."""
+    from sniff_env.vector.engine import VectorEngine
+    from sniff_env.vector.rollouts import RolloutSearch
+
+    rules = rules_for("sniff", 2, "")
+    eng = VectorEngine(rules, games, max_hands=40, threads=1)
+    rng = np.random.default_rng(seed)
+    eng.deal(np.arange(games), True, rng.integers(0, 2**62, games).tolist())
+    heuristic = compiled_builtin(eng, "heuristic")
+    ref = RolloutSearch(eng, samples=reference, seed=seed + 1)
+    choosers = [_chooser(eng, spec, seed + 2 + k) for k, spec in enumerate(players)]
+    stop = rng.integers(0, max_step, games)
+    ref_q: list[np.ndarray] = []
+    picks: list[list[np.ndarray]] = [[] for _ in players]
+    values: list[list[np.ndarray]] = [[] for _ in players]
+    for step in range(max_step):
+        live = eng.continue_games()
+        if not live.size:
+            break
+        here = live[(stop[live] == step) & (eng.num_legal[live] > 1)]
+        if here.size:
+            ref_q.append(ref.q_values(here))
+            for k, (fn, valued) in enumerate(choosers):
+                out = fn(here)
+                if valued:
+                    values[k].append(out)
+                    out = np.argmax(out, axis=1)
+                picks[k].append(np.asarray(out, np.int64))
+        act = np.zeros(games, np.int64)
+        act[live] = heuristic(live)
+        eng.step(act)
+    eng.close()
+    q = np.concatenate(ref_q)
+    legal = np.isfinite(q)
+    best = np.where(legal, q, -np.inf).max(1)
+    report: dict[str, Any] = {"positions": len(q), "reference_samples": reference, "seed": seed, "players": {}}
+    for k, spec in enumerate(players):
+        pick = np.concatenate(picks[k])
+        regret = best - q[np.arange(len(q)), pick]
+        row = {"regret": float(regret.mean()), "regret_half_width": float(1.96 * regret.std(ddof=1) / np.sqrt(len(q))),
+               "agreement": float((pick == np.argmax(np.where(legal, q, -np.inf), 1)).mean())}
+        if values[k]:
+            with np.errstate(invalid="ignore"):  # -inf less -inf where illegal: masked out
+                row["label_noise"] = _centred_square(np.concatenate(values[k]) - q, legal)
+        report["players"][spec] = row
+    return report
+
+
+def _centred_square(diff: np.ndarray, legal: np.ndarray) -> float:
+    """Mean square per legal move of ``diff`` centred over each row's legal moves."""
+    n = legal.sum(1, keepdims=True)
+    d = np.where(legal, diff, 0.0)
+    centred = np.where(legal, d - d.sum(1, keepdims=True) / n, 0.0)
+    return float(((centred**2).sum(1) / n[:, 0]).mean())
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("players", nargs="+", help="player specs: heuristic, greedy, rollouts:samples=N or a policy file")
+    parser.add_argument("--games", type=int, default=3000, help="games, one position from each (fewer: see the doc)")
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--reference", type=int, default=512, help="deals a move of the reference search")
+    parser.add_argument("--out", default="", help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.reference < 1:
+        parser.error("--games and --reference must be at least 1")
+    report = measure(args.players, args.games, args.seed, args.reference)
+    print(f"{report['positions']:,} positions; regret in hand points under rollouts:samples={args.reference}")
+    for spec, row in report["players"].items():
+        noise = f", label noise {row['label_noise']:.2f}" if "label_noise" in row else ""
+        print(f"{spec:<45} regret {row['regret']:.3f} ± {row['regret_half_width']:.3f}, "
+              f"agrees {row['agreement']:.1%}{noise}")
+    if args.out:
+        write_json_atomic(args.out, report)
+
+
+if __name__ == "__main__":
+    main()
