@@ -24,6 +24,10 @@ def test_every_player_is_judged_on_the_same_positions(report: dict) -> None:
     for row in report["players"].values():
         assert row["regret"] >= 0.0 and row["regret_half_width"] > 0.0
         assert 0.0 <= row["agreement"] <= 1.0
+        by_size = sum(report["hand_sizes"][n] * r for n, r in row["by_hand_size"].items()) / report["positions"]
+        assert by_size == pytest.approx(row["regret"])
+    assert sum(report["hand_sizes"].values()) == report["positions"]
+    assert min(report["hand_sizes"]) >= 1
 
 
 def test_regret_orders_players_as_play_does(report: dict) -> None:

@@ -9,8 +9,8 @@ positions, of the best move's value less the value of the move it chose, in hand
 prints how often the player picks the reference's best move and, for ``rollouts:samples=N``
 players, the **label noise**: the mean square, per legal move, of the difference between its values
 and the reference's, both centred over the legal moves (what a network regressing on N-deal
-values must average away). Every player is judged on the same positions; the reference's own
-noise makes small regrets read slightly high.
+values must average away), and the regret by the number of tiles the mover holds. Every player
+is judged on the same positions; the reference's own noise makes small regrets read slightly high.
 
     python training/studies/search_regret.py rollouts:samples=32 rollouts:samples=256 \
         checkpoints/sniff-2p.pt checkpoints/sniff-2p-large.pt --games 3000 --seed 5
@@ -55,10 +55,12 @@ def measure(players: list[str], games: int, seed: int, reference: int, max_step:
     """Every player's regret, agreement and (``rollouts`` players) label noise on the positions of
     ``games`` heuristic self-play games of 2-player ``sniff``, each stopped at a decision drawn
     uniformly from its first ``max_step`` steps; see the module doc."""
+    from sniff_env.observation import Observer
     from sniff_env.vector.engine import VectorEngine
     from sniff_env.vector.rollouts import RolloutSearch
 
     rules = rules_for("sniff", 2, "")
+    hand = Observer(rules).pieces["hand"]
     eng = VectorEngine(rules, games, max_hands=40, threads=1)
     rng = np.random.default_rng(seed)
     eng.deal(np.arange(games), True, rng.integers(0, 2**62, games).tolist())
@@ -67,6 +69,7 @@ def measure(players: list[str], games: int, seed: int, reference: int, max_step:
     choosers = [_chooser(eng, spec, seed + 2 + k) for k, spec in enumerate(players)]
     stop = rng.integers(0, max_step, games)
     ref_q: list[np.ndarray] = []
+    held: list[np.ndarray] = []
     picks: list[list[np.ndarray]] = [[] for _ in players]
     values: list[list[np.ndarray]] = [[] for _ in players]
     for step in range(max_step):
@@ -76,6 +79,7 @@ def measure(players: list[str], games: int, seed: int, reference: int, max_step:
         here = live[(stop[live] == step) & (eng.num_legal[live] > 1)]
         if here.size:
             ref_q.append(ref.q_values(here))
+            held.append(eng.obs[here, hand.start : hand.start + hand.size].sum(1).round().astype(np.int64))
             for k, (fn, valued) in enumerate(choosers):
                 out = fn(here)
                 if valued:
@@ -89,12 +93,14 @@ def measure(players: list[str], games: int, seed: int, reference: int, max_step:
     q = np.concatenate(ref_q)
     legal = np.isfinite(q)
     best = np.where(legal, q, -np.inf).max(1)
-    report: dict[str, Any] = {"positions": len(q), "reference_samples": reference, "seed": seed, "players": {}}
+    sizes = np.concatenate(held)
+    report: dict[str, Any] = {"positions": len(q), "hand_sizes": {int(n): int((sizes == n).sum()) for n in np.unique(sizes)}, "reference_samples": reference, "seed": seed, "players": {}}
     for k, spec in enumerate(players):
         pick = np.concatenate(picks[k])
         regret = best - q[np.arange(len(q)), pick]
         row = {"regret": float(regret.mean()), "regret_half_width": float(1.96 * regret.std(ddof=1) / np.sqrt(len(q))),
-               "agreement": float((pick == np.argmax(np.where(legal, q, -np.inf), 1)).mean())}
+               "agreement": float((pick == np.argmax(np.where(legal, q, -np.inf), 1)).mean()),
+               "by_hand_size": {int(n): float(regret[sizes == n].mean()) for n in np.unique(sizes)}}
         if values[k]:
             with np.errstate(invalid="ignore"):  # -inf less -inf where illegal: masked out
                 row["label_noise"] = _centred_square(np.concatenate(values[k]) - q, legal)
@@ -126,6 +132,9 @@ def main(argv: list[str] | None = None) -> None:
         noise = f", label noise {row['label_noise']:.2f}" if "label_noise" in row else ""
         print(f"{spec:<45} regret {row['regret']:.3f} ± {row['regret_half_width']:.3f}, "
               f"agrees {row['agreement']:.1%}{noise}")
+    print("regret by tiles in the mover's hand (positions): " + ", ".join(f"{n} ({c})" for n, c in report["hand_sizes"].items()))
+    for spec, row in report["players"].items():
+        print(f"{spec:<45} " + " ".join(f"{v:6.3f}" for v in row["by_hand_size"].values()))
     if args.out:
         write_json_atomic(args.out, report)
 
