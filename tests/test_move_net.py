@@ -95,3 +95,50 @@ def test_exported_move_net_plays_legally_and_matches(tmp_path: Path) -> None:
 def test_unknown_architecture_is_refused() -> None:
     with pytest.raises(ValueError, match="architecture"):
         make_net(make_rules("sniff", 2), arch="transformer")
+
+
+def test_mobility_features_count_who_can_still_play() -> None:
+    rules = make_rules("sniff", 2)
+    net, observer, ts = MoveNet(rules, mobility=True), Observer(rules), tile_set(rules.max_pip)
+    checked = 0
+    for info in _positions(rules, seeds=3, cap=300):
+        if not info.plays or info.sniff_tile < 0:
+            continue  # as the reply threat: the sniff's opening is left to the learned part
+        nxt = (info.seat + 1) % 2
+        possible = [t for t in mask_tiles(info.unseen_mask) if not any(info.lacking[nxt] >> q & 1 for q in ts.tiles[t])]
+        obs = torch.from_numpy(observer.encode(info))[None]
+        legal = [a for a in info.legal if a != observer.codec.draw_action]
+        feats = net.move_features(obs, torch.tensor([legal]))[0]
+        for j, a in enumerate(legal):
+            after = public_layout(info).copy()
+            after.step(a)
+            if after.phase is not Phase.PLAY:
+                continue
+            open_pips = after.open_pips()
+            kept = mask_tiles(after.hands[info.seat])
+            fit = [t for t in kept if any(open_pips >> q & 1 for q in ts.tiles[t])]
+            theirs = sum(any(open_pips >> q & 1 for q in ts.tiles[t]) for t in possible) / max(len(possible), 1)
+            got = feats[j, 12:16].tolist()
+            assert got[0] * 7 == pytest.approx(len(fit), abs=1e-4)
+            assert got[1] == float(not fit and bool(kept))
+            assert got[2] == pytest.approx(theirs, abs=1e-5)
+            assert got[3] * 7 * 2 * rules.max_pip == pytest.approx(sum(sum(ts.tiles[t]) for t in kept), abs=1e-3)
+            checked += 1
+    assert checked > 50
+
+
+def test_mobility_network_exports_and_rebuilds(tmp_path: Path) -> None:
+    from training.network import load_exported
+
+    rules = make_rules("sniff", 2)
+    net = make_net(rules, hidden=32, points_prior=5.0, arch="move-mobility", move_hidden=16)
+    observer = Observer(rules)
+    meta = {"rules": rules.to_dict(), "num_players": 2, "observation_version": observer.version,
+            "num_actions": observer.codec.num_actions, "training_steps": 0,
+            "args": {"arch": "move-mobility", "hidden": 32, "move_hidden": 16}}
+    path = export_policy(net, tmp_path / "mobility.pt", meta)
+    rebuilt, _ = load_exported(path)
+    assert isinstance(rebuilt, MoveNet) and rebuilt.mobility
+    x = torch.from_numpy(np.stack([observer.encode(info) for info in _positions(rules, seeds=1, cap=6)]))
+    assert torch.allclose(rebuilt(x)[0], net(x)[0])
+    assert play_out_legally(load(str(path), rules=rules), rules, seed=2, max_hands=1) > 0

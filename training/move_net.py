@@ -10,7 +10,11 @@ for every placement, features of the position it leaves, all read off the observ
   neither in the mover's hand nor played, without a pip the next seat is known to lack): the
   best such reply, the expected total, and how many scoring replies there are;
 * what the mover could score next with its own remaining tiles (repeaters);
-* the tile's pips, whether it is a double, and the end it goes to.
+* the tile's pips, whether it is a double, and the end it goes to;
+* with ``mobility`` (``--arch move-mobility``), who can still play on the layout it leaves: how
+  many of the mover's other tiles fit an open end, whether none does (a draw or a pass comes),
+  the share of the tiles the next seat may hold that fit, and the pips the mover keeps (what the
+  domino earns the others).
 
 A shared two-layer network scores each move from those features and an embedding of the whole
 observation; skip weights add the points now and the reply threat straight to the logit. The
@@ -35,6 +39,8 @@ from training.network import linear_layer
 
 MOVE_FEATURES = 12
 """Per-move scalar features (before the one-hot end and the new end pips)."""
+MOBILITY_FEATURES = 4
+"""The scalar features ``mobility`` adds after them."""
 
 
 def div5_flag(rules: Rules) -> int:
@@ -46,8 +52,10 @@ def div5_flag(rules: Rules) -> int:
 class MoveNet(nn.Module):
     """Observation [B, obs_size] -> (logits [B, num_actions], value [B]); see the module doc."""
 
-    def __init__(self, rules: Rules, hidden: int = 256, move_hidden: int = 64, points_prior: float = 5.0) -> None:
+    def __init__(self, rules: Rules, hidden: int = 256, move_hidden: int = 64, points_prior: float = 5.0,
+                 mobility: bool = False) -> None:
         super().__init__()
+        self.mobility = mobility
         observer = Observer(rules)
         codec, ts = observer.codec, observer.ts
         n, p, big = rules.num_players, rules.max_pip + 1, rules.max_pip
@@ -96,6 +104,12 @@ class MoveNet(nn.Module):
             pair[x, y] = pair[y, x] = t
         self.register_buffer("pair", pair)
         self.register_buffer("pips", torch.arange(p, dtype=torch.float32))
+        tile_pip = torch.zeros(ts.size, p)  # 1 where the tile shows the pip
+        for t, (x, y) in enumerate(ts.tiles):
+            tile_pip[t, x] = tile_pip[t, y] = 1.0
+        # not saved: files made before these existed still load
+        self.register_buffer("tile_pip", tile_pip, persistent=False)
+        self.register_buffer("tile_sum", torch.tensor([float(x + y) for x, y in ts.tiles]), persistent=False)
         fit = torch.zeros(a_count, 4, p)  # the ends (and their pips) each placement fits
         for a in range(a_count):
             if tile[a] >= 0 and slot[a] < 4:
@@ -111,7 +125,7 @@ class MoveNet(nn.Module):
         self.trunk = nn.Sequential(linear_layer(self.obs_size, hidden, g), nn.ReLU(), linear_layer(hidden, hidden, g),
                                    nn.ReLU())
         self.v = linear_layer(hidden, 1, 1.0)
-        per_move = MOVE_FEATURES + 5 + 4 * p
+        self.per_move = per_move = MOVE_FEATURES + MOBILITY_FEATURES * mobility + 5 + 4 * p
         self.state_in = linear_layer(hidden, move_hidden, 1.0)
         self.move_in = linear_layer(per_move, move_hidden, 1.0)
         self.move_out = nn.Sequential(nn.ReLU(), linear_layer(move_hidden, move_hidden, g), nn.ReLU(),
@@ -191,15 +205,33 @@ class MoveNet(nn.Module):
         mine = mine * (tiles != self.tile_idx[idx][..., None, None]).float()  # not the tile being played
         follow = pts * mine
         scale = 1.0 / self.count_scale  # points in the unit of move_points
-        feats = torch.stack([
+        columns = [
             mp, mc,
             threat.amax((-1, -2)) * scale, threat.sum((-1, -2)) * scale, (threat > 0).float().sum((-1, -2)) * 0.1,
             follow.amax((-1, -2)) * scale, (follow > 0).float().sum((-1, -2)) * 0.1,
             (lo + hi) / self.end_scale, dbl, inl, self.placed[idx], unseen.sum(-1, keepdim=True).expand(b, k) / self.t,
-        ], -1)
+        ]
         new_hot = nn.functional.one_hot(end_idx, p).float() * open_after[..., None]
+        if self.mobility:
+            columns += self.mobility_features(hand, unseen, lack_next, new_hot, idx)
+        feats = torch.stack(columns, -1)
         real = (self.placed[idx] + lead[..., 0]).clamp(max=1.0)[..., None]  # the draw has no features
         return torch.cat([feats, slot_hot, new_hot.reshape(b, k, 4 * p)], -1) * real
+
+    def mobility_features(self, hand: torch.Tensor, unseen: torch.Tensor, lack_next: torch.Tensor,
+                          new_hot: torch.Tensor, idx: torch.Tensor) -> list[torch.Tensor]:
+        """The ``mobility`` features of the module doc, each [B, K], from the hand and unseen tiles
+        [B, T], the next seat's lacking pips [B, P], the open ends' pips after each move
+        ``new_hot`` [B, K, 4, P] and the moves ``idx`` [B, K]."""
+        open_pips = new_hot.sum(2).clamp(max=1.0)  # [B, K, P]: a pip some open end shows
+        fits = (open_pips @ self.tile_pip.t()).clamp(max=1.0)  # [B, K, T]: the tile fits an open end
+        kept = (hand[:, None, :] - self.tile_hot[idx]).clamp(min=0.0)  # the hand after the move
+        mine = (fits * kept).sum(-1)
+        held = kept.sum(-1)
+        possible = unseen * (1.0 - (lack_next @ self.tile_pip.t()).clamp(max=1.0))  # the next seat may hold
+        theirs = (fits * possible[:, None, :]).sum(-1) / possible.sum(-1, keepdim=True).clamp(min=1.0)
+        stuck = (mine == 0).float() * (held > 0).float()
+        return [mine / 7.0, stuck, theirs, (kept * self.tile_sum).sum(-1) / (7.0 * self.end_scale)]
 
     def scores(self, obs: torch.Tensor, h: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         """[B, K]: the logits of actions ``idx`` [B, K], given the trunk's embedding ``h``."""
@@ -240,7 +272,7 @@ class MoveNet(nn.Module):
             if not grouped:
                 feats = self.move_features(obs, idx) * real[..., None]
                 return {"obs": obs, "idx": idx, "real": real, "feats": feats}
-            feats = torch.zeros(*idx.shape, MOVE_FEATURES + 5 + 4 * self.p, device=obs.device)
+            feats = torch.zeros(*idx.shape, self.per_move, device=obs.device)
             for k in torch.unique(count).tolist():
                 rows = (count == k).nonzero()[:, 0]
                 feats[rows, :k] = self.move_features(obs[rows], idx[rows, :k])

@@ -66,20 +66,21 @@ class PolicyNet(nn.Module):
         return self.logits(obs, h), self.v(h).squeeze(-1)
 
 
-ARCHITECTURES = ("mlp", "move")
+ARCHITECTURES = ("mlp", "move", "move-mobility")
 
 
 def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str = "mlp",
              move_hidden: int = 64) -> nn.Module:
     """The policy-value network of a run: ``"mlp"`` (:class:`PolicyNet`) or ``"move"``
     (:class:`training.move_net.MoveNet`, one shared scorer over every move's features, with
-    ``move_hidden`` units per layer of that scorer)."""
+    ``move_hidden`` units per layer of that scorer); ``"move-mobility"`` adds the features of who
+    can still play after each move."""
     from sniff_env.observation import Observer
 
-    if arch == "move":
+    if arch in ("move", "move-mobility"):
         from training.move_net import MoveNet
 
-        return MoveNet(rules, hidden, move_hidden, points_prior=points_prior)
+        return MoveNet(rules, hidden, move_hidden, points_prior=points_prior, mobility=arch == "move-mobility")
     if arch != "mlp":
         raise ValueError(f"unknown network architecture {arch!r}; choose one of {', '.join(ARCHITECTURES)}")
     observer = Observer(rules)
@@ -200,6 +201,14 @@ def is_exported_policy(path: str | Path) -> bool:
         return False
 
 
+def exported_state(module: nn.Module, net: nn.Module) -> dict[str, torch.Tensor]:
+    """The state dict of an exported policy's TorchScript ``module`` as ``net`` loads it: without the
+    ``net.`` prefix, and without the buffers ``net`` does not save (TorchScript keeps them all)."""
+    unsaved = {name for name, _ in net.named_buffers()} - set(net.state_dict())
+    state = {k.removeprefix("net."): v for k, v in module.state_dict().items()}
+    return {k: v for k, v in state.items() if k not in unsaved}
+
+
 def load_exported(path: str | Path, rules: Any = None) -> tuple[nn.Module, dict[str, Any]]:
     """The trainable network of an exported TorchScript policy (value head included) and its
     metadata, rebuilt from the ``arch``, ``hidden`` and ``move_hidden`` it was trained with; ``PolicyError`` (a
@@ -210,7 +219,7 @@ def load_exported(path: str | Path, rules: Any = None) -> tuple[nn.Module, dict[
     args = meta.get("args") or {}
     net = net_of_args(rules, args)
     try:
-        net.load_state_dict({k.removeprefix("net."): v for k, v in module.state_dict().items()})
+        net.load_state_dict(exported_state(module, net))
     except RuntimeError as exc:
         raise PolicyError(f"{path} holds a network this code cannot rebuild (trainer {meta.get('trainer')!r}): "
                           f"{exc}") from None

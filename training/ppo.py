@@ -33,6 +33,7 @@ from training.evaluate import evaluator, masked_logits
 from training.network import (
     ARCHITECTURES,
     export_policy,
+    exported_state,
     forward_inputs,
     is_exported_policy,
     load_checkpoint,
@@ -131,7 +132,7 @@ def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str)
         from sniff_env.players.policy import load_checked
 
         module, _, _ = load_checked(path, rules)  # PolicyError (a ValueError) unless made for these rules
-        state = {k.removeprefix("net."): v for k, v in module.state_dict().items()}
+        state = exported_state(module, net)
     else:
         state = matching_checkpoint(path, rules, observation_version)["model"]
     try:
