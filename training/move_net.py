@@ -231,6 +231,7 @@ class MoveNet(nn.Module):
         possible = unseen * (1.0 - (lack_next @ self.tile_pip.t()).clamp(max=1.0))  # the next seat may hold
         theirs = (fits * possible[:, None, :]).sum(-1) / possible.sum(-1, keepdim=True).clamp(min=1.0)
         stuck = (mine == 0).float() * (held > 0).float()
+        # counts in units of a 7-tile hand, pips in units of its most
         return [mine / 7.0, stuck, theirs, (kept * self.tile_sum).sum(-1) / (7.0 * self.end_scale)]
 
     def scores(self, obs: torch.Tensor, h: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:

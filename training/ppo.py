@@ -73,7 +73,7 @@ class Args:
     vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
     max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
     hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer"})
-    arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp' (one output per action) or 'move' (a shared move scorer)"})
+    arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp' (one output per action), 'move' (a shared move scorer) or 'move-mobility' (with who can still play after each move)"})
     move_hidden: int = field(
         default=64, metadata={"min": 1, "help": "with --arch move: units per layer of the shared move scorer"}
     )
