@@ -109,8 +109,9 @@ def test_mobility_features_count_who_can_still_play() -> None:
         obs = torch.from_numpy(observer.encode(info))[None]
         legal = [a for a in info.legal if a != observer.codec.draw_action]
         feats = net.move_features(obs, torch.tensor([legal]))[0]
+        base = public_layout(info)
         for j, a in enumerate(legal):
-            after = public_layout(info).copy()
+            after = base.copy()
             after.step(a)
             if after.phase is not Phase.PLAY:
                 continue

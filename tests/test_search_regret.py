@@ -7,8 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
-from training.studies.search_regret import _centred_square, main, measure
+from training.imitation import centred_q_loss
+from training.studies.search_regret import main, measure
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,10 +48,12 @@ def test_the_same_seed_gives_the_same_figures() -> None:
     assert measure(["heuristic", "rollouts:samples=8"], 60, 9, 16) == measure(["heuristic", "rollouts:samples=8"], 60, 9, 16)
 
 
-def test_centred_square_ignores_a_constant_shift_and_illegal_moves() -> None:
+def test_label_noise_ignores_a_constant_shift_and_illegal_moves() -> None:
     legal = np.array([[True, True, False], [True, True, True]])
-    diff = np.array([[5.0, 7.0, 100.0], [1.0, 1.0, 1.0]])
-    assert _centred_square(diff, legal) == pytest.approx(0.5 * (1.0 + 0.0))
+    values = np.array([[5.0, 7.0, 100.0], [1.0, 1.0, 1.0]])
+    q = np.array([[0.0, 0.0, -np.inf], [0.0, 0.0, 0.0]])
+    noise = centred_q_loss(torch.from_numpy(values), torch.from_numpy(q), torch.from_numpy(legal))
+    assert float(noise) == pytest.approx(0.5 * (1.0 + 0.0))
 
 
 def test_main_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,8 +9,9 @@ positions, of the best move's value less the value of the move it chose, in hand
 prints how often the player picks the reference's best move and, for ``rollouts:samples=N``
 players, the **label noise**: the mean square, per legal move, of the difference between its values
 and the reference's, both centred over the legal moves (what a network regressing on N-deal
-values must average away), and the regret by the number of tiles the mover holds. Every player
-is judged on the same positions; the reference's own noise makes small regrets read slightly high.
+values must average away). Each regret is also broken down by the number of tiles the mover
+holds. Every player is judged on the same positions; the reference's own noise makes small
+regrets read slightly high.
 
     python training/studies/search_regret.py rollouts:samples=32 rollouts:samples=256 \
         checkpoints/sniff-2p.pt checkpoints/sniff-2p-large.pt --games 3000 --seed 5
@@ -24,30 +25,28 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from sniff_env.atomic import write_json_atomic
 from sniff_env.players import parse_spec
-from training.compiled_players import COMPILED_BUILTINS, compiled_builtin
+from training.compiled_players import compiled_builtin
 from training.config import rules_for
-
-Positions = dict[str, np.ndarray]
+from training.imitation import centred_q_loss
 
 
 def _chooser(engine: Any, spec: str, seed: int) -> tuple[Any, bool]:
-    """``(fn, valued)``: ``fn(games)`` gives ``spec``'s actions, or every action's value when ``valued``
-    (a ``rollouts`` spec); an exported policy file plays its masked argmax."""
+    """``(fn, valued)``: ``fn(games)`` gives every action's value for a ``rollouts`` spec
+    (``valued``), else ``spec``'s actions as the imitation recorder's actor plays them (a compiled
+    built-in, or an exported policy file's masked argmax)."""
     from sniff_env.vector.rollouts import RolloutSearch
     from training.imitation_record import actor_fn
 
     base, opts = parse_spec(spec)
     if base == "rollouts":
-        search = RolloutSearch(engine, seed=seed, **opts)
-        return search.q_values, True
-    if base in COMPILED_BUILTINS:
-        return compiled_builtin(engine, spec), False
+        return RolloutSearch(engine, seed=seed, **opts).q_values, True
     return actor_fn(engine, spec, engine.rules), False
 
 
@@ -90,30 +89,24 @@ def measure(players: list[str], games: int, seed: int, reference: int, max_step:
         act[live] = heuristic(live)
         eng.step(act)
     eng.close()
-    q = np.concatenate(ref_q)
-    legal = np.isfinite(q)
-    best = np.where(legal, q, -np.inf).max(1)
+    q = np.concatenate(ref_q)  # -inf where illegal
+    top = q.argmax(1)
+    best = q[np.arange(len(q)), top]
     sizes = np.concatenate(held)
-    report: dict[str, Any] = {"positions": len(q), "hand_sizes": {int(n): int((sizes == n).sum()) for n in np.unique(sizes)}, "reference_samples": reference, "seed": seed, "players": {}}
+    counts = dict(zip(*(v.tolist() for v in np.unique(sizes, return_counts=True)), strict=True))
+    report: dict[str, Any] = {"positions": len(q), "hand_sizes": counts, "reference_samples": reference, "seed": seed,
+                              "players": {}}
     for k, spec in enumerate(players):
         pick = np.concatenate(picks[k])
         regret = best - q[np.arange(len(q)), pick]
         row = {"regret": float(regret.mean()), "regret_half_width": float(1.96 * regret.std(ddof=1) / np.sqrt(len(q))),
-               "agreement": float((pick == np.argmax(np.where(legal, q, -np.inf), 1)).mean()),
-               "by_hand_size": {int(n): float(regret[sizes == n].mean()) for n in np.unique(sizes)}}
-        if values[k]:
-            with np.errstate(invalid="ignore"):  # -inf less -inf where illegal: masked out
-                row["label_noise"] = _centred_square(np.concatenate(values[k]) - q, legal)
+               "agreement": float((pick == top).mean()),
+               "by_hand_size": {n: float(regret[sizes == n].mean()) for n in counts}}
+        if values[k]:  # centred over the legal moves, as the networks regress on them
+            row["label_noise"] = float(centred_q_loss(torch.from_numpy(np.concatenate(values[k])), torch.from_numpy(q),
+                                                      torch.from_numpy(np.isfinite(q))))
         report["players"][spec] = row
     return report
-
-
-def _centred_square(diff: np.ndarray, legal: np.ndarray) -> float:
-    """Mean square per legal move of ``diff`` centred over each row's legal moves."""
-    n = legal.sum(1, keepdims=True)
-    d = np.where(legal, diff, 0.0)
-    centred = np.where(legal, d - d.sum(1, keepdims=True) / n, 0.0)
-    return float(((centred**2).sum(1) / n[:, 0]).mean())
 
 
 def main(argv: list[str] | None = None) -> None:
