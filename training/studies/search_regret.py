@@ -119,7 +119,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.games < 1 or args.reference < 1:
         parser.error("--games and --reference must be at least 1")
-    report = measure(args.players, args.games, args.seed, args.reference)
+    try:
+        report = measure(args.players, args.games, args.seed, args.reference)
+    except ValueError as exc:  # a player spec the batched engine cannot play, a missing or foreign policy file
+        parser.error(str(exc))
     print(f"{report['positions']:,} positions; regret in hand points under rollouts:samples={args.reference}")
     for spec, row in report["players"].items():
         noise = f", label noise {row['label_noise']:.2f}" if "label_noise" in row else ""
