@@ -107,6 +107,7 @@ def test_several_runs_data_train_one_network_of_the_width_asked(tmp_path: Path) 
                  "--export", str(wide)]) == 0
     ckpt = torch.load(tmp_path / "c" / "checkpoint.pt", weights_only=False)
     assert sizes[0] < ckpt["imitation_decisions"] < sum(sizes)  # the held-out games are the last file's last
+    assert 0.0 < ckpt["imitation"]["held_out_q_loss"] < float("inf")
     assert ckpt["model"]["move_in.weight"].shape[0] == 12 and ckpt["model"]["trunk.0.weight"].shape[0] == 24
     net, meta = load_exported(wide)
     assert meta["args"]["move_hidden"] == 12 and net.state_in.out_features == 12
@@ -156,6 +157,55 @@ def test_centred_q_loss_sees_only_differences_between_legal_moves() -> None:
     off[0, 2] += 50.0  # an illegal logit does not count
     assert centred_q_loss(off, targets, mask).item() == pytest.approx((4 / 9 + 1 / 9 + 1 / 9) / 3 / 2)
 
+
+def test_choice_value_loss_is_the_centred_value_of_the_policys_moves() -> None:
+    """The choice term is minus the centred target of the softmax policy's moves: its exact value
+    on a small case, blind to illegal logits, lowest when the weight sits on the best move, and
+    its gradient raises the best move's logit and lowers the worst's."""
+    from training.imitation import choice_value_loss
+
+    mask = torch.tensor([[True, True, False, True]])
+    targets = torch.tensor([[1.0, -2.0, float("-inf"), 4.0]])  # centred: 0, -3, 3
+    flat = torch.zeros(1, 4)
+    assert choice_value_loss(flat, targets, mask, 1.0).item() == pytest.approx(0.0, abs=1e-6)
+    logits = torch.tensor([[0.0, 0.0, 0.0, float(np.log(2.0))]])  # policy 1/4, 1/4, 1/2
+    assert choice_value_loss(logits, targets, mask, 1.0).item() == pytest.approx(-(0 - 3 / 4 + 3 / 2))
+    assert choice_value_loss(logits + torch.tensor([[0, 0, 50.0, 0]]), targets, mask, 1.0).item() == \
+        pytest.approx(-(0 - 3 / 4 + 3 / 2))
+    sharp = choice_value_loss(logits, targets, mask, 0.1).item()
+    assert sharp < choice_value_loss(logits, targets, mask, 1.0).item() and sharp > -3.0
+    grad = torch.zeros(1, 4, requires_grad=True)
+    choice_value_loss(grad, targets, mask, 0.5).backward()
+    assert grad.grad[0, 3] < 0 < grad.grad[0, 1] and grad.grad[0, 2] == 0  # descent raises move 3, lowers move 1
+    with pytest.raises(SystemExit, match="--choice-weight needs --q-scale"):
+        main(["--choice-weight", "1", "--games", "2"])
+
+
+def test_held_out_q_loss_is_the_centred_loss_over_every_decision() -> None:
+    """The held-out fit that imitation prints is :func:`centred_q_loss` over all the decisions,
+    each weighing alike across the chunks it is computed in."""
+    from torch import nn
+
+    from training.imitation import centred_q_loss, held_out_q_loss
+
+    class Echo(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = nn.Parameter(torch.ones(()))
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return x * self.w, x[:, 0]
+
+    rng = np.random.default_rng(0)
+    rows = 9000  # more than one chunk of 8,192
+    masks = rng.random((rows, 5)) < 0.7
+    masks[:, 0] = True
+    values = np.where(masks, rng.normal(0, 3, (rows, 5)), -np.inf).astype(np.float32)
+    data = {"obs": rng.normal(0, 1, (rows, 5)).astype(np.float32), "masks": masks.astype(np.int8),
+            "values": values, "actions": np.zeros(rows, np.int64)}
+    whole = centred_q_loss(torch.from_numpy(data["obs"]), torch.from_numpy(values) * 0.3, torch.from_numpy(masks))
+    assert held_out_q_loss(Echo(), data, 0.3) == pytest.approx(whole.item(), rel=1e-5)
+    assert np.isnan(held_out_q_loss(Echo(), {k: v[:0] for k, v in data.items()}, 0.3))
 
 
 def test_the_search_teacher_values_moves_by_points_or_by_the_chance_of_winning() -> None:

@@ -108,6 +108,15 @@ class Args:
         metadata={"min": 0, "help": "with a teacher that values every move (rollouts, hindsight): regress each legal move's "
                           "logit, centred over the legal moves, on its value times this (0: learn choices)"},
     )
+    choice_weight: float = field(
+        default=0.0,
+        metadata={"min": 0, "help": "with --q-scale: weight of a second term, minus the mean centred value of a move drawn "
+                          "from the softmax of the logits / --choice-temperature, which pulls on the moves the policy would "
+                          "play rather than on every move alike (0: none)"},
+    )
+    choice_temperature: float = field(
+        default=0.25, metadata={"above": 0, "help": "with --choice-weight: the temperature of that softmax (logit units)"}
+    )
     data: str = field(
         default="",
         metadata={"help": "train on the decisions runs saved (their teacher-data.npz; several comma-separated, "
@@ -151,6 +160,21 @@ def agreement(net: nn.Module, data: Batch) -> float:
     return float((np.concatenate(picks) == data["actions"]).mean())
 
 
+def held_out_q_loss(net: nn.Module, data: Batch, q_scale: float) -> float:
+    """:func:`centred_q_loss` of the network on ``data``'s move values times ``q_scale``."""
+    if len(data["actions"]) == 0:
+        return float("nan")
+    net = host_view(net, next(net.parameters()).device)
+    total = 0.0
+    with torch.no_grad():
+        for lo in range(0, len(data["actions"]), 8192):
+            logits, _ = net(torch.from_numpy(data["obs"][lo : lo + 8192]))
+            targets = torch.from_numpy(data["values"][lo : lo + 8192]) * q_scale
+            mask = torch.from_numpy(data["masks"][lo : lo + 8192].astype(bool))
+            total += centred_q_loss(logits, targets, mask).item() * len(targets)
+    return total / len(data["actions"])
+
+
 def centred_q_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Mean squared error between the logits and the targets of the legal moves, each centred on
     its row's mean over the legal moves (a softmax policy only sees differences); rows weigh
@@ -161,6 +185,18 @@ def centred_q_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tens
     tg = torch.where(mask, targets, torch.zeros_like(targets)).to(logits.dtype)
     diff = (lg - (lg * m).sum(1, keepdim=True) / count) - (tg - (tg * m).sum(1, keepdim=True) / count)
     return ((diff**2 * m).sum(1) / count.squeeze(1)).mean()
+
+
+def choice_value_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor,
+                      temperature: float) -> torch.Tensor:
+    """Minus the mean, over rows, of the targets' value (centred over the legal moves) of a move
+    drawn from the softmax of the legal logits / ``temperature``: lowest where the policy puts
+    its weight on the moves with the best targets, whatever the logits of the others."""
+    m = mask.float()
+    tg = torch.where(mask, targets, torch.zeros_like(targets)).to(logits.dtype)
+    centred = tg - (tg * m).sum(1, keepdim=True) / m.sum(1, keepdim=True).clamp(min=1.0)
+    policy = torch.softmax(masked_logits(logits, mask) / temperature, dim=1)
+    return -(policy * centred * m).sum(1).mean()
 
 
 def family_of(args: Args) -> tuple[list[str], list[Rules]]:
@@ -220,7 +256,9 @@ def train(args: Args) -> Path:
         from training.ppo import init_from
 
         init_from(net, args.init, rules, observer.version)
-        print(f"from {args.init}: agreement held-out {agreement(net, test_set):.3f}")
+        fit = (f", value loss held-out {held_out_q_loss(net, test_set, args.q_scale):.3f}"
+               if "values" in test_set and args.q_scale > 0 else "")
+        print(f"from {args.init}: agreement held-out {agreement(net, test_set):.3f}{fit}")
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     obs_t = torch.from_numpy(train_set["obs"]).to(device)
     mask_t = torch.from_numpy(train_set["masks"].astype(bool)).to(device)
@@ -246,6 +284,9 @@ def train(args: Args) -> Path:
             logits, value = net(obs_t[idx])
             if q_t is not None:
                 pi_loss = centred_q_loss(logits, q_t[idx] * args.q_scale, mask_t[idx])
+                if args.choice_weight > 0:
+                    pi_loss = pi_loss + args.choice_weight * choice_value_loss(
+                        logits, q_t[idx] * args.q_scale, mask_t[idx], args.choice_temperature)
             elif soft_t is None:
                 pi_loss = nn.functional.cross_entropy(masked_logits(logits, mask_t[idx]), act_t[idx])
             else:
@@ -259,10 +300,13 @@ def train(args: Args) -> Path:
             optimizer.step()
             losses.append(pi_loss.item())
             step += 1
+        fit = f", value loss held-out {held_out_q_loss(net, test_set, args.q_scale):.3f}" if q_t is not None else ""
         print(f"epoch {epoch + 1}/{args.epochs}: policy loss {np.mean(losses):.3f}, "
-              f"agreement train {agreement(net, train_set):.3f} held-out {agreement(net, test_set):.3f}")
+              f"agreement train {agreement(net, train_set):.3f} held-out {agreement(net, test_set):.3f}{fit}")
     net.eval()
     results: dict[str, float] = {"agreement": agreement(net, test_set)}
+    if "values" in test_set and args.q_scale > 0:
+        results["held_out_q_loss"] = held_out_q_loss(net, test_set, args.q_scale)
     host = host_view(net, device)
     for name, each in zip(names, family, strict=True):
         where = f" ({name})" if len(family) > 1 else ""
@@ -295,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("--actor and the hindsight teacher need --engine vector")
     if args.soft_temperature > 0 and args.q_scale > 0:
         raise SystemExit("give --soft-temperature or --q-scale, not both")
+    if args.choice_weight > 0 and args.q_scale == 0:
+        raise SystemExit("--choice-weight needs --q-scale (it weighs the same move values)")
     train(args)
     return 0
 
