@@ -50,16 +50,16 @@ def test_candidates_cover_every_legal_move(preset: str, players: int) -> None:
         assert set(info.legal) <= set(idx), info.legal
 
 
-def test_reply_threat_is_the_heuristics_best_reply() -> None:
-    rules = make_rules("sniff", 2)
-    net, observer, ts = MoveNet(rules), Observer(rules), tile_set(rules.max_pip)
-    checked = 0
+def _moves_played(net: MoveNet, rules):  # type: ignore[no-untyped-def]
+    """Every legal placement of 3 games' positions (2-player rules) that leaves the hand in play,
+    as ``(info, tiles the next seat may hold, the move's features, the layout after it)``; the
+    first double's sniff opening is left to the learned part, so positions before it are skipped."""
+    observer, ts = Observer(rules), tile_set(rules.max_pip)
     for info in _positions(rules, seeds=3, cap=300):
         if not info.plays or info.sniff_tile < 0:
-            continue  # the first double's sniff opening is left to the learned part
+            continue
         nxt = (info.seat + 1) % 2
-        cand = [t for t in mask_tiles(info.unseen_mask)
-                if not any(info.lacking[nxt] >> q & 1 for q in ts.tiles[t])]
+        possible = [t for t in mask_tiles(info.unseen_mask) if not any(info.lacking[nxt] >> q & 1 for q in ts.tiles[t])]
         obs = torch.from_numpy(observer.encode(info))[None]
         legal = [a for a in info.legal if a != observer.codec.draw_action]
         feats = net.move_features(obs, torch.tensor([legal]))[0]
@@ -67,11 +67,17 @@ def test_reply_threat_is_the_heuristics_best_reply() -> None:
         for j, a in enumerate(legal):
             after = base.copy()
             after.step(a)
-            if after.phase is not Phase.PLAY:
-                continue
-            best = max(best_points(after, cand, False), default=0)
-            assert float(feats[j, 2]) * 8 * rules.max_pip == pytest.approx(best, abs=1e-4)
-            checked += 1
+            if after.phase is Phase.PLAY:
+                yield info, possible, feats[j], after
+
+
+def test_reply_threat_is_the_heuristics_best_reply() -> None:
+    rules = make_rules("sniff", 2)
+    checked = 0
+    for _info, possible, feats, after in _moves_played(MoveNet(rules), rules):
+        best = max(best_points(after, possible, False), default=0)
+        assert float(feats[2]) * 8 * rules.max_pip == pytest.approx(best, abs=1e-4)
+        checked += 1
     assert checked > 50
 
 
@@ -99,32 +105,19 @@ def test_unknown_architecture_is_refused() -> None:
 
 def test_mobility_features_count_who_can_still_play() -> None:
     rules = make_rules("sniff", 2)
-    net, observer, ts = MoveNet(rules, mobility=True), Observer(rules), tile_set(rules.max_pip)
+    ts = tile_set(rules.max_pip)
     checked = 0
-    for info in _positions(rules, seeds=3, cap=300):
-        if not info.plays or info.sniff_tile < 0:
-            continue  # as the reply threat: the sniff's opening is left to the learned part
-        nxt = (info.seat + 1) % 2
-        possible = [t for t in mask_tiles(info.unseen_mask) if not any(info.lacking[nxt] >> q & 1 for q in ts.tiles[t])]
-        obs = torch.from_numpy(observer.encode(info))[None]
-        legal = [a for a in info.legal if a != observer.codec.draw_action]
-        feats = net.move_features(obs, torch.tensor([legal]))[0]
-        base = public_layout(info)
-        for j, a in enumerate(legal):
-            after = base.copy()
-            after.step(a)
-            if after.phase is not Phase.PLAY:
-                continue
-            open_pips = after.open_pips()
-            kept = mask_tiles(after.hands[info.seat])
-            fit = [t for t in kept if any(open_pips >> q & 1 for q in ts.tiles[t])]
-            theirs = sum(any(open_pips >> q & 1 for q in ts.tiles[t]) for t in possible) / max(len(possible), 1)
-            got = feats[j, 12:16].tolist()
-            assert got[0] * 7 == pytest.approx(len(fit), abs=1e-4)
-            assert got[1] == float(not fit and bool(kept))
-            assert got[2] == pytest.approx(theirs, abs=1e-5)
-            assert got[3] * 7 * 2 * rules.max_pip == pytest.approx(sum(sum(ts.tiles[t]) for t in kept), abs=1e-3)
-            checked += 1
+    for info, possible, feats, after in _moves_played(MoveNet(rules, mobility=True), rules):
+        open_pips = after.open_pips()
+        kept = mask_tiles(after.hands[info.seat])
+        fit = [t for t in kept if any(open_pips >> q & 1 for q in ts.tiles[t])]
+        theirs = sum(any(open_pips >> q & 1 for q in ts.tiles[t]) for t in possible) / max(len(possible), 1)
+        got = feats[12:16].tolist()
+        assert got[0] * 7 == pytest.approx(len(fit), abs=1e-4)
+        assert got[1] == float(not fit and bool(kept))
+        assert got[2] == pytest.approx(theirs, abs=1e-5)
+        assert got[3] * 7 * 2 * rules.max_pip == pytest.approx(sum(sum(ts.tiles[t]) for t in kept), abs=1e-3)
+        checked += 1
     assert checked > 50
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -146,17 +147,22 @@ def load_data(paths: list[str], obs_size: int) -> Batch:
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
+def _chunked_logits(net: nn.Module, obs: np.ndarray, chunk: int = 8192) -> Iterator[tuple[slice, torch.Tensor]]:
+    """The network's logits on ``obs``, ``chunk`` rows at a time (the move network's features are
+    large), each with the rows it covers; no gradients."""
+    net = host_view(net, next(net.parameters()).device)
+    with torch.no_grad():
+        for lo in range(0, len(obs), chunk):
+            rows = slice(lo, lo + chunk)
+            yield rows, net(torch.from_numpy(obs[rows]))[0]
+
+
 def agreement(net: nn.Module, data: Batch) -> float:
     """Share of decisions where the network's masked argmax is the teacher's move."""
     if len(data["actions"]) == 0:
         return float("nan")
-    net = host_view(net, next(net.parameters()).device)
-    picks = []
-    with torch.no_grad():
-        for lo in range(0, len(data["actions"]), 8192):  # in chunks: the move network's features are large
-            logits, _ = net(torch.from_numpy(data["obs"][lo : lo + 8192]))
-            mask = torch.from_numpy(data["masks"][lo : lo + 8192].astype(bool))
-            picks.append(masked_logits(logits, mask).argmax(1).numpy())
+    picks = [masked_logits(logits, torch.from_numpy(data["masks"][rows].astype(bool))).argmax(1).numpy()
+             for rows, logits in _chunked_logits(net, data["obs"])]
     return float((np.concatenate(picks) == data["actions"]).mean())
 
 
@@ -164,27 +170,24 @@ def held_out_q_loss(net: nn.Module, data: Batch, q_scale: float) -> float:
     """:func:`centred_q_loss` of the network on ``data``'s move values times ``q_scale``."""
     if len(data["actions"]) == 0:
         return float("nan")
-    net = host_view(net, next(net.parameters()).device)
-    total = 0.0
-    with torch.no_grad():
-        for lo in range(0, len(data["actions"]), 8192):
-            logits, _ = net(torch.from_numpy(data["obs"][lo : lo + 8192]))
-            targets = torch.from_numpy(data["values"][lo : lo + 8192]) * q_scale
-            mask = torch.from_numpy(data["masks"][lo : lo + 8192].astype(bool))
-            total += centred_q_loss(logits, targets, mask).item() * len(targets)
+    total = sum(centred_q_loss(logits, torch.from_numpy(data["values"][rows]) * q_scale,
+                               torch.from_numpy(data["masks"][rows].astype(bool))).item() * len(logits)
+                for rows, logits in _chunked_logits(net, data["obs"]))
     return total / len(data["actions"])
 
 
-def centred_q_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+def centred_q_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor,
+                   per_row: bool = False) -> torch.Tensor:
     """Mean squared error between the logits and the targets of the legal moves, each centred on
     its row's mean over the legal moves (a softmax policy only sees differences); rows weigh
-    alike whatever their number of legal moves."""
+    alike whatever their number of legal moves. ``per_row``: each row's error, not their mean."""
     m = mask.float()
     count = m.sum(1, keepdim=True).clamp(min=1.0)
     lg = torch.where(mask, logits, torch.zeros_like(logits))
     tg = torch.where(mask, targets, torch.zeros_like(targets)).to(logits.dtype)
     diff = (lg - (lg * m).sum(1, keepdim=True) / count) - (tg - (tg * m).sum(1, keepdim=True) / count)
-    return ((diff**2 * m).sum(1) / count.squeeze(1)).mean()
+    rows = (diff**2 * m).sum(1) / count.squeeze(1)
+    return rows if per_row else rows.mean()
 
 
 def choice_value_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor,
@@ -251,13 +254,17 @@ def train(args: Args) -> Path:
           f"({time.time() - start_time:.0f} s); {len(test_set['actions']):,} held out")
 
     observer = Observer(rules)
+    valued = "values" in test_set and args.q_scale > 0  # the held-out fit of the move values is shown
+    held_loss: float | None = None  # that fit for the network as it stands, once measured
     net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden).to(device)
     if args.init:
         from training.ppo import init_from
 
         init_from(net, args.init, rules, observer.version)
-        fit = (f", value loss held-out {held_out_q_loss(net, test_set, args.q_scale):.3f}"
-               if "values" in test_set and args.q_scale > 0 else "")
+        fit = ""
+        if valued:
+            held_loss = held_out_q_loss(net, test_set, args.q_scale)
+            fit = f", value loss held-out {held_loss:.3f}"
         print(f"from {args.init}: agreement held-out {agreement(net, test_set):.3f}{fit}")
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     obs_t = torch.from_numpy(train_set["obs"]).to(device)
@@ -283,10 +290,11 @@ def train(args: Args) -> Path:
             idx = order[lo : lo + args.batch_size].to(device)
             logits, value = net(obs_t[idx])
             if q_t is not None:
-                pi_loss = centred_q_loss(logits, q_t[idx] * args.q_scale, mask_t[idx])
+                target = q_t[idx] * args.q_scale
+                pi_loss = centred_q_loss(logits, target, mask_t[idx])
                 if args.choice_weight > 0:
                     pi_loss = pi_loss + args.choice_weight * choice_value_loss(
-                        logits, q_t[idx] * args.q_scale, mask_t[idx], args.choice_temperature)
+                        logits, target, mask_t[idx], args.choice_temperature)
             elif soft_t is None:
                 pi_loss = nn.functional.cross_entropy(masked_logits(logits, mask_t[idx]), act_t[idx])
             else:
@@ -300,13 +308,16 @@ def train(args: Args) -> Path:
             optimizer.step()
             losses.append(pi_loss.item())
             step += 1
-        fit = f", value loss held-out {held_out_q_loss(net, test_set, args.q_scale):.3f}" if q_t is not None else ""
+        fit = ""
+        if valued:
+            held_loss = held_out_q_loss(net, test_set, args.q_scale)
+            fit = f", value loss held-out {held_loss:.3f}"
         print(f"epoch {epoch + 1}/{args.epochs}: policy loss {np.mean(losses):.3f}, "
               f"agreement train {agreement(net, train_set):.3f} held-out {agreement(net, test_set):.3f}{fit}")
     net.eval()
     results: dict[str, float] = {"agreement": agreement(net, test_set)}
-    if "values" in test_set and args.q_scale > 0:
-        results["held_out_q_loss"] = held_out_q_loss(net, test_set, args.q_scale)
+    if valued:
+        results["held_out_q_loss"] = held_loss if held_loss is not None else held_out_q_loss(net, test_set, args.q_scale)
     host = host_view(net, device)
     for name, each in zip(names, family, strict=True):
         where = f" ({name})" if len(family) > 1 else ""

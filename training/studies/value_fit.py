@@ -33,13 +33,15 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from sniff_env import make_rules
 from sniff_env.atomic import write_json_atomic
 from sniff_env.observation import Observer
+from training.imitation import centred_q_loss
 
 SITUATIONS = ("mover's tiles", "next seat's tiles", "tiles to draw", "sniff", "legal moves")
 
 
-def _centred(values: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    x = np.where(legal, values, 0.0)
-    return x - x.sum(1, keepdims=True) / legal.sum(1, keepdims=True)
+def _per_move(a: np.ndarray, b: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Each row's mean square, per legal move, of ``a - b`` with both centred over the legal moves."""
+    return centred_q_loss(torch.from_numpy(a).double(), torch.from_numpy(b).double(), torch.from_numpy(legal),
+                          per_row=True).numpy()
 
 
 def situations(obs: np.ndarray, legal: np.ndarray, observer: Observer) -> dict[str, np.ndarray]:
@@ -80,16 +82,16 @@ def measure_fit(files: list[str], data: str, control: str = "", ratio: float = 0
             if not np.array_equal(saved["games"], games) or not np.array_equal(saved["obs"][held], obs):
                 raise ValueError(f"{control} holds other positions than {data}: record it with the same seed and actor")
             other = saved["values"][held]
-        noise = (((_centred(values, legal) - _centred(other, legal)) ** 2 * legal).sum(1) / legal.sum(1)) / (1.0 + ratio)
+        noise = _per_move(values, other, legal) / (1.0 + ratio)
     where = situations(obs, legal, observer)
     best = np.where(legal, values, -np.inf).max(1)
     rows: dict[str, Any] = {}
     for path in files:
         module = load_checked(path, rules)[0]
-        with torch.no_grad():
-            out = [module(torch.from_numpy(obs[lo : lo + 4096])) for lo in range(0, len(obs), 4096)]
-        logits = torch.cat([o[0] if isinstance(o, tuple) else o for o in out]).numpy().astype(np.float64)
-        error = ((_centred(logits / q_scale, legal) - _centred(values, legal)) ** 2 * legal).sum(1) / legal.sum(1)
+        with torch.no_grad():  # an exported policy gives its logits
+            logits = torch.cat([module(torch.from_numpy(obs[lo : lo + 4096])) for lo in range(0, len(obs), 4096)])
+        logits = logits.numpy().astype(np.float64)
+        error = _per_move(logits / q_scale, values, legal)
         pick = np.where(legal, logits, -np.inf).argmax(1)
         regret = best - values[np.arange(len(pick)), pick]
         rows[path] = {"error": float(error.mean()), "regret": float(regret.mean()),
