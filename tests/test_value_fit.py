@@ -57,6 +57,7 @@ def test_a_control_of_other_positions_and_bad_arguments_are_refused(recordings: 
         ([NET, "--data", recordings["many"], "--control", recordings["few"]], "go together"),
         ([NET, "--data", recordings["many"], "--holdout", "0"], "--holdout must be"),
         ([NET, "--data", str(ROOT / "missing.npz")], "missing.npz"),
+        ([NET, "--data", str(ROOT / "README.md")], "is not a recording of the search's move values"),
     ):
         with pytest.raises(SystemExit):
             main(argv)

@@ -44,6 +44,18 @@ def _per_move(a: np.ndarray, b: np.ndarray, legal: np.ndarray) -> np.ndarray:
                           per_row=True).numpy()
 
 
+def _recording(path: str) -> dict[str, np.ndarray]:
+    """The fields of a recording of move values that the study reads; ``ValueError`` for a file
+    that is not one."""
+    fields = ("games", "obs", "masks", "values")
+    try:
+        with np.load(path) as saved:
+            return {key: saved[key] for key in fields}
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{path} is not a recording of the search's move values (a run's teacher-data.npz, "
+                         f"with {', '.join(fields)}): {exc}") from exc
+
+
 def situations(obs: np.ndarray, legal: np.ndarray, observer: Observer) -> dict[str, np.ndarray]:
     """Each decision's situation, read off its observation (see :data:`SITUATIONS`)."""
     p = observer.pieces
@@ -68,20 +80,20 @@ def measure_fit(files: list[str], data: str, control: str = "", ratio: float = 0
 
     rules = make_rules(preset, num_players)
     observer = Observer(rules)
-    with np.load(data) as saved:
-        games = saved["games"]
-        held = games >= (games.max() + 1) * (1.0 - holdout)
-        obs, legal, values = saved["obs"][held], saved["masks"][held].astype(bool), saved["values"][held]
+    saved = _recording(data)
+    games = saved["games"]
+    held = games >= (games.max() + 1) * (1.0 - holdout)
+    obs, legal, values = saved["obs"][held], saved["masks"][held].astype(bool), saved["values"][held]
     if obs.shape[1] != observer.size:
         raise ValueError(f"{data} holds observations of other rules than {preset} with {num_players} players")
     if not len(obs):
         raise ValueError(f"no held-out decisions in {data}: raise --holdout")
     noise = None
     if control:
-        with np.load(control) as saved:
-            if not np.array_equal(saved["games"], games) or not np.array_equal(saved["obs"][held], obs):
-                raise ValueError(f"{control} holds other positions than {data}: record it with the same seed and actor")
-            other = saved["values"][held]
+        saved = _recording(control)
+        if not np.array_equal(saved["games"], games) or not np.array_equal(saved["obs"][held], obs):
+            raise ValueError(f"{control} holds other positions than {data}: record it with the same seed and actor")
+        other = saved["values"][held]
         noise = _per_move(values, other, legal) / (1.0 + ratio)
     where = situations(obs, legal, observer)
     best = np.where(legal, values, -np.inf).max(1)
