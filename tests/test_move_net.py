@@ -136,3 +136,62 @@ def test_mobility_network_exports_and_rebuilds(tmp_path: Path) -> None:
     x = torch.from_numpy(np.stack([observer.encode(info) for info in _positions(rules, seeds=1, cap=6)]))
     assert torch.allclose(rebuilt(x)[0], net(x)[0])
     assert play_out_legally(load(str(path), rules=rules), rules, seed=2, max_hands=1) > 0
+
+
+def test_tile_tokens_say_where_each_tile_is_and_what_it_scores() -> None:
+    rules = make_rules("sniff", 2)
+    ts = tile_set(rules.max_pip)
+    net = MoveNet(rules, mobility=True, tiles=True)
+    checked = 0
+    for info, possible, feats, after in _moves_played(net, rules):
+        tokens = feats[net.base_move :].reshape(ts.size, -1)
+        kept = set(mask_tiles(after.hands[info.seat]))
+        unseen = set(mask_tiles(info.unseen_mask))
+        open_pips = after.open_pips()
+        for t in range(ts.size):
+            kept_t, possible_t, other_t, table_t, ways, points = tokens[t].tolist()
+            assert (kept_t, possible_t, other_t) == (t in kept, t in possible, t in unseen and t not in possible)
+            assert table_t == (t not in kept and t not in unseen)
+            assert (ways > 0) == any(open_pips >> q & 1 for q in ts.tiles[t])
+            assert points * 8 * rules.max_pip == pytest.approx(best_points(after, [t], False)[0], abs=1e-4)
+        checked += 1
+    assert checked > 50
+
+
+def test_tile_network_grows_from_a_mobility_one_and_exports(tmp_path: Path) -> None:
+    from training.network import load_exported
+    from training.ppo import init_from
+
+    rules = make_rules("sniff", 2)
+    observer = Observer(rules)
+    torch.manual_seed(0)
+    base = make_net(rules, hidden=32, points_prior=5.0, arch="move-mobility", move_hidden=16)
+    meta = {"rules": rules.to_dict(), "num_players": 2, "observation_version": observer.version,
+            "num_actions": observer.codec.num_actions, "training_steps": 0,
+            "args": {"arch": "move-mobility", "hidden": 32, "move_hidden": 16}}
+    base_path = export_policy(base, tmp_path / "mobility.pt", meta)
+    x = torch.from_numpy(np.stack([observer.encode(info) for info in _positions(rules, seeds=1, cap=12)]))
+    grown = make_net(rules, hidden=32, arch="move-tiles", move_hidden=16)
+    init_from(grown, str(base_path), rules, observer.version)
+    assert torch.equal(grown(x)[0], base(x)[0])  # the tile branch starts at zero
+    with pytest.raises(ValueError, match="another network shape"):
+        init_from(make_net(rules, hidden=64, arch="move-tiles", move_hidden=16), str(base_path), rules,
+                  observer.version)
+    move = export_policy(make_net(rules, hidden=32, arch="move", move_hidden=16), tmp_path / "move.pt",
+                         {**meta, "args": {**meta["args"], "arch": "move"}})
+    with pytest.raises(ValueError, match="another network shape"):  # only the tile branch may be new
+        init_from(make_net(rules, hidden=32, arch="move-tiles", move_hidden=16), str(move), rules, observer.version)
+    torch.nn.init.normal_(grown.tile_out.weight, std=0.5)
+    assert not torch.allclose(grown(x)[0], base(x)[0])
+    # padding (no tokens) skips the attention: the same as computing it for every row
+    cand = grown.candidate_mask(x)
+    idx = grown.candidates(x)
+    flat = (grown.move_features(x, idx) * torch.gather(cand, 1, idx)[..., None])[..., grown.base_move :]
+    assert (flat == 0).all(-1).any() and (flat != 0).any(-1).any()
+    dense = grown.tile_context(flat.unflatten(-1, (grown.t, grown.tile_features)))
+    torch.testing.assert_close(grown.tile_term(flat), dense)
+    path = export_policy(grown, tmp_path / "tiles.pt", {**meta, "args": {**meta["args"], "arch": "move-tiles"}})
+    rebuilt, _ = load_exported(path)
+    assert isinstance(rebuilt, MoveNet) and rebuilt.tiles
+    assert torch.allclose(rebuilt(x)[0], grown(x)[0])
+    assert play_out_legally(load(str(path), rules=rules), rules, seed=2, max_hands=1) > 0

@@ -32,6 +32,9 @@ KEYS = {
              "placed", "points", "skip", "slot_hot", "state_in.bias", "state_in.weight", "tile_hot", "tile_idx",
              "trunk.0.bias", "trunk.0.weight", "trunk.2.bias", "trunk.2.weight", "v.bias", "v.weight"},
 }
+KEYS["move-tiles"] = KEYS["move"] | {"tile_embed", "tile_in.bias", "tile_in.weight", "tile_mix.bias", "tile_mix.weight",
+                                     "tile_mlp.0.bias", "tile_mlp.0.weight", "tile_mlp.2.bias", "tile_mlp.2.weight",
+                                     "tile_out.bias", "tile_out.weight", "tile_qkv.bias", "tile_qkv.weight"}
 
 
 class Plain(torch.nn.Module):
@@ -51,6 +54,8 @@ def rollout(arch: str) -> tuple[torch.nn.Module, dict[str, torch.Tensor]]:
     rules = make_rules("sniff", 2)
     torch.manual_seed(3)
     net = make_net(rules, args.hidden, args.points_prior, arch)
+    if arch == "move-tiles":  # its tile branch starts at zero: give it a say
+        torch.nn.init.normal_(net.tile_out.weight, std=0.1)
     batch, _ = collect(args, SelfPlay(args, rules, random.Random(4)), net, torch.Generator().manual_seed(5), 2)
     return net, batch
 
@@ -86,7 +91,7 @@ def assert_same_update(arch: str, net: torch.nn.Module, batch: dict[str, torch.T
     assert moved, "the update changed no weight"
 
 
-@pytest.mark.parametrize("arch", ["mlp", "move"])
+@pytest.mark.parametrize("arch", ["mlp", "move", "move-tiles"])
 def test_update_with_prepared_inputs_learns_the_same(arch: str) -> None:
     net, batch = rollout(arch)
     assert_same_update(arch, net, batch)
@@ -130,8 +135,9 @@ def by_action(inputs: dict[str, torch.Tensor], num_actions: int) -> torch.Tensor
     return out.index_put((rows, inputs["idx"][real]), values)
 
 
-def test_prepared_forward_matches_forward_and_export(tmp_path: Path) -> None:
-    net, batch = rollout("move")
+@pytest.mark.parametrize("arch", ["move", "move-tiles"])
+def test_prepared_forward_matches_forward_and_export(tmp_path: Path, arch: str) -> None:
+    net, batch = rollout(arch)
     obs = batch["obs"]
     with torch.no_grad():
         logits, value = net(obs)
@@ -144,7 +150,7 @@ def test_prepared_forward_matches_forward_and_export(tmp_path: Path) -> None:
     torch.testing.assert_close(fast_value, value)
     torch.testing.assert_close(picked, logits[rows], rtol=1e-6, atol=1e-5)
     rules = make_rules("sniff", 2)
-    path = export_policy(net, tmp_path / "move.pt", policy_meta(rules, 0, "ppo", {"arch": "move", "hidden": 32}))
+    path = export_policy(net, tmp_path / "move.pt", policy_meta(rules, 0, "ppo", {"arch": arch, "hidden": 32}))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         scripted = torch.jit.load(str(path))

@@ -77,7 +77,7 @@ class Args:
     learning_rate: float = field(default=1e-3, metadata={"above": 0, "help": "Adam learning rate (annealed to 0)"})
     vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
     hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer (as training/ppo.py)"})
-    arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp', 'move' or 'move-mobility' (as training/ppo.py)"})
+    arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp', 'move', 'move-mobility' or 'move-tiles' (as training/ppo.py)"})
     move_hidden: int = field(
         default=64, metadata={"min": 1, "help": "with --arch move: units per layer of the shared move scorer"}
     )

@@ -14,7 +14,14 @@ for every placement, features of the position it leaves, all read off the observ
 * with ``mobility`` (``--arch move-mobility``), who can still play on the layout it leaves: how
   many of the mover's other tiles fit an open end, whether none does (a draw or a pass comes),
   the share of the tiles the next seat may hold that fit, and the pips the mover keeps (what the
-  domino earns the others).
+  domino earns the others);
+* with ``tiles`` (``--arch move-tiles``, which has ``mobility`` too), a token for each tile of the
+  set after the move: whether the mover keeps it, the next seat may hold it, it is unseen but
+  not the next seat's (a pip it lacks), or it is on the table, and how many ways and for how many
+  points it could be laid on the layout the move leaves. One self-attention layer over the
+  tokens, pooled over the mover's tiles, the next seat's possible tiles and all of them, adds to
+  the move's score: the network can relate tile to tile (which of my tiles answer which of
+  theirs) where the scalar features only count.
 
 A shared two-layer network scores each move from those features and an embedding of the whole
 observation; skip weights add the points now and the reply threat straight to the logit. The
@@ -41,6 +48,11 @@ MOVE_FEATURES = 12
 """Per-move scalar features (before the one-hot end and the new end pips)."""
 MOBILITY_FEATURES = 4
 """The scalar features ``mobility`` adds after them."""
+TILE_FEATURES = 6
+"""Per tile token of ``tiles``: kept, the next seat's possible, other unseen, on the table, ways
+to lay it, points it scores."""
+TILE_DIM = 32
+"""The width of a tile token inside the attention layer."""
 
 
 def div5_flag(rules: Rules) -> int:
@@ -52,10 +64,14 @@ def div5_flag(rules: Rules) -> int:
 class MoveNet(nn.Module):
     """Observation [B, obs_size] -> (logits [B, num_actions], value [B]); see the module doc."""
 
+    __constants__ = ["tiles", "tile_features"]  # to TorchScript: without tiles, no tile branch is compiled
+
     def __init__(self, rules: Rules, hidden: int = 256, move_hidden: int = 64, points_prior: float = 5.0,
-                 mobility: bool = False) -> None:
+                 mobility: bool = False, tiles: bool = False) -> None:
         super().__init__()
-        self.mobility = mobility
+        if tiles and not mobility:
+            raise ValueError("the tile tokens come with the mobility features: pass mobility=True too")
+        self.mobility, self.tiles, self.tile_features = mobility, tiles, TILE_FEATURES
         observer = Observer(rules)
         codec, ts = observer.codec, observer.ts
         n, p, big = rules.num_players, rules.max_pip + 1, rules.max_pip
@@ -103,6 +119,8 @@ class MoveNet(nn.Module):
         for t, (x, y) in enumerate(ts.tiles):
             pair[x, y] = pair[y, x] = t
         self.register_buffer("pair", pair)
+        # pair_hot[x, y] is tile (x, y) one-hot; not saved (computed from the tile set)
+        self.register_buffer("pair_hot", nn.functional.one_hot(pair, ts.size).float(), persistent=False)
         self.register_buffer("pips", torch.arange(p, dtype=torch.float32))
         tile_pip = torch.zeros(ts.size, p)  # 1 where the tile shows the pip
         for t, (x, y) in enumerate(ts.tiles):
@@ -125,9 +143,19 @@ class MoveNet(nn.Module):
         self.trunk = nn.Sequential(linear_layer(self.obs_size, hidden, g), nn.ReLU(), linear_layer(hidden, hidden, g),
                                    nn.ReLU())
         self.v = linear_layer(hidden, 1, 1.0)
-        self.per_move = per_move = MOVE_FEATURES + MOBILITY_FEATURES * mobility + 5 + 4 * p
+        self.base_move = MOVE_FEATURES + MOBILITY_FEATURES * mobility + 5 + 4 * p
+        self.per_move = self.base_move + tiles * self.t * TILE_FEATURES
         self.state_in = linear_layer(hidden, move_hidden, 1.0)
-        self.move_in = linear_layer(per_move, move_hidden, 1.0)
+        self.move_in = linear_layer(self.base_move, move_hidden, 1.0)
+        if tiles:
+            d = TILE_DIM
+            self.tile_embed = nn.Parameter(0.1 * torch.randn(self.t, d))
+            self.tile_in = linear_layer(TILE_FEATURES, d, 1.0)
+            self.tile_qkv = linear_layer(d, 3 * d, 1.0)
+            self.tile_mix = linear_layer(d, d, 1.0)
+            self.tile_mlp = nn.Sequential(linear_layer(d, 2 * d, g), nn.ReLU(), linear_layer(2 * d, d, 1.0))
+            # zero: a network grown from a move-mobility one starts by playing exactly as it
+            self.tile_out = linear_layer(3 * d, move_hidden, 0.0)
         self.move_out = nn.Sequential(nn.ReLU(), linear_layer(move_hidden, move_hidden, g), nn.ReLU(),
                                       linear_layer(move_hidden, 1, 0.01))
         self.skip = nn.Parameter(torch.tensor([points_prior, 0.0, 0.0]))
@@ -214,9 +242,58 @@ class MoveNet(nn.Module):
         new_hot = nn.functional.one_hot(end_idx, p).float() * open_after[..., None]
         if self.mobility:
             columns += self.mobility_features(hand, unseen, lack_next, new_hot, idx)
-        feats = torch.stack(columns, -1)
-        real = (self.placed[idx] + lead[..., 0]).clamp(max=1.0)[..., None]  # the draw has no features
-        return torch.cat([feats, slot_hot, new_hot.reshape(b, k, 4 * p)], -1) * real
+        parts = [torch.stack(columns, -1), slot_hot, new_hot.reshape(b, k, 4 * p)]
+        if self.tiles:
+            parts.append(self.tile_tokens(hand, played, unseen, lack_next, pts, end_idx, open_after, idx)
+                         .reshape(b, k, self.t * self.tile_features))
+        # padding past a row's candidates is zeroed by the caller; the draw (slot 4, as a lead)
+        # reads as a lead of no tile
+        real = (self.placed[idx] + lead[..., 0]).clamp(max=1.0)[..., None]
+        return torch.cat(parts, -1) * real
+
+    def tile_tokens(self, hand: torch.Tensor, played: torch.Tensor, unseen: torch.Tensor, lack_next: torch.Tensor,
+                    pts: torch.Tensor, end_idx: torch.Tensor, open_after: torch.Tensor,
+                    idx: torch.Tensor) -> torch.Tensor:
+        """[B, K, T, TILE_FEATURES]: the ``tiles`` tokens of the module doc, from the hand, the played
+        and unseen tiles [B, T], the next seat's lacking pips [B, P], what a tile (end pip, q) scores
+        on each end after each move ``pts`` [B, K, 4, P], those ends' pips ``end_idx`` [B, K, 4] and
+        whether they are open ``open_after`` [B, K, 4], for the moves ``idx`` [B, K]."""
+        laid = self.tile_hot[idx]  # [B, K, T]
+        kept = (hand[:, None, :] - laid).clamp(min=0.0)
+        possible = unseen * (1.0 - (lack_next @ self.tile_pip.t()).clamp(max=1.0))
+        other = unseen - possible
+        on_table = (played[:, None, :] + laid).clamp(max=1.0)
+        at = self.pair_hot[end_idx]  # [B, K, 4, P, T]: tile (end pip, q), per end and q
+        ways = (at * open_after[..., None, None]).sum((2, 3)) / 4.0
+        # on one end each tile appears once at most, so the sum over q picks its points there
+        best = torch.einsum("bkeq,bkeqt->bket", pts, at).amax(2) / self.count_scale
+        return torch.stack([kept, possible[:, None, :].expand_as(kept), other[:, None, :].expand_as(kept),
+                            on_table, ways, best], -1)
+
+    def tile_term(self, flat: torch.Tensor) -> torch.Tensor:
+        """[..., move_hidden]: :meth:`tile_context` of each move's flattened tokens [..., T *
+        TILE_FEATURES]. Rows without tokens (a batch's padding) share the context of no tiles,
+        computed once, so a padded batch costs what its candidates cost."""
+        rows = flat.reshape(-1, flat.shape[-1])
+        live = (rows != 0).any(-1).nonzero()[:, 0]
+        tokens = rows.index_select(0, live).unflatten(-1, (self.t, self.tile_features))
+        empty = self.tile_context(torch.zeros_like(rows[:1]).unflatten(-1, (self.t, self.tile_features)))
+        out = empty.expand(rows.shape[0], -1).index_copy(0, live, self.tile_context(tokens))
+        return out.reshape(flat.shape[:-1] + (out.shape[-1],))
+
+    def tile_context(self, tokens: torch.Tensor) -> torch.Tensor:
+        """[..., move_hidden]: what the tiles add to a move's hidden layer, from its tokens [..., T,
+        TILE_FEATURES]: one self-attention layer (with a residual and a small MLP), pooled over the
+        mover's kept tiles, the next seat's possible ones, and all."""
+        x = self.tile_in(tokens) + self.tile_embed
+        q, key, v = self.tile_qkv(x).chunk(3, -1)
+        att = torch.softmax(q @ key.transpose(-1, -2) / (key.shape[-1] ** 0.5), -1)
+        x = x + self.tile_mix(att @ v)
+        x = x + self.tile_mlp(x)
+        kept, possible = tokens[..., 0:1], tokens[..., 1:2]
+        pooled = torch.cat([(x * kept).sum(-2) / kept.sum(-2).clamp(min=1.0),
+                            (x * possible).sum(-2) / possible.sum(-2).clamp(min=1.0), x.mean(-2)], -1)
+        return self.tile_out(pooled)
 
     def mobility_features(self, hand: torch.Tensor, unseen: torch.Tensor, lack_next: torch.Tensor,
                           new_hot: torch.Tensor, idx: torch.Tensor) -> list[torch.Tensor]:
@@ -234,14 +311,12 @@ class MoveNet(nn.Module):
         # counts in units of a 7-tile hand, pips in units of its most
         return [mine / 7.0, stuck, theirs, (kept * self.tile_sum).sum(-1) / (7.0 * self.end_scale)]
 
-    def scores(self, obs: torch.Tensor, h: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
-        """[B, K]: the logits of actions ``idx`` [B, K], given the trunk's embedding ``h``."""
-        return self.score(self.move_features(obs, idx), self.state_in(h)[:, None, :])
-
     def score(self, f: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
         """[...]: the logit of each move from its features ``f`` [..., F] and the position's
         ``state_in`` embedding ``state`` (broadcast against ``f``'s leading dimensions)."""
-        z = self.move_in(f) + state
+        z = self.move_in(f[..., : self.base_move]) + state
+        if self.tiles:
+            z = z + self.tile_term(f[..., self.base_move :])
         return self.move_out(z).squeeze(-1) + self.skip[0] * f[..., 0] + self.skip[1] * f[..., 2] \
             + self.skip[2] * f[..., 3]
 
@@ -250,8 +325,11 @@ class MoveNet(nn.Module):
         only the candidates are scored."""
         cand = self.candidate_mask(obs)
         idx = self._top(cand)
+        # a row's padding (past its candidates) gets no features: its score is masked anyway, and
+        # the tile branch skips moves without tokens
+        feats = self.move_features(obs, idx) * torch.gather(cand, 1, idx)[..., None]
         out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=h.dtype, device=obs.device)
-        return out.scatter(1, idx, self.scores(obs, h, idx)).masked_fill(cand == 0, -1e4)
+        return out.scatter(1, idx, self.score(feats, self.state_in(h)[:, None, :])).masked_fill(cand == 0, -1e4)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.trunk(obs)

@@ -66,7 +66,7 @@ class PolicyNet(nn.Module):
         return self.logits(obs, h), self.v(h).squeeze(-1)
 
 
-ARCHITECTURES = ("mlp", "move", "move-mobility")
+ARCHITECTURES = ("mlp", "move", "move-mobility", "move-tiles")
 
 
 def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str = "mlp",
@@ -74,13 +74,15 @@ def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str
     """The policy-value network of a run: ``"mlp"`` (:class:`PolicyNet`) or ``"move"``
     (:class:`training.move_net.MoveNet`, one shared scorer over every move's features, with
     ``move_hidden`` units per layer of that scorer); ``"move-mobility"`` adds the features of who
-    can still play after each move."""
+    can still play after each move, and ``"move-tiles"`` to those an attention layer over the
+    tiles (see the module :mod:`training.move_net`)."""
     from sniff_env.observation import Observer
 
-    if arch in ("move", "move-mobility"):
+    if arch in ("move", "move-mobility", "move-tiles"):
         from training.move_net import MoveNet
 
-        return MoveNet(rules, hidden, move_hidden, points_prior=points_prior, mobility=arch == "move-mobility")
+        return MoveNet(rules, hidden, move_hidden, points_prior=points_prior, mobility=arch != "move",
+                       tiles=arch == "move-tiles")
     if arch != "mlp":
         raise ValueError(f"unknown network architecture {arch!r}; choose one of {', '.join(ARCHITECTURES)}")
     observer = Observer(rules)

@@ -131,7 +131,7 @@ def summary(runs: list[dict[str, float]], flops: float, peak: float) -> dict[str
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
-    parser.add_argument("--archs", default=",".join(ARCHITECTURES), help="networks to time (of mlp, move, move-mobility)")
+    parser.add_argument("--archs", default=",".join(ARCHITECTURES), help="networks to time (of mlp, move, move-mobility, move-tiles)")
     parser.add_argument("--preset", default="sniff")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--num-envs", type=int, default=512, help="games at once (the shipped self-play stage's)")
