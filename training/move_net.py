@@ -64,7 +64,7 @@ def div5_flag(rules: Rules) -> int:
 class MoveNet(nn.Module):
     """Observation [B, obs_size] -> (logits [B, num_actions], value [B]); see the module doc."""
 
-    __constants__ = ["tiles", "tile_features"]  # to TorchScript: without tiles, no tile branch is compiled
+    __constants__ = ("tiles", "tile_features")  # to TorchScript: without tiles, no tile branch is compiled
 
     def __init__(self, rules: Rules, hidden: int = 256, move_hidden: int = 64, points_prior: float = 5.0,
                  mobility: bool = False, tiles: bool = False) -> None:
