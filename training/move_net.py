@@ -246,10 +246,8 @@ class MoveNet(nn.Module):
         if self.tiles:
             parts.append(self.tile_tokens(hand, played, unseen, lack_next, pts, end_idx, open_after, idx)
                          .reshape(b, k, self.t * self.tile_features))
-        # padding past a row's candidates is zeroed by the caller; the draw (slot 4, as a lead)
-        # reads as a lead of no tile
-        real = (self.placed[idx] + lead[..., 0]).clamp(max=1.0)[..., None]
-        return torch.cat(parts, -1) * real
+        # the draw (slot 4, as a lead) reads as a lead of no tile; the callers zero a row's padding
+        return torch.cat(parts, -1)
 
     def tile_tokens(self, hand: torch.Tensor, played: torch.Tensor, unseen: torch.Tensor, lack_next: torch.Tensor,
                     pts: torch.Tensor, end_idx: torch.Tensor, open_after: torch.Tensor,
