@@ -64,7 +64,8 @@ def div5_flag(rules: Rules) -> int:
 class MoveNet(nn.Module):
     """Observation [B, obs_size] -> (logits [B, num_actions], value [B]); see the module doc."""
 
-    __constants__ = ("tiles", "tile_features")  # to TorchScript: without tiles, no tile branch is compiled
+    # constants to TorchScript: a branch a network lacks is not compiled
+    __constants__ = ("mobility", "tiles", "tile_features")
 
     def __init__(self, rules: Rules, hidden: int = 256, move_hidden: int = 64, points_prior: float = 5.0,
                  mobility: bool = False, tiles: bool = False) -> None:
@@ -240,25 +241,27 @@ class MoveNet(nn.Module):
             (lo + hi) / self.end_scale, dbl, inl, self.placed[idx], unseen.sum(-1, keepdim=True).expand(b, k) / self.t,
         ]
         new_hot = nn.functional.one_hot(end_idx, p).float() * open_after[..., None]
-        if self.mobility:
-            columns += self.mobility_features(hand, unseen, lack_next, new_hot, idx)
-        parts = [torch.stack(columns, -1), slot_hot, new_hot.reshape(b, k, 4 * p)]
-        if self.tiles:
-            parts.append(self.tile_tokens(hand, played, unseen, lack_next, pts, end_idx, open_after, idx)
-                         .reshape(b, k, self.t * self.tile_features))
+        parts = [slot_hot, new_hot.reshape(b, k, 4 * p)]
+        if self.mobility:  # (tiles come with mobility)
+            laid = self.tile_hot[idx]  # [B, K, T]
+            kept = (hand[:, None, :] - laid).clamp(min=0.0)  # the hand after each move
+            possible = unseen * (1.0 - (lack_next @ self.tile_pip.t()).clamp(max=1.0))  # the next seat may hold
+            columns += self.mobility_features(kept, possible, new_hot)
+            if self.tiles:
+                parts.append(self.tile_tokens(kept, possible, unseen, played, laid, pts, end_idx, open_after)
+                             .reshape(b, k, self.t * self.tile_features))
+        parts.insert(0, torch.stack(columns, -1))
         # the draw (slot 4, as a lead) reads as a lead of no tile; the callers zero a row's padding
         return torch.cat(parts, -1)
 
-    def tile_tokens(self, hand: torch.Tensor, played: torch.Tensor, unseen: torch.Tensor, lack_next: torch.Tensor,
-                    pts: torch.Tensor, end_idx: torch.Tensor, open_after: torch.Tensor,
-                    idx: torch.Tensor) -> torch.Tensor:
-        """[B, K, T, TILE_FEATURES]: the ``tiles`` tokens of the module doc, from the hand, the played
-        and unseen tiles [B, T], the next seat's lacking pips [B, P], what a tile (end pip, q) scores
-        on each end after each move ``pts`` [B, K, 4, P], those ends' pips ``end_idx`` [B, K, 4] and
-        whether they are open ``open_after`` [B, K, 4], for the moves ``idx`` [B, K]."""
-        laid = self.tile_hot[idx]  # [B, K, T]
-        kept = (hand[:, None, :] - laid).clamp(min=0.0)
-        possible = unseen * (1.0 - (lack_next @ self.tile_pip.t()).clamp(max=1.0))
+    def tile_tokens(self, kept: torch.Tensor, possible: torch.Tensor, unseen: torch.Tensor, played: torch.Tensor,
+                    laid: torch.Tensor, pts: torch.Tensor, end_idx: torch.Tensor,
+                    open_after: torch.Tensor) -> torch.Tensor:
+        """[B, K, T, TILE_FEATURES]: the ``tiles`` tokens of the module doc, from the hand after each
+        move ``kept`` and the tile it lays ``laid`` [B, K, T], the tiles the next seat may hold, the
+        unseen and the played ones [B, T], what a tile (end pip, q) scores on each end after each
+        move ``pts`` [B, K, 4, P], those ends' pips ``end_idx`` [B, K, 4] and whether they are open
+        ``open_after`` [B, K, 4]."""
         other = unseen - possible
         on_table = (played[:, None, :] + laid).clamp(max=1.0)
         at = self.pair_hot[end_idx]  # [B, K, 4, P, T]: tile (end pip, q), per end and q
@@ -293,17 +296,15 @@ class MoveNet(nn.Module):
                             (x * possible).sum(-2) / possible.sum(-2).clamp(min=1.0), x.mean(-2)], -1)
         return self.tile_out(pooled)
 
-    def mobility_features(self, hand: torch.Tensor, unseen: torch.Tensor, lack_next: torch.Tensor,
-                          new_hot: torch.Tensor, idx: torch.Tensor) -> list[torch.Tensor]:
-        """The ``mobility`` features of the module doc, each [B, K], from the hand and unseen tiles
-        [B, T], the next seat's lacking pips [B, P], the open ends' pips after each move
-        ``new_hot`` [B, K, 4, P] and the moves ``idx`` [B, K]."""
+    def mobility_features(self, kept: torch.Tensor, possible: torch.Tensor,
+                          new_hot: torch.Tensor) -> list[torch.Tensor]:
+        """The ``mobility`` features of the module doc, each [B, K], from the hand after each move
+        ``kept`` [B, K, T], the tiles the next seat may hold ``possible`` [B, T] and the open ends'
+        pips after each move ``new_hot`` [B, K, 4, P]."""
         open_pips = new_hot.sum(2).clamp(max=1.0)  # [B, K, P]: a pip some open end shows
         fits = (open_pips @ self.tile_pip.t()).clamp(max=1.0)  # [B, K, T]: the tile fits an open end
-        kept = (hand[:, None, :] - self.tile_hot[idx]).clamp(min=0.0)  # the hand after the move
         mine = (fits * kept).sum(-1)
         held = kept.sum(-1)
-        possible = unseen * (1.0 - (lack_next @ self.tile_pip.t()).clamp(max=1.0))  # the next seat may hold
         theirs = (fits * possible[:, None, :]).sum(-1) / possible.sum(-1, keepdim=True).clamp(min=1.0)
         stuck = (mine == 0).float() * (held > 0).float()
         # counts in units of a 7-tile hand, pips in units of its most

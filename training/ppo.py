@@ -73,7 +73,7 @@ class Args:
     vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
     max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
     hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer"})
-    arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp' (one output per action), 'move' (a shared move scorer) , 'move-mobility' (with who can still play after each move) or 'move-tiles' (and attention over the tiles)"})
+    arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp' (one output per action), 'move' (a shared move scorer), 'move-mobility' (with who can still play after each move) or 'move-tiles' (and attention over the tiles)"})
     move_hidden: int = field(
         default=64, metadata={"min": 1, "help": "with --arch move: units per layer of the shared move scorer"}
     )
@@ -136,19 +136,15 @@ def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str)
         state = exported_state(module, net)
     else:
         state = matching_checkpoint(path, rules, observation_version)["model"]
+    own = net.state_dict()
+    if set(state) < set(own) and all(k.startswith("tile_") for k in set(own) - set(state)):
+        # a move-tiles network from a move-mobility one: its tile branch keeps its start (zero
+        # output), so it plays as the network it grows from; the sizes must still match
+        state = {**own, **state}
     try:
         net.load_state_dict(state)
     except RuntimeError as exc:
-        grown = set(net.state_dict()) - set(state)
-        if not (set(state) < set(net.state_dict()) and all(k.startswith("tile_") for k in grown)):
-            raise ValueError(f"{path} holds another network shape (check --arch, --hidden and --move-hidden): "
-                             f"{exc}") from None
-        # a move-tiles network from a move-mobility one of the same sizes: its tile branch starts
-        # at zero, so it plays as the network it grows from (a shape mismatch still raises)
-        try:
-            net.load_state_dict(state, strict=False)
-        except RuntimeError as shape:
-            raise ValueError(f"{path} holds another network shape (check --hidden and --move-hidden): {shape}") from None
+        raise ValueError(f"{path} holds another network shape (check --arch, --hidden and --move-hidden): {exc}") from None
 
 
 def train(args: Args) -> Path:
