@@ -115,6 +115,9 @@ def test_checkpoints_of_the_trainers_still_load(tmp_path: Path) -> None:
     (tmp_path / "partial.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(CheckpointError, match="not a readable training checkpoint"):
         load_checkpoint(tmp_path / "partial.pt")
+    (tmp_path / "junk.pt").write_bytes(b"junk\n")  # the unpickler meets these bytes with a KeyError
+    with pytest.raises(CheckpointError, match="junk.pt is not a readable training checkpoint: its bytes are not a pickle"):
+        load_checkpoint(tmp_path / "junk.pt")
     torch.save({"model": {}}, tmp_path / "other.pt")
     with pytest.raises(CheckpointError, match="lacks model, args"):
         load_checkpoint(tmp_path / "other.pt")

@@ -116,6 +116,8 @@ def test_ppo_on_cuda_writes_cpu_checkpoints_and_exports(tmp_path: Path) -> None:
     ("training/sb3_maskable.py", ["--device", "tpu"], "error: unknown device 'tpu'"),
     ("training/benchmarks/training_speed.py", ["--device", "tpu"], "error: unknown device 'tpu'"),
     ("training/make_agent.py", ["no-such-agent"], "error: no chain"),
+    ("training/ppo.py", ["--init", "no-such-file.pt", "--out-dir", "no-such-dir"],
+     "error: --init no-such-file.pt is not a readable training checkpoint"),
 ])
 def test_a_script_ends_on_bad_input_with_its_message_not_a_traceback(script: str, argv: list[str],
                                                                       message: str) -> None:

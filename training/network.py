@@ -255,6 +255,9 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         ) from None
     except (OSError, EOFError, RuntimeError, ValueError) as exc:
         raise CheckpointError(f"{path} is not a readable training checkpoint: {exc}") from None
+    except (KeyError, IndexError) as exc:  # how torch's weights-only unpickler meets arbitrary bytes
+        raise CheckpointError(f"{path} is not a readable training checkpoint: its bytes are not a pickle "
+                              f"({type(exc).__name__} {exc})") from None
     required = ("model", "args", "rules", "observation_version", "global_step")
     if not isinstance(ckpt, dict) or any(k not in ckpt for k in required):
         raise CheckpointError(f"{path} is not a sniff training checkpoint: it lacks {', '.join(required)}")

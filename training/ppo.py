@@ -27,7 +27,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sniff_env.rules import Rules
-from training.config import parse_config, rules_for, run_script
+from training.config import ConfigError, parse_config, rules_for, run_script
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
 from training.network import (
@@ -127,8 +127,18 @@ def matching_checkpoint(path: str, rules: Rules, observation_version: str) -> di
 
 def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str) -> None:
     """Load into ``net`` the weights of a training checkpoint or of an exported policy file (a
-    shipped agent: its value head comes along); ``ValueError`` on a mismatch. A ``move-tiles``
-    network also loads a ``move-mobility`` one of its sizes, its tile branch left at zero."""
+    shipped agent: its value head comes along). A ``move-tiles`` network also loads a
+    ``move-mobility`` one of its sizes, its tile branch left at zero. A file that cannot start the
+    run (unreadable, other rules, another shape) raises :class:`ConfigError` (a ``ValueError``)
+    naming ``--init``, which a script reports in one line."""
+    try:
+        _load_weights(net, path, rules, observation_version)
+    except ValueError as exc:
+        raise ConfigError(f"--init {exc}") from None
+
+
+def _load_weights(net: nn.Module, path: str, rules: Rules, observation_version: str) -> None:
+    """:func:`init_from`'s loading; ``ValueError`` (with the file's name) on any mismatch."""
     if path.endswith(".pt") and is_exported_policy(path):
         from sniff_env.players.policy import load_checked
 
