@@ -66,6 +66,30 @@ def test_bad_arguments_are_refused() -> None:
         main(["--soft-temperature", "1", "--q-scale", "0.3"])
 
 
+def test_a_bad_init_is_refused_before_any_game_is_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--init`` is read before the recording (which can take many minutes), and reading it
+    draws nothing from torch's generator, so a run with a good file plays what it did before."""
+    import training.imitation as imitation
+    from training.network import make_net
+
+    def no_games(*_: object, **__: object) -> None:
+        raise AssertionError("games were recorded before --init was read")
+
+    monkeypatch.setattr(imitation, "record_family", no_games)
+    with pytest.raises(ConfigError, match="--init no-such-file.pt is not a readable training checkpoint"):
+        main([*TINY, "--init", "no-such-file.pt", "--out-dir", str(tmp_path)])
+    with pytest.raises(ConfigError, match="holds another network shape"):
+        main([*TINY, "--arch", "mlp", "--init", "checkpoints/sniff-2p.pt", "--out-dir", str(tmp_path)])
+
+    rules = make_rules("sniff", 2)
+    torch.manual_seed(5)
+    before = torch.random.get_rng_state()
+    imitation.check_init(Args(arch="move", init="checkpoints/sniff-2p.pt"), rules)
+    assert torch.equal(torch.random.get_rng_state(), before)
+    make_net(rules, 16)  # where a network is built outside the check, the generator moves
+    assert not torch.equal(torch.random.get_rng_state(), before)
+
+
 def test_vector_teacher_records_trains_from_a_policy_and_reuses_its_data(tmp_path: Path) -> None:
     """The compiled search as teacher on the batched engine, starting from a shipped policy; the
     recorded decisions are saved and a second run trains on them without playing."""

@@ -221,6 +221,16 @@ def family_of(args: Args) -> tuple[list[str], list[Rules]]:
     return names, family
 
 
+def check_init(args: Args, rules: Rules) -> None:
+    """Refuse a bad ``--init`` (``ConfigError``) before any game is recorded. The trial network
+    is built on a forked generator, so the run draws what it would draw without the check."""
+    from training.ppo import init_from
+
+    with torch.random.fork_rng(devices=[]):
+        init_from(make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden), args.init,
+                  rules, Observer(rules).version)
+
+
 def train(args: Args) -> Path:
     device = resolve_device(args.device)
     names, family = family_of(args)
@@ -231,6 +241,8 @@ def train(args: Args) -> Path:
     torch.set_num_threads(args.torch_threads)
     shuffler = torch.Generator().manual_seed(args.seed + 1)
     start_time = time.time()
+    if args.init:
+        check_init(args, rules)
 
     if args.data:
         data = load_data([s.strip() for s in args.data.split(",") if s.strip()], Observer(rules).size)
