@@ -69,7 +69,7 @@ def test_bad_arguments_are_refused() -> None:
 def test_a_bad_init_is_refused_before_any_game_is_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--init`` is read before the recording (which can take many minutes), and reading it
     draws nothing from torch's generator, so a run with a good file plays what it did before."""
-    import training.imitation as imitation
+    from training import imitation
     from training.network import make_net
 
     def no_games(*_: object, **__: object) -> None:
