@@ -21,8 +21,8 @@ from sniff_env.presets import make_rules
 from sniff_env.rules import Rules, field_names
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ("generalist-2p", "generalist-3p", "generalist-4p", "muggins-2p", "sniff-2p-large", "sniff-2p",
-           "sniff-4p-partnership")
+SHIPPED = ("generalist-2p", "generalist-3p", "generalist-4p", "muggins-2p", "sniff-2p-large", "sniff-2p-tiles",
+           "sniff-2p", "sniff-4p-partnership")
 
 
 def rules_of(command: str) -> Rules:
@@ -55,9 +55,9 @@ def test_agents_load_by_name_from_any_directory(tmp_path: Path, monkeypatch: pyt
     monkeypatch.chdir(tmp_path)
     player = load("sniff-2p", seed=1)
     assert player.name == "sniff-2p" and player.rules == make_rules("sniff", 2)  # type: ignore[attr-defined]
-    with pytest.raises(PlayerSpecError, match="installed agents: generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p-large, sniff-2p, sniff-4p-partnership"):
+    with pytest.raises(PlayerSpecError, match="installed agents: generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p-large, sniff-2p-tiles, sniff-2p, sniff-4p-partnership"):
         agent_named("sniff-3p")
-    with pytest.raises(PlayerSpecError, match=r"a shipped agent \(generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p-large, sniff-2p, sniff-4p-partnership\)"):
+    with pytest.raises(PlayerSpecError, match=r"a shipped agent \(generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p-large, sniff-2p-tiles, sniff-2p, sniff-4p-partnership\)"):
         load("sniff-3p")
 
 
@@ -72,7 +72,7 @@ def test_a_broken_card_is_a_policy_error(tmp_path: Path) -> None:
 
 
 def test_the_agent_that_fits_the_preset_and_players_is_chosen() -> None:
-    assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p-large"  # type: ignore[index]  # its card: stronger
+    assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p-tiles"  # type: ignore[index]  # its card: stronger
     assert agent_for(make_rules("muggins", 2))[0].name == "generalist-2p"  # type: ignore[index]  # its card: stronger
     assert agent_for(make_rules("muggins-sleepers", 2))[0].name == "generalist-2p"  # type: ignore[index]
     assert agent_for(make_rules("sniff", 4, partnership=True))[0].name == "sniff-4p-partnership"  # type: ignore[index]
@@ -80,14 +80,14 @@ def test_the_agent_that_fits_the_preset_and_players_is_chosen() -> None:
     assert agent_for(make_rules("sniff", 4))[0].name == "generalist-4p"  # type: ignore[index]  # each for themselves
     assert agent_for(make_rules("muggins", 4, partnership=True)) is None and agent_for(make_rules("sniff", 3, max_pip=9)) is None
     spec, note = default_opponent(make_rules("sniff", 2, target=30))
-    assert spec == "sniff-2p-large" and note.startswith("sniff-2p-large was trained for target 100; it plays target 30 here")
+    assert spec == "sniff-2p-tiles" and note.startswith("sniff-2p-tiles was trained for target 100; it plays target 30 here")
     spec, note = default_opponent(make_rules("muggins", 4, partnership=True))
     assert spec == "heuristic" and "no shipped agent was trained for muggins with 4 players in partnerships" in note
     spec, note = default_opponent(make_rules("muggins", 4))
     assert spec == "generalist-4p" and "strongest shipped agent for muggins with 4 players" in note
     spec, note = default_opponent(make_rules("muggins-sleepers", 3))
     assert spec == "generalist-3p" and "strongest shipped agent for muggins-sleepers with 3 players" in note
-    assert default_opponent(make_rules("sniff", 2))[1] == ("sniff-2p-large plays: the shipped agent trained for sniff "
+    assert default_opponent(make_rules("sniff", 2))[1] == ("sniff-2p-tiles plays: the shipped agent trained for sniff "
                                                            "with 2 players")
 
 
@@ -124,7 +124,7 @@ def test_play_and_serve_seat_the_fitting_agent_and_say_so() -> None:
     rules = make_rules("sniff", 2, target=30)
     assert chosen_opponents(["greedy"], rules) == (["greedy"], None)
     opponents, note = chosen_opponents([], rules)
-    assert opponents == ["sniff-2p-large"] and note and "target 30" in note
+    assert opponents == ["sniff-2p-tiles"] and note and "target 30" in note
     session = Session.start(rules, ["sniff-2p"], seed=3)
     assert session.seats[1].name == "sniff-2p" and any("plays target 30 here" in n for n in session.notes)
     check_log_player(1, "sniff-2p")  # a log may name a shipped agent

@@ -14,7 +14,7 @@ from sniff_env.cli import main
         (["eval", "greedy", "nosuch", "--games", "2"], "unknown player 'nosuch'"),
         (["eval", "sniff-2p", "greedy", "--preset", "muggins"], "sniff-2p was trained for other rules"),
         (["eval", "search", "greedy", "--engine", "batched"], "search has no batched form"),
-        (["agents", "nosuch"], "installed agents: generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p-large, sniff-2p, sniff-4p-partnership"),
+        (["agents", "nosuch"], "installed agents: generalist-2p, generalist-3p, generalist-4p, muggins-2p, sniff-2p-large, sniff-2p-tiles, sniff-2p, sniff-4p-partnership"),
         (["rules", "--rule", "bogus=1"], "unknown rules field"),
         (["rules", "--players", "9"], "num_players=9 is not allowed"),
         (["demo", "--rule", "max_pip=7"], "max_pip"),

@@ -119,7 +119,7 @@ def test_the_strongest_fitting_agent_plays_a_specialist_first_where_cards_tie(
     assert weaker.generalist and weaker.rule_args == "--preset {sniff,muggins,muggins-sleepers} --players 2"
     agents = shipped | {"all-2p": weaker}
     monkeypatch.setattr("sniff_env.agents.shipped_agents", lambda: agents)
-    assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p-large"  # type: ignore[index]
+    assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p-tiles"  # type: ignore[index]
     assert agent_for(make_rules("muggins", 2))[0].name == "muggins-2p"  # type: ignore[index]  # a tie
     spec, note = default_opponent(make_rules("muggins-sleepers", 2))  # no specialist, no rate: the generalist
     assert spec == "all-2p" and note == ("all-2p plays: the strongest shipped agent for muggins-sleepers with "
@@ -127,7 +127,7 @@ def test_the_strongest_fitting_agent_plays_a_specialist_first_where_cards_tie(
     stronger = _generalist(tmp_path, {"muggins": rates["muggins-2p"] + 0.01})
     agents["all-2p"] = stronger
     assert agent_for(make_rules("muggins", 2))[0].name == "all-2p"  # type: ignore[index]
-    assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p-large"  # type: ignore[index]  # no rate at sniff
+    assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p-tiles"  # type: ignore[index]  # no rate at sniff
     agents["all-2p"] = weaker
     spec, note = default_opponent(make_rules("muggins-sleepers", 2, target=100))
     assert spec == "all-2p" and "trained for target 250; it plays target 100" in note

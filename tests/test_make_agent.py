@@ -12,6 +12,8 @@ from training.make_agent import ChainError, known_agents, load_chain, main
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted(p.stem for p in (ROOT / "checkpoints").glob("*.json"))
+TILES = 11.3 + 30.5 + 34.5 + 21.0
+"""sniff-2p-tiles' own steps, after sniff-2p-large's chain, as its card states them."""
 
 
 def test_every_shipped_agent_has_a_chain() -> None:
@@ -46,6 +48,21 @@ def test_the_large_agent_records_three_rounds_then_trains_two_wide_networks(caps
     assert "# total: 260.2 minutes" in out  # the card: 260 minutes in all
 
 
+def test_the_tiles_agent_grows_from_a_mobility_network_on_cleaner_values(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sniff-2p-tiles", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    commands = [line for line in out.splitlines() if line.startswith("python ")]
+    assert commands[0] == "python training/make_agent.py configs/chains/sniff-2p-large.toml"
+    recordings = [c for c in commands if "--epochs 0" in c]
+    assert [c.split("--actor ")[1].split()[0] for c in recordings] == ["runs/sniff-2p-large.pt", "runs/sniff-2p-mobility.pt"]
+    assert "--teacher rollouts:samples=128" in recordings[1]
+    configs = [c.split("--config ")[1].split()[0] for c in commands if "--epochs 0" not in c and "--config" in c]
+    assert configs == ["configs/training/imitation-sniff-2p-mobility.toml", "configs/training/imitation-sniff-2p-tiles.toml"]
+    assert 'init = "runs/sniff-2p-mobility.pt"' in (ROOT / configs[1]).read_text()  # grown from step 3's network
+    assert commands[-1] == "python training/export.py runs/sniff-2p-tiles.pt runs/sniff-2p-tiles.onnx"
+    assert f"# total: {260.2 + TILES:.1f} minutes" in out
+
+
 @pytest.mark.parametrize("agent", SHIPPED)
 def test_chains_never_write_over_the_shipped_files(agent: str) -> None:
     for step in load_chain(agent).steps:
@@ -61,10 +78,11 @@ def test_the_cards_minutes_add_up(capsys: pytest.CaptureFixture[str]) -> None:
         total += load_chain(agent).minutes
     assert "# total:" in capsys.readouterr().out
     large = 13.6 + 11.9 + 22.7 + 9.7 + 22.0  # sniff-2p-large's own steps, after sniff-2p's chain
-    # the generalist's chain and sniff-2p-large's run sniff-2p's
-    assert total == pytest.approx(180.3 + 34.5 + 34.5 + (180.3 + 29.6) + 25.5 + 22.3 + (180.3 + large))
+    # the generalist's chain and sniff-2p-large's run sniff-2p's; sniff-2p-tiles' runs sniff-2p-large's
+    assert total == pytest.approx(180.3 + 34.5 + 34.5 + (180.3 + 29.6) + 25.5 + 22.3 + (180.3 + large)
+                                  + (180.3 + large + TILES))
     own = sum(step.minutes for agent in SHIPPED for step in load_chain(agent).steps if step.trainer != "chain")
-    assert own == pytest.approx(180.3 + 34.5 + 34.5 + 29.6 + 25.5 + 22.3 + large)  # every agent, sniff-2p's chain made once
+    assert own == pytest.approx(180.3 + 34.5 + 34.5 + 29.6 + 25.5 + 22.3 + large + TILES)  # each chain made once
 
 
 def test_bad_chains_are_refused_before_any_step(tmp_path: Path) -> None:

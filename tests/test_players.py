@@ -11,6 +11,7 @@ from sniff_env.game import Game, Phase
 from sniff_env.infostate import determinize, info_state
 from sniff_env.layout import count_after
 from sniff_env.players import BUILTIN, Player, PlayerSpecError, load, parse_spec
+from sniff_env.rules import Rules
 
 FAST_SPECS = ["random", "greedy", "heuristic", "search:simulations=8", "rollouts:samples=4"]
 
@@ -67,7 +68,17 @@ def test_count_after_matches_the_engine(preset: str) -> None:
 @pytest.mark.parametrize("preset", ["sniff", "muggins-sniff", "sniff-digital"])
 def test_choice_ignores_hidden_tiles(spec: str, preset: str) -> None:
     """Two games with the same public history and own hand but other hidden tiles: same choice."""
-    rules = make_rules(preset, 4 if spec == "generalist-4p" else 3)
+    _same_choice_whatever_is_hidden(spec, make_rules(preset, 4 if spec == "generalist-4p" else 3))
+
+
+@pytest.mark.parametrize("spec", ["sniff-2p", "sniff-2p-large", "sniff-2p-tiles"])
+def test_two_player_sniff_agents_ignore_hidden_tiles(spec: str) -> None:
+    """The shipped 2-player agents, whose move scorers also reason about the tiles the next seat
+    may hold, choose alike whatever the hidden tiles are."""
+    _same_choice_whatever_is_hidden(spec, make_rules("sniff", 2))
+
+
+def _same_choice_whatever_is_hidden(spec: str, rules: Rules) -> None:
     game = new_game(rules, seed=11, record=False)
     rng = random.Random(5)
     compared = 0

@@ -1,0 +1,77 @@
+"""Several exported networks as one policy: the mean of their logits.
+
+A study of whether the networks' errors are their own (an average of several would then play
+better than each) or shared (it would not). The networks must be TorchScript policies made for
+the same rules and observation layout; the result is a TorchScript policy like theirs, with the
+first's metadata and the list of its members, which every tool plays. Evaluate it as any other:
+
+    python training/studies/ensemble.py runs/ensemble.pt runs/sniff-2p-tiles.pt runs/sniff-2p-mobility-128.pt
+    python training/curves.py --stages --opponents heuristic,greedy --games 4000 --seeds 901,902,903 \\
+        runs/ensemble.pt runs/ensemble-stages.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+
+from sniff_env.players.policy import PolicyError, load_checked
+from training.config import ConfigError, run_script
+from training.network import export_module
+
+
+class MeanLogits(nn.Module):
+    """The mean of its members' logits (observations [B, obs_size] -> logits [B, num_actions])."""
+
+    def __init__(self, members: list[Any]) -> None:
+        super().__init__()
+        self.members = nn.ModuleList(members)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        total = torch.zeros(0)
+        for i, member in enumerate(self.members):
+            logits = member(obs)
+            total = logits if i == 0 else total + logits
+        return total / len(self.members)
+
+
+def ensemble(paths: list[str], out: str | Path) -> Path:
+    """Write the mean of the policies at ``paths`` to ``out``; ``PolicyError`` where one cannot
+    be read or was made for other rules or another observation layout than the first."""
+    if len(paths) < 2:
+        raise PolicyError(f"an ensemble needs at least two policies; got {len(paths)}")
+    first, meta, rules = load_checked(paths[0])
+    members = [first]
+    for path in paths[1:]:
+        module, other, _ = load_checked(path, rules)
+        if (other["observation_version"], other["num_actions"]) != (meta["observation_version"], meta["num_actions"]):
+            raise PolicyError(f"{path} reads {other['observation_version']} with {other['num_actions']} actions; "
+                              f"{paths[0]} reads {meta['observation_version']} with {meta['num_actions']}")
+        members.append(module)
+    return export_module(MeanLogits(members), out, {**meta, "ensemble": [str(p) for p in paths]})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("out", help="the policy file to write (.pt)")
+    parser.add_argument("policies", nargs="+", help="exported TorchScript policies, two or more")
+    opts = parser.parse_args(argv)
+    if not opts.out.endswith(".pt"):
+        parser.error(f"the ensemble is written as TorchScript: give a .pt path; got {opts.out!r}")
+    try:
+        print(f"wrote {ensemble(opts.policies, opts.out)}")
+    except PolicyError as exc:  # a file that cannot join: one error line, not a traceback
+        raise ConfigError(str(exc)) from None
+    return 0
+
+
+if __name__ == "__main__":
+    run_script(main)
