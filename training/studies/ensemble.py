@@ -45,17 +45,12 @@ class MeanLogits(nn.Module):
 
 def ensemble(paths: list[str], out: str | Path) -> Path:
     """Write the mean of the policies at ``paths`` to ``out``; ``PolicyError`` where one cannot
-    be read or was made for other rules or another observation layout than the first."""
+    be read or was made for other rules than the first (loading it under the first's rules checks
+    its observation layout and action count too)."""
     if len(paths) < 2:
         raise PolicyError(f"an ensemble needs at least two policies; got {len(paths)}")
     first, meta, rules = load_checked(paths[0])
-    members = [first]
-    for path in paths[1:]:
-        module, other, _ = load_checked(path, rules)
-        if (other["observation_version"], other["num_actions"]) != (meta["observation_version"], meta["num_actions"]):
-            raise PolicyError(f"{path} reads {other['observation_version']} with {other['num_actions']} actions; "
-                              f"{paths[0]} reads {meta['observation_version']} with {meta['num_actions']}")
-        members.append(module)
+    members = [first, *(load_checked(path, rules)[0] for path in paths[1:])]
     return export_module(MeanLogits(members), out, {**meta, "ensemble": [str(p) for p in paths]})
 
 
