@@ -20,10 +20,15 @@ def test_every_shipped_agent_has_a_chain() -> None:
     assert SHIPPED and set(SHIPPED) <= set(known_agents())
 
 
-def test_sniff_2p_dry_run_prints_its_seven_stages_in_order_and_the_cards_budget(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["sniff-2p", "--dry-run"]) == 0
+def _dry_run(agent: str, capsys: pytest.CaptureFixture[str]) -> tuple[str, list[str]]:
+    """What ``make_agent.py AGENT --dry-run`` prints, and the commands among it, in order."""
+    assert main([agent, "--dry-run"]) == 0
     out = capsys.readouterr().out
-    commands = [line for line in out.splitlines() if line.startswith("python ")]
+    return out, [line for line in out.splitlines() if line.startswith("python ")]
+
+
+def test_sniff_2p_dry_run_prints_its_seven_stages_in_order_and_the_cards_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    out, commands = _dry_run("sniff-2p", capsys)
     configs = [c.split("--config ")[1].split()[0].removeprefix("configs/training/") for c in commands if "--config" in c]
     assert configs == [
         "imitation-sniff-2p.toml", "sniff-2p-finetune.toml", "sniff-2p-finetune-2.toml", "sniff-2p-selfplay.toml",
@@ -35,9 +40,7 @@ def test_sniff_2p_dry_run_prints_its_seven_stages_in_order_and_the_cards_budget(
 
 
 def test_the_large_agent_records_three_rounds_then_trains_two_wide_networks(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["sniff-2p-large", "--dry-run"]) == 0
-    out = capsys.readouterr().out
-    commands = [line for line in out.splitlines() if line.startswith("python ")]
+    out, commands = _dry_run("sniff-2p-large", capsys)
     assert commands[0] == "python training/make_agent.py configs/chains/sniff-2p.toml"
     recordings = [c for c in commands if "--epochs 0" in c]
     assert len(recordings) == 3 and all("--actor runs/" in c for c in recordings)  # on the chain's own networks
@@ -49,9 +52,7 @@ def test_the_large_agent_records_three_rounds_then_trains_two_wide_networks(caps
 
 
 def test_the_tiles_agent_grows_from_a_mobility_network_on_cleaner_values(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["sniff-2p-tiles", "--dry-run"]) == 0
-    out = capsys.readouterr().out
-    commands = [line for line in out.splitlines() if line.startswith("python ")]
+    out, commands = _dry_run("sniff-2p-tiles", capsys)
     assert commands[0] == "python training/make_agent.py configs/chains/sniff-2p-large.toml"
     recordings = [c for c in commands if "--epochs 0" in c]
     assert [c.split("--actor ")[1].split()[0] for c in recordings] == ["runs/sniff-2p-large.pt", "runs/sniff-2p-mobility.pt"]
