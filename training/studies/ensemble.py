@@ -36,11 +36,7 @@ class MeanLogits(nn.Module):
         self.members = nn.ModuleList(members)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        total = torch.zeros(0)
-        for i, member in enumerate(self.members):
-            logits = member(obs)
-            total = logits if i == 0 else total + logits
-        return total / len(self.members)
+        return torch.stack([member(obs) for member in self.members]).mean(dim=0)
 
 
 def ensemble(paths: list[str], out: str | Path) -> Path:
