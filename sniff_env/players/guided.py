@@ -33,7 +33,7 @@ from ..observation import Observer
 from ..rules import Rules
 from ._base import finite_weight, info_of, positive_count
 from .policy import PolicyNetwork, load_network
-from .rollouts import load_state
+from .rollouts import PLAYOUT_OPTIONS, load_state, playout_weights
 
 if TYPE_CHECKING:
     from ..vector.engine import VectorEngine
@@ -61,7 +61,7 @@ class GuidedPlayer:
 
     def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
                  prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin", infer: float = 0.0,
-                 depth: int = 1) -> None:
+                 depth: int = 1, **playout: float) -> None:
         from ..vector.rollouts import checked_depth, checked_value
 
         self.name, self.agent, self.value = name, agent, checked_value(value)
@@ -71,12 +71,17 @@ class GuidedPlayer:
             raise ValueError(f"top and extra must be whole numbers, both 0 (one round) or both 1 or more "
                              f"(a second round of extra deals for the top moves); got top={top!r}, extra={extra!r}")
         self.top, self.extra, self.infer = top, extra, checked_sharpness(infer)
-        self.depth = checked_depth(depth)
+        self.depth, self.playout = checked_depth(depth), playout_weights(playout)
         self._path = agent_path(agent)
         network, _meta, rules = load_network(self._path)  # refuses a file that is no policy, up front
         self._networks: dict[Rules, tuple[PolicyNetwork, Observer]] = {rules: (network, Observer(rules))}
         self._seed = seed or 0
         self._engines: dict[Rules, Searches] = {}
+
+    @classmethod
+    def keyword_options(cls) -> dict[str, Any]:
+        """The playout weights a spec may give (``playout_reply=1.2``; see the rollout player)."""
+        return PLAYOUT_OPTIONS
 
     def reset(self, seed: int | None = None) -> None:
         self._seed = seed or 0
@@ -117,10 +122,10 @@ class GuidedPlayer:
             from ..vector.rollouts import RolloutSearch
 
             engine = VectorEngine(rules, 1, threads=1)
-            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, value=self.value,
-                                                          depth=self.depth),
-                                    RolloutSearch(engine, max(self.extra, 1), self._seed + 1, value=self.value,
-                                                  depth=self.depth))
+            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, self.playout,
+                                                          value=self.value, depth=self.depth),
+                                    RolloutSearch(engine, max(self.extra, 1), self._seed + 1, self.playout,
+                                                  value=self.value, depth=self.depth))
         return self._engines[rules]
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from ..inference import checked_sharpness, evidence
 from ..infostate import InfoState
 from ..rules import Rules
+from ..strategy import Weights
 from ._base import info_of, positive_count
 
 
@@ -28,16 +29,24 @@ class RolloutPlayer:
     to play for points, 0 for not at all; above 0, deals are sampled in proportion to how likely
     they make the others' plays so far (:mod:`sniff_env.inference`). ``depth=2``: every reply of
     the next seat is played out on each deal and a move is worth its least (see
-    :class:`~sniff_env.vector.rollouts.RolloutSearch`)."""
+    :class:`~sniff_env.vector.rollouts.RolloutSearch`). ``playout_NAME=X`` sets weight ``NAME``
+    of the heuristic that plays the playouts (:class:`~sniff_env.strategy.Weights`, ``counter``
+    aside; the others keep their stock values)."""
 
     def __init__(self, seed: int | None = None, name: str = "rollouts", samples: int = 64,
-                 value: str = "margin", infer: float = 0.0, depth: int = 1) -> None:
+                 value: str = "margin", infer: float = 0.0, depth: int = 1, **playout: float) -> None:
         from ..vector.rollouts import checked_depth, checked_value
 
         self.name, self.samples, self.value = name, positive_count("samples", samples), checked_value(value)
         self.infer, self.depth = checked_sharpness(infer), checked_depth(depth)
+        self.playout = playout_weights(playout)
         self._seed = seed or 0
         self._engines: dict[Rules, Any] = {}
+
+    @classmethod
+    def keyword_options(cls) -> dict[str, Any]:
+        """The playout weights a spec may give (``playout_reply=1.2``), each a number."""
+        return PLAYOUT_OPTIONS
 
     def reset(self, seed: int | None = None) -> None:
         self._seed = seed or 0
@@ -57,9 +66,25 @@ class RolloutPlayer:
             from ..vector.rollouts import RolloutSearch
 
             engine = VectorEngine(rules, 1, threads=1)
-            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, value=self.value,
-                                                                 depth=self.depth))
+            self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, self.playout,
+                                                                 value=self.value, depth=self.depth))
         return self._engines[rules]
+
+
+PLAYOUT_OPTIONS: dict[str, Any] = {f"playout_{n}": float for n in Weights.field_names() if n != "counter"}
+"""The playout weights' spec options: every compiled heuristic weight, prefixed ``playout_``."""
+
+
+def playout_weights(options: dict[str, Any]) -> Weights:
+    """The stock heuristic weights with ``options`` (``playout_NAME: X``) replaced; an unknown
+    name or a value that is no finite number raises :class:`ValueError` naming what is allowed."""
+    unknown = sorted(set(options) - set(PLAYOUT_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown playout weight option(s) {', '.join(unknown)}; allowed: {', '.join(PLAYOUT_OPTIONS)}")
+    try:
+        return Weights.from_kwargs(**{k.removeprefix("playout_"): v for k, v in options.items()})
+    except TypeError as exc:
+        raise ValueError(str(exc)) from exc
 
 
 def load_state(engine: Any, state: InfoState) -> None:
