@@ -15,7 +15,9 @@ from sniff_env import Rules, RulesError, make_rules
 from sniff_env.cli import main
 from sniff_env.evaluation import run_tournament
 from sniff_env.players import BUILTIN, PlayerSpecError, load, spec_options
+from sniff_env.players.guided import GuidedPlayer
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
+from sniff_env.players.rollouts import RolloutPlayer
 from sniff_env.players.search import SearchPlayer
 
 INT64_MAX = "9223372036854775807"
@@ -146,9 +148,12 @@ def test_spec_options_come_from_the_constructors() -> None:
 
     for base, (module, cls_name) in BUILTIN.items():
         cls = getattr(__import__(module, fromlist=[cls_name]), cls_name)
-        names = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "overrides", "weights")]
+        params = inspect.signature(cls.__init__).parameters.values()
+        names = [p.name for p in params if p.kind is not p.VAR_KEYWORD and p.name not in ("self", "weights")]
         assert set(names) <= set(spec_options(cls)), base
     assert set(Weights.field_names()) <= set(spec_options(HeuristicPlayer))
+    playout = {f"playout_{n}" for n in Weights.field_names() if n != "counter"}
+    assert playout <= set(spec_options(RolloutPlayer)) and playout <= set(spec_options(GuidedPlayer))
     assert spec_options(SearchPlayer)["budget_s"] == (float, type(None))
     assert load("search:name=123").name == "123"  # text options keep text that looks like a number
     assert load("search:budget_s=1").budget_s == 1.0  # type: ignore[attr-defined]
