@@ -13,7 +13,8 @@ With ``value=win`` a playout is worth the chance of winning the game from the sc
 (see :class:`~sniff_env.vector.rollouts.RolloutSearch`), and the prior, in points, is turned into
 chances at the rate one point of margin is worth at the present scores
 (:func:`points_to_chance`). With ``infer`` above 0 the deals are sampled in proportion to how
-likely they make the others' plays so far (:mod:`sniff_env.inference`).
+likely they make the others' plays so far (:mod:`sniff_env.inference`). ``playout_NAME=X`` sets a
+weight of the heuristic that plays the playouts, as for the rollout player.
 
 Like the rollout player it reads the seat's information state only (the search deals the unseen
 tiles itself). ``agent`` is a shipped agent's name or a policy file's path; one made for other
