@@ -4,7 +4,6 @@ that fits the heuristic's weights to a player's choices."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +13,7 @@ from sniff_env import make_rules
 from sniff_env.players import PlayerSpecError, load
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
 from sniff_env.vector.rollouts import RolloutSearch
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "training" / "studies"))
-import fit_playouts
+from training.studies import fit_playouts
 
 RULES = make_rules("sniff", 2)
 WEIGHTS = {"playout_reply": 0.4, "playout_double": 4.0, "playout_variety": -0.5, "playout_block": 3.0}

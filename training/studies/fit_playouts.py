@@ -30,13 +30,12 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
-from sniff_env import make_rules, new_game
+from sniff_env import make_rules
 from sniff_env.actions import action_codec
 from sniff_env.atomic import write_json_atomic
-from sniff_env.game import Phase
-from sniff_env.infostate import InfoState, info_state
-from sniff_env.players import load
+from sniff_env.infostate import InfoState
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
+from training.studies.self_play import self_play
 
 TERMS = ("reply", "follow_up", "pip", "pip_late", "double", "variety", "playable", "block")
 """The weights fitted (the compiled playouts' terms; ``counter`` and the draw threshold aside)."""
@@ -46,36 +45,33 @@ def terms(state: InfoState) -> tuple[list[int], np.ndarray]:
     """The legal placements of ``state`` and ``[len(actions), 1 + len(TERMS)]``: each one's
     points and the value of each term at weight 1 (the heuristic's value is their dot product
     with ``(1, *weights)``)."""
-    zero = {name: 0.0 for name in Weights.field_names()}
-    base = HeuristicPlayer(weights=Weights(**zero)).evaluate(state)
+    base = _POINTS_ONLY.evaluate(state)
     actions = sorted(base)
     out = np.zeros((len(actions), 1 + len(TERMS)))
     out[:, 0] = [base[a] for a in actions]
-    for k, name in enumerate(TERMS):
-        unit = HeuristicPlayer(weights=Weights(**{**zero, name: 1.0})).evaluate(state)
+    for k, player in enumerate(_ONE_TERM):
+        unit = player.evaluate(state)
         out[:, k + 1] = [unit[a] - base[a] for a in actions]
     return actions, out
+
+
+_ZERO = {name: 0.0 for name in Weights.field_names()}
+_POINTS_ONLY = HeuristicPlayer(weights=Weights(**_ZERO))
+"""The heuristic with every weight 0: its value of a placement is the placement's points."""
+_ONE_TERM = tuple(HeuristicPlayer(weights=Weights(**{**_ZERO, name: 1.0})) for name in TERMS)
+"""For each of :data:`TERMS`, the heuristic with that weight 1 and every other 0."""
 
 
 def play(task: tuple[str, int]) -> list[tuple[np.ndarray, int]]:
     """``(terms, index of the placement chosen)`` at each decision of one game of ``spec``
     against itself, dealt by ``seed``."""
     spec, seed = task
-    rules = make_rules("sniff", 2)
-    codec = action_codec(rules.max_pip)
-    game = new_game(rules, seed=seed, record=False)
-    players = [load(spec, seed=2 * seed + s) for s in range(2)]
+    draw = action_codec(make_rules("sniff", 2).max_pip).draw_action
     out = []
-    while game.phase is not Phase.GAME_OVER:
-        if game.phase is Phase.HAND_OVER:
-            game.start_hand()
-            continue
-        state = info_state(game, game.turn)
-        action = players[game.turn].act({}, {"info_state": state})
-        if len(state.legal) > 1 and codec.draw_action not in state.legal:
+    for state, action in self_play(spec, seed):
+        if len(state.legal) > 1 and draw not in state.legal:
             actions, x = terms(state)
             out.append((x, actions.index(action)))
-        game.step(action)
     return out
 
 
@@ -150,8 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     fitted = theta[1:] / theta[0]
     stock = np.array([getattr(Weights(), name) for name in TERMS])
     print(f"{len(train)} decisions to fit ({cut} games), {len(test)} held out ({args.games - cut} games)")
-    print(f"held-out agreement with {args.player}: stock weights {agreement(test, stock):.3f}, "
-          f"fitted {agreement(test, fitted):.3f} (fitting decisions: {agreement(train, stock):.3f}, "
+    held_out = {"stock": agreement(test, stock), "fitted": agreement(test, fitted)}
+    print(f"held-out agreement with {args.player}: stock weights {held_out['stock']:.3f}, "
+          f"fitted {held_out['fitted']:.3f} (fitting decisions: {agreement(train, stock):.3f}, "
           f"{agreement(train, fitted):.3f}); points coefficient {theta[0]:.3f}")
     for name, s, f in zip(TERMS, stock, fitted):
         print(f"  {name:10s} stock {s:7.3f}  fitted {f:7.3f}")
@@ -160,8 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         write_json_atomic(args.out, {"player": args.player, "games": args.games, "seed": args.seed,
                                      "weights": {n: float(f) for n, f in zip(TERMS, fitted)}, "options": options,
-                                     "held_out_agreement": {"stock": agreement(test, stock),
-                                                            "fitted": agreement(test, fitted)}})
+                                     "held_out_agreement": held_out})
     return 0
 
 

@@ -20,12 +20,10 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
-from sniff_env import make_rules, new_game
+from sniff_env import make_rules
 from sniff_env.actions import action_codec
-from sniff_env.game import Phase
 from sniff_env.inference import tile_points
-from sniff_env.infostate import info_state
-from sniff_env.players import load
+from training.studies.self_play import self_play
 
 GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2)
 
@@ -33,24 +31,15 @@ GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2)
 def choices(spec: str, games: int, seed: int) -> list[tuple[int, list[int]]]:
     """``(points of the tile laid, points of every tile it could lay)`` at each decision with a
     choice of tiles, ``spec`` in both seats of ``games`` games of 2-player ``sniff``."""
-    rules = make_rules("sniff", 2)
-    codec = action_codec(rules.max_pip)
+    codec = action_codec(make_rules("sniff", 2).max_pip)
     out = []
     for g in range(games):
-        game = new_game(rules, seed=seed + g, record=False)
-        players = [load(spec, seed=2 * (seed + g) + s) for s in range(2)]
-        while game.phase is not Phase.GAME_OVER:
-            if game.phase is Phase.HAND_OVER:
-                game.start_hand()
-                continue
-            state = info_state(game, game.turn)
-            action = players[game.turn].act({}, {"info_state": state})
+        for state, action in self_play(spec, seed + g):
             layout = state.layout
             tiles = sorted({codec.decode(a)[0] for a in state.legal if a < codec.draw_action})
             if not layout.is_empty and action < codec.draw_action and len(tiles) > 1:
                 points = {t: tile_points(layout, codec, t) for t in tiles}
                 out.append((points[codec.decode(action)[0]], list(points.values())))
-            game.step(action)
     return out
 
 
