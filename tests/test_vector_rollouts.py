@@ -107,6 +107,39 @@ def test_hindsight_values_are_the_reference_playouts_of_the_real_deal(
     assert checked > 5
 
 
+def test_shuffled_hindsight_sees_the_hands_but_not_the_order_of_the_draws() -> None:
+    """With boneyard shuffles, a move's value is blind to the real order of the tiles still to
+    draw (the same values with that order reversed), yet it reads the real hands (other values
+    once another seat's hand is swapped with the boneyard); the engine's games are untouched."""
+    rules = make_rules("sniff", 2)
+    moved = swapped = 0
+    for eng, g in positions(rules, 300, 12):
+        first, end = int(eng.S[0, K.BONE_POS]), int(eng.S[0, K.BONE_LEN])
+        kept = (eng.S.copy(), eng.hands.copy(), eng.bone.copy(), eng.play_record.copy())
+        q = HindsightValues(eng, shuffles=16, seed=3).q_values(np.zeros(1, np.int64))[0]
+        for a, b in zip(kept, (eng.S, eng.hands, eng.bone, eng.play_record), strict=True):
+            assert np.array_equal(a, b)
+        assert {int(a) for a in np.flatnonzero(np.isfinite(q))} == set(g.legal_actions())
+        eng.bone[0, first:end] = eng.bone[0, first:end][::-1].copy()
+        assert np.array_equal(q, HindsightValues(eng, shuffles=16, seed=3).q_values(np.zeros(1, np.int64))[0])
+        moved += end - first > 1
+        other = 1 - int(eng.S[0, K.TURN])
+        theirs, pile = np.flatnonzero(eng.hands[0, other]), eng.bone[0, first:end].copy()
+        if len(pile) >= len(theirs):
+            eng.hands[0, other] = 0
+            eng.hands[0, other, pile[: len(theirs)]] = 1
+            eng.bone[0, first : first + len(theirs)] = theirs
+            swapped += not np.array_equal(q, HindsightValues(eng, shuffles=16, seed=3).q_values(np.zeros(1, np.int64))[0])
+    assert moved > 5 and swapped > 3
+
+
+@pytest.mark.parametrize("shuffles", [-1, 1.5, True, "4"])
+def test_hindsight_refuses_a_bad_number_of_shuffles(shuffles: object) -> None:
+    eng = VectorEngine(make_rules("sniff", 2), 1, threads=1)
+    with pytest.raises(ValueError, match="shuffles must be a whole number"):
+        HindsightValues(eng, shuffles=shuffles)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("players", [2, 3])
 def test_deals_keep_sizes_and_known_missing_pips(players: int) -> None:
     """Every deal gives each seat its known number of tiles (the seat to act its own), deals

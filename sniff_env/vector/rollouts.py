@@ -31,6 +31,7 @@ from .checks import positive_int
 from .compiled_rules import side_of
 from .engine import VectorEngine
 from .kernels import (
+    BONE_LEN,
     BONE_POS,
     GAME_OVER,
     HAND_COUNT,
@@ -358,28 +359,41 @@ def hindsight_values(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, played:
                      lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
                      act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray,
                      W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, no_odds: np.ndarray,
-                     q: np.ndarray) -> None:
+                     shuffles: int, rng: np.ndarray, q: np.ndarray) -> None:
     """``q[i, a]``: the margin of action ``a`` in game ``games[i]`` played on the game's real deal
     (every hand and the boneyard as they are) with the hand played out by the heuristic; ``-inf``
-    where illegal (``no_odds`` is :data:`NO_ODDS`). It reads the hidden tiles: a training
-    target, never a player."""
+    where illegal (``no_odds`` is :data:`NO_ODDS`). With ``shuffles`` above 0, the mean margin
+    over that many deals of the real hands and the boneyard's tiles in a random order. It reads
+    the hidden tiles: a training target or a yardstick, never a player."""
     DH, DB = work[0], work[1]
     T, n = P[P_T], P[P_N]
     for i in range(games.size):
         b = games[i]
         for a in range(q.shape[1]):
             q[i, a] = -np.inf
-        for s in range(n):
-            for t in range(T):
-                DH[0, s, t] = hands[b, s, t]
-        for t in range(T):
-            DB[0, t] = bone[b, t]
         for j in range(S[b, NLEGAL]):
             totals[j] = 0.0
-        _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals,
-                   no_odds, 0)
+        first, end = S[b, BONE_POS], S[b, BONE_LEN]
+        for _ in range(max(shuffles, 1)):
+            for s in range(n):
+                for t in range(T):
+                    DH[0, s, t] = hands[b, s, t]
+            for t in range(T):
+                DB[0, t] = bone[b, t]
+            if shuffles:  # the tiles still to draw in tile order, then shuffled: blind to the real order
+                for k in range(first + 1, end):
+                    v, j = DB[0, k], k - 1
+                    while j >= first and DB[0, j] > v:
+                        DB[0, j + 1] = DB[0, j]
+                        j -= 1
+                    DB[0, j + 1] = v
+                for k in range(end - 1, first, -1):  # Fisher-Yates
+                    j = first + below(rng, k - first + 1)
+                    DB[0, k], DB[0, j] = DB[0, j], DB[0, k]
+            _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals,
+                       no_odds, 0)
         for j in range(S[b, NLEGAL]):
-            q[i, legal[b, j]] = totals[j]
+            q[i, legal[b, j]] = totals[j] / max(shuffles, 1)
 
 
 @_jit
@@ -545,10 +559,17 @@ class RolloutSearch:
 class HindsightValues:
     """Every legal move's margin on the real deal, the hand played out by the heuristic, for games
     of one :class:`VectorEngine`: one unbiased sample of the move's value to the heuristic, as
-    training targets. It reads the hidden tiles, so it is never a player."""
+    training targets. ``shuffles`` above 0: the mean over that many deals of the real hands and
+    the boneyard in a random order (seeded by ``seed``), the search of a seat that sees every
+    hand but not the order of the draws. It reads the hidden tiles, so it is never a player."""
 
-    def __init__(self, engine: VectorEngine, weights: Weights | None = None) -> None:
+    def __init__(self, engine: VectorEngine, weights: Weights | None = None, shuffles: int = 0,
+                 seed: int = 0) -> None:
         self.engine = engine
+        if isinstance(shuffles, bool) or not isinstance(shuffles, int) or shuffles < 0:
+            raise ValueError(f"shuffles must be a whole number of 0 (the real boneyard) or more; got {shuffles!r}")
+        self.shuffles = shuffles
+        self._rng = np.array([seed & (2**64 - 1)], np.uint64)
         self._w = weight_vector(weights or Weights())
         self._work = workspace(engine)
         self._totals = np.zeros(engine.num_actions, np.float64)
@@ -559,7 +580,8 @@ class HindsightValues:
         games = np.ascontiguousarray(games, np.int64)
         q = np.zeros((games.size, eng.num_actions), np.float64)
         hindsight_values(eng.S, eng.hands, eng.bone, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab,
-                         t.act_tile, t.act_slot, eng.legal, games, self._w, self._work, self._totals, NO_ODDS, q)
+                         t.act_tile, t.act_slot, eng.legal, games, self._w, self._work, self._totals, NO_ODDS,
+                         self.shuffles, self._rng, q)
         return q
 
 
