@@ -111,20 +111,31 @@ def play_out(engine: Any, player_of: npt.NDArray[np.int64], choose: Sequence[Cho
 
 def play_batch(batch: _Batch) -> list[GameOutcome]:
     """Every game of a batch of deals, in the order :func:`play_deal` plays them."""
+    return play_deals(
+        batch.rules, batch.seed, batch.deals, batch.max_hands, batch.threads,
+        lambda engine: [batched_chooser(cached_player(spec, batch.rules), engine) for spec in batch.specs],
+    )
+
+
+def play_deals(rules: Rules, seed: int, deals: Sequence[tuple[tuple[int, int], int]], max_hands: int | None,
+               threads: int | None, choosers: Callable[[Any], Sequence[Choose | None]]) -> list[GameOutcome]:
+    """Every game of ``deals`` ((pair, deal index) each, in order, every seating of a deal) on one
+    batched engine of ``threads`` threads: ``choosers(engine)`` gives each player's batched
+    choice on that engine, indexed as the pairs name the players."""
     from ..vector.engine import VectorEngine
 
-    rules, n = batch.rules, batch.rules.num_players
+    n = rules.num_players
     seats = seatings(n)
-    games = [(pair, d, k) for pair, d in batch.deals for k in range(len(seats))]
-    seeds = np.array([derive_seed(batch.seed, "deal", d) for _, d, _ in games], np.int64)
+    games = [(pair, d, k) for pair, d in deals for k in range(len(seats))]
+    seeds = np.array([derive_seed(seed, "deal", d) for _, d, _ in games], np.int64)
     who = np.array([seats[k] for _, _, k in games], np.int64)  # [game, seat]: 0 = player A, 1 = B
     player_of = np.array([[pair[w] for w in seats[k]] for pair, _, k in games], np.int64)  # [game, seat]
-    engine = VectorEngine(rules, len(games), max_hands=batch.max_hands, threads=batch.threads)
+    engine = VectorEngine(rules, len(games), max_hands=max_hands, threads=threads)
     decisions = np.zeros((len(games), 2), np.int64)
     think = np.zeros((len(games), 2))
     try:
         engine.deal(np.arange(len(games)), True, seeds)
-        choose = [batched_chooser(cached_player(spec, rules), engine) for spec in batch.specs]
+        choose = list(choosers(engine))
         for c in choose:  # compile (or load from the cache) before the clock runs
             c(np.zeros(0, np.int64))  # type: ignore[misc]
 

@@ -101,6 +101,14 @@ def likelihood(DH: np.ndarray, seats: np.ndarray, known: np.ndarray, odds: np.nd
     return p
 
 
+@_inline
+def shuffle(a: np.ndarray, first: int, end: int, rng: np.ndarray) -> None:
+    """Shuffle ``a[first:end]`` in place (Fisher-Yates, from its end)."""
+    for i in range(end - 1, first, -1):
+        j = first + below(rng, i - first + 1)
+        a[i], a[j] = a[j], a[i]
+
+
 @_jit
 def determinize(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
                 hi: np.ndarray, b: int, rng: np.ndarray, RH: np.ndarray, RB: np.ndarray, pool: np.ndarray,
@@ -116,9 +124,7 @@ def determinize(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.n
         if hands[b, seat, t] == 0 and played_by[b, t] < 0:
             pool[size] = t
             size += 1
-    for i in range(size - 1, 0, -1):  # Fisher-Yates
-        j = below(rng, i + 1)
-        pool[i], pool[j] = pool[j], pool[i]
+    shuffle(pool, 0, size, rng)
     for i in range(size):
         taken[i] = 0
     done = 0
@@ -373,11 +379,11 @@ def hindsight_values(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, played:
             q[i, a] = -np.inf
         for j in range(S[b, NLEGAL]):
             totals[j] = 0.0
+        for s in range(n):  # the playouts read the deal, never write it
+            for t in range(T):
+                DH[0, s, t] = hands[b, s, t]
         first, end = S[b, BONE_POS], S[b, BONE_LEN]
         for _ in range(max(shuffles, 1)):
-            for s in range(n):
-                for t in range(T):
-                    DH[0, s, t] = hands[b, s, t]
             for t in range(T):
                 DB[0, t] = bone[b, t]
             if shuffles:  # the tiles still to draw in tile order, then shuffled: blind to the real order
@@ -387,9 +393,7 @@ def hindsight_values(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, played:
                         DB[0, j + 1] = DB[0, j]
                         j -= 1
                     DB[0, j + 1] = v
-                for k in range(end - 1, first, -1):  # Fisher-Yates
-                    j = first + below(rng, k - first + 1)
-                    DB[0, k], DB[0, j] = DB[0, j], DB[0, k]
+                shuffle(DB[0], first, end, rng)
             _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals,
                        no_odds, 0)
         for j in range(S[b, NLEGAL]):

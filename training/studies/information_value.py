@@ -35,9 +35,9 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from sniff_env import make_rules
 from sniff_env.atomic import write_json_atomic
-from sniff_env.evaluation.batched import play_out
+from sniff_env.evaluation.batched import play_deals
 from sniff_env.evaluation.ratings import wilson_interval
-from sniff_env.evaluation.tournament import derive_seed, seatings
+from sniff_env.evaluation.tournament import derive_seed
 from sniff_env.inference import evidence
 from training.studies.self_play import self_play_games
 
@@ -61,31 +61,15 @@ def chooser(name: str, engine: Any, samples: int, shuffles: int, seed: int) -> C
 
 def match(task: tuple[str, int, int, int, tuple[int, ...]]) -> tuple[int, int, float]:
     """``(wins of the player, games, seconds a decision of the player)`` over some deals."""
-    from sniff_env.vector.engine import VectorEngine
-
     name, samples, shuffles, seed, deals = task
-    seats = seatings(2)
-    games = [(d, k) for d in deals for k in range(len(seats))]
-    seeds = np.array([derive_seed(seed, "deal", d) for d, _ in games], np.int64)
-    player_of = np.array([seats[k] for _, k in games], np.int64)  # 0: the player, 1: the opponent
-    engine = VectorEngine(make_rules("sniff", 2), len(games), threads=1)
-    try:
-        engine.deal(np.arange(len(games)), True, seeds)
-        choose = [chooser(name, engine, samples, shuffles, derive_seed(seed, name, deals[0])),
-                  chooser("opponent", engine, samples, shuffles, derive_seed(seed, "opponent", deals[0]))]
-        spent = [0.0, 0.0]
-        made = [0, 0]
-
-        def record(chosen: np.ndarray, seconds: float) -> None:
-            who = int(player_of[chosen[0], engine.turn[chosen[0]]])
-            spent[who] += seconds
-            made[who] += chosen.size
-
-        play_out(engine, player_of, choose, record)
-        wins = sum(int(seats[k][engine.winner[g]] == 0) for g, (_, k) in enumerate(games))
-        return wins, len(games), spent[0] / max(made[0], 1)
-    finally:
-        engine.close()
+    outcomes = play_deals(
+        make_rules("sniff", 2), seed, [((0, 1), d) for d in deals], None, 1,
+        lambda engine: [chooser(name, engine, samples, shuffles, derive_seed(seed, name, deals[0])),
+                        chooser("opponent", engine, samples, shuffles, derive_seed(seed, "opponent", deals[0]))],
+    )
+    wins = sum(o.winner == 0 for o in outcomes)
+    seconds, decisions = sum(o.think_s[0] for o in outcomes), sum(o.decisions[0] for o in outcomes)
+    return wins, len(outcomes), seconds / max(decisions, 1)
 
 
 def beliefs(task: tuple[str, int, tuple[float, ...]]) -> dict[str, list[float]]:
