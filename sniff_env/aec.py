@@ -78,8 +78,10 @@ the same deals, observations, masks and rewards.
 lead. Where doubles may be laid in line (``double_placement="choice"``) ``5 * T + pip * 5 + slot``
 lays double ``pip`` in line; the last action draws a tile (voluntary drawing). The raw env
 offers ``action_id(tile, end, inline=False)``, ``draw_action`` and ``decode_action(a)``.
-Through ``env()`` an illegal action ends the game with -1 for its mover (the classic
-convention); ``raw_env`` raises ``IllegalMoveError`` and leaves the state unchanged.
+Through ``env()`` an illegal action (a whole number out of range among them) ends the game
+with -1 for its mover (the classic convention); ``raw_env`` raises ``IllegalMoveError`` and
+leaves the state unchanged. An action that is no whole number (a bool, a float, text) raises
+``IllegalMoveError`` through either, and nothing changes; these checks hold under ``python -O``.
 
 ### Copies
 
@@ -109,6 +111,7 @@ is, and the public observation) for centralised critics; ``state_space`` describ
 
 from __future__ import annotations
 
+import operator
 import secrets
 import warnings
 from collections.abc import Mapping
@@ -120,8 +123,10 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import END_NAMES, LEAD, Move
+from .errors import GameOverError, IllegalMoveError
 from .game import Event, Game, Phase, new_game
 from .infostate import InfoState, info_state
 from .observation import Observer
@@ -141,12 +146,55 @@ RESET_OPTIONS = ("deal",)
 
 
 def env(ruleset: str = "sniff", num_players: int = 2, render_mode: str | None = None, **options: Any) -> AECEnv:
-    """The Sniff AEC environment wrapped as PettingZoo classic environments are."""
+    """The Sniff AEC environment wrapped as PettingZoo classic environments are (its action
+    checks explicit, where PettingZoo's bounds check is an ``assert``)."""
     e: AECEnv = raw_env(ruleset, num_players, render_mode, **options)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = IllegalEndsGame(e, illegal_reward=-1)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+def checked_action(action: object, num_actions: int) -> int:
+    """``action`` as an int if it is a whole number (a Python or numpy integer, not a bool), else
+    :class:`IllegalMoveError` saying what an action is. Its range is not checked: a whole number
+    out of range is an illegal move, for the caller to treat as one."""
+    if not isinstance(action, (bool, np.bool_)):
+        try:
+            return operator.index(action)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+    raise IllegalMoveError(
+        f"an action is a whole number 0..{num_actions - 1}; got {action!r:.80} ({type(action).__name__}): "
+        "nothing is rounded or converted", action)
+
+
+class IllegalEndsGame(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    """PettingZoo's :class:`~pettingzoo.utils.wrappers.TerminateIllegalWrapper` with explicit
+    checks in place of its ``assert`` (kept under ``python -O``): an action that is no whole
+    number raises :class:`IllegalMoveError`; a whole number out of range, like any illegal
+    action, ends the game with ``illegal_reward`` for its mover."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            super().step(action)  # a dead step: only None is allowed (PettingZoo raises otherwise)
+            return
+        n = int(self.action_space(agent).n)
+        index = checked_action(action, n)
+        if 0 <= index < n:
+            super().step(index)
+            return
+        self._prev_obs = self._prev_info = None
+        EnvLogger.warn_on_illegal_move()
+        raw = self.env.unwrapped
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(self.agents, True)
+        raw.truncations = dict.fromkeys(self.agents, True)
+        raw.rewards = dict.fromkeys(self.truncations, 0)
+        raw.rewards[agent] = float(self._illegal_value)
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._terminated = True
 
 
 def observation_bounds(observer: Observer) -> tuple[np.ndarray, np.ndarray]:
@@ -339,10 +387,12 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             self._was_dead_step(action)  # type: ignore[arg-type]
             return
         game = self._game
-        assert game is not None  # an agent is selected only once the game is dealt
+        if game is None:  # an agent is selected only once the game is dealt
+            raise GameOverError("no game is dealt yet: call reset() before step()")
         seat, seen = game.turn, len(game.events)
         before = game.scores[:] if self._dense else None
-        game.step(action)  # IllegalMoveError for an action that is not legal; nothing has changed then
+        # IllegalMoveError for an action that is no whole number or not legal; nothing has changed then
+        game.step(checked_action(action, self._num_actions))
         self._obs_cache.clear()
         self._mover_state = None
         self._seen[seat] = seen

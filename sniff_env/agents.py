@@ -3,8 +3,9 @@
 Each agent is an ONNX policy file (played through onnxruntime, no torch) with two cards beside
 it in the package's ``checkpoints`` folder: ``NAME.json``, read here (the rules it was trained
 for as a preset, a player count and rule overrides; its training budget; its measured strength;
-a generalist's card adds ``family``, the presets it plays, its own preset first) and ``NAME.md``,
-the full story for people. ``sniff_env.players.load("sniff-2p")``,
+a generalist's card adds ``family``, the presets it plays, its own preset first; a checkout's
+cards also record ``torchscript_sha256``, the hash of the TorchScript file ``NAME.pt`` the
+training tools go on from, which they trust by it) and ``NAME.md``, the full story for people. ``sniff_env.players.load("sniff-2p")``,
 ``sniff play --opponent sniff-2p`` and ``sniff eval sniff-2p heuristic`` find an agent by name
 from any directory; ``sniff agents`` lists them.
 

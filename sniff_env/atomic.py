@@ -1,11 +1,17 @@
-"""Atomic file writes: a temporary file beside the target, renamed over it only when complete."""
+"""Atomic file writes: a temporary file beside the target, renamed over it only when complete.
+
+A process killed mid-write leaves its temporary file behind (``.NAME.XXXXXXXX.tmp``, or with the
+target's own suffix for figures); :func:`clean_stale_temps` removes such leftovers from a folder.
+"""
 
 from __future__ import annotations
 
 import errno
 import json
 import os
+import re
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -70,3 +76,39 @@ def save_figure(fig: Any, path: str | os.PathLike[str], dpi: int = 110, **savefi
         fig.savefig(tmp, dpi=dpi, **savefig)
     plt.close(fig)
     return Path(path)
+
+
+STALE_AFTER_S = 60.0
+"""How old (since its last write) a temporary file must be to count as a crash's leftover."""
+_TEMP_NAME = re.compile(r"\.(?P<target>.+)\.[a-z0-9_]{8}(?P<suffix>\.[A-Za-z0-9]+)")
+"""The name :func:`atomic_path` gives a temporary file: ``.`` + target + ``.`` + 8 random characters + suffix."""
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` is one :func:`atomic_path` gives its temporary files: ``.TARGET.XXXXXXXX.tmp``,
+    or ``.TARGET.XXXXXXXX.EXT`` where TARGET ends in ``.EXT`` (a figure written by :func:`save_figure`)."""
+    found = _TEMP_NAME.fullmatch(name)
+    return found is not None and (found["suffix"] == ".tmp" or found["target"].endswith(found["suffix"]))
+
+
+def clean_stale_temps(folder: str | os.PathLike[str], max_age_s: float = STALE_AFTER_S) -> list[Path]:
+    """Remove from ``folder`` the temporary files of atomic writes (:func:`is_temp_name`) last
+    written more than ``max_age_s`` seconds ago: what a process killed mid-write left. Regular
+    files only (no link, no folder); a file that cannot be removed is left. Returns those removed;
+    nothing when ``folder`` is no folder."""
+    removed: list[Path] = []
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not is_temp_name(entry.name):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and now - entry.stat(follow_symlinks=False).st_mtime > max_age_s:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed

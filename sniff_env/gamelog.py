@@ -32,10 +32,13 @@ from .game import Event, Game, HandRecord, Phase
 from .rules import Rules
 from .scoring import HandResult
 from .tiles import TileSet
+from .untrusted import InputFileError, read_bounded
 
 FORMAT = "sniff-game-log"
 SEAT_FORMAT = "sniff-seat-log"
 VERSION = 1
+MAX_LOG_BYTES = 32 * 2**20
+"""The largest game log read (a hand takes a few kilobytes: thousands of hands fit)."""
 
 
 class GameLogError(SniffError):
@@ -323,10 +326,13 @@ def parse_game_log(data: Any, source: str = "the log") -> GameLog:
 
 
 def load_game_log(path: str | Path) -> GameLog:
-    """Read, check and re-run the log at ``path``; :class:`GameLogError` says what is wrong."""
+    """Read, check and re-run the log at ``path``; :class:`GameLogError` says what is wrong (a
+    file that is no regular file or holds more than :data:`MAX_LOG_BYTES` is refused unread)."""
     path = Path(path)
     try:
-        text = path.read_bytes()
+        text = read_bounded(path, MAX_LOG_BYTES, "the game log")
+    except InputFileError as exc:
+        raise GameLogError(str(exc)) from None
     except OSError as exc:
         raise GameLogError(f"cannot read the game log {str(path)!r}: {exc.strerror or exc}") from None
     return parse_game_log(read_json(text, repr(str(path))), repr(str(path)))

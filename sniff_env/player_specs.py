@@ -21,6 +21,20 @@ BUILTIN: dict[str, tuple[str, str]] = {
 }
 """The built-in players by name: the module and class of each."""
 
+MAX_SAMPLES = 65_536
+"""The most deals a search may sample per move (``samples``, ``extra``)."""
+MAX_SIMULATIONS = 1_000_000
+"""The most rollouts per decision of the search player (``simulations``)."""
+MAX_BUDGET_S = 600.0
+"""The most seconds a player may think per decision (``budget_s``)."""
+MAX_TOP = 1_024
+"""The most moves a second round of the guided search may keep (``top``): more than any table has."""
+MAX_WEIGHT = 1e6
+"""The largest size of a weight (heuristic and playout weights, the guided player's ``prior``)."""
+
+FILE_OPTIONS: dict[str, tuple[str, ...]] = {"guided": ("agent",)}
+"""The options of a built-in player whose value may name a file (a policy file's path)."""
+
 
 class PlayerSpecError(ValueError):
     """A player spec names no known player, or its options cannot be parsed."""

@@ -18,6 +18,7 @@ from dataclasses import astuple, dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from .player_specs import MAX_WEIGHT
 from .rule_codes import SNIFF_CODE
 from .rulebook import count_after, fits, place, play_points
 from .rules import DoublePlacement, Points, Rules, SidesOpen
@@ -53,7 +54,8 @@ class Weights:
     @classmethod
     def from_kwargs(cls, base: Weights | None = None, **values: Any) -> Weights:
         """``base`` (the defaults if None) with the given fields replaced; unknown names or
-        non-numbers raise :class:`TypeError`."""
+        non-numbers raise :class:`TypeError`, numbers that are not finite or larger than
+        :data:`~sniff_env.player_specs.MAX_WEIGHT` :class:`ValueError`."""
         allowed = cls.field_names()
         unknown = sorted(set(values) - set(allowed))
         if unknown:
@@ -61,8 +63,9 @@ class Weights:
         for key, v in values.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise TypeError(f"heuristic weight {key} must be a number; got {v!r}")
-            if not math.isfinite(v):
-                raise ValueError(f"heuristic weight {key} must be a finite number; got {v!r}")
+            if not math.isfinite(v) or abs(v) > MAX_WEIGHT:
+                raise ValueError(f"heuristic weight {key} must be a finite number from {-MAX_WEIGHT:.10g} to "
+                                 f"{MAX_WEIGHT:.10g}; got {v!r}")
         return replace(base or cls(), **{k: float(v) for k, v in values.items()})
 
     def values(self) -> tuple[float, ...]:

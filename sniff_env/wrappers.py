@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 
-from .aec import raw_env
+from .aec import checked_action, raw_env
 from .errors import IllegalMoveError
 
 PolicyFn = Callable[[dict[str, np.ndarray], dict[str, Any]], int]
@@ -113,7 +113,7 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                 action = policy.act(obs, aec.full_info(agent))
             else:
                 action = policy(obs, aec.full_info(agent))
-            aec.step(int(action))
+            aec.step(action)  # checked there: a policy must return a whole number
 
     def _result(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         aec, agent = self.aec, self.agent
@@ -142,16 +142,21 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         return obs, info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """The learner's action, then the other seats' until the learner is to act again. An
+        action that is no whole number (a bool, a float, text) raises :class:`IllegalMoveError`
+        whatever ``illegal`` says; a whole number that is not legal (out of range too) ends the
+        episode with -1 (``illegal="penalty"``) or raises (``"raise"``)."""
         aec, agent = self.aec, self.agent
+        index = checked_action(action, aec.num_actions)
         try:
-            aec.step(int(action))
+            aec.step(index)
         except IllegalMoveError:
             if self.illegal == "raise":
                 raise
             obs = aec.observe(agent)["observation"].copy()
             for a in aec.agents:
                 aec.terminations[a] = True
-            return obs, -1.0, True, False, {"illegal_action": int(action)}
+            return obs, -1.0, True, False, {"illegal_action": index}
         self._play_others()
         return self._result()
 

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+
+import pytest
 
 from sniff_env.actions import END_NAMES, LEAD
 from sniff_env.game import Game
 
 Tile = tuple[int, int]
+
+TRUST_ENV = "SNIFF_TRUST_FILE"
+"""Where the training tools keep the TorchScript files they trust (see training/torchscript.py)."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def trust_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The training tools' trust list, in a temporary folder for the whole session (subprocesses
+    inherit it): the suite never writes to the home folder."""
+    path = str(tmp_path_factory.mktemp("trust") / "trusted-torchscript.txt")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(TRUST_ENV, path)
+        yield path
 
 
 def action_for(game: Game, tile: Tile, end: str | None, inline: bool = False) -> int:

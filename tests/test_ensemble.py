@@ -13,9 +13,9 @@ torch = pytest.importorskip("torch")
 from conftest import play_out_legally
 
 from sniff_env import make_rules
-from sniff_env.players import load
-from sniff_env.players.policy import PolicyError, load_checked
+from sniff_env.players.policy import PolicyError
 from training.studies.ensemble import ensemble
+from training.torchscript import load_checked, load_player
 
 MEMBERS = ["checkpoints/sniff-2p.pt", "checkpoints/sniff-2p-large.pt"]
 
@@ -31,7 +31,7 @@ def test_the_ensemble_is_the_mean_of_its_members_logits(tmp_path: Path) -> None:
         want = (members[0](obs) + members[1](obs)) / 2
         assert torch.allclose(module(obs), want, atol=1e-5)
         assert not torch.allclose(members[0](obs), want, atol=1e-3)  # the members differ: the mean is not either
-    assert play_out_legally(load(str(out), rules=rules), rules, seed=4, max_hands=2) > 0
+    assert play_out_legally(load_player(out, rules), rules, seed=4, max_hands=2) > 0
 
 
 def test_members_that_cannot_join_are_refused(tmp_path: Path) -> None:

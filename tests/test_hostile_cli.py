@@ -4,12 +4,17 @@ the clear message it must get. No traceback, no hang, exit status 2, nothing pla
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile import deadline  # noqa: F401  (a time limit per test: a hang fails the test)
+from hostile import deadline, spinning_policy  # noqa: F401  (deadline: a time limit per test: a hang fails it)
 
 from sniff_env import Rules, RulesError, make_rules
 from sniff_env.cli import main
@@ -19,6 +24,7 @@ from sniff_env.players.guided import GuidedPlayer
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
 from sniff_env.players.rollouts import RolloutPlayer
 from sniff_env.players.search import SearchPlayer
+from sniff_env.workers import max_workers, worker_pool
 
 INT64_MAX = "9223372036854775807"
 
@@ -52,6 +58,14 @@ CLI_ROWS: list[tuple[list[str], list[str]]] = [
     (["eval", "random", "greedy", "--max-hands", "0"], ["--max-hands: 0 is out of range", "1 or more"]),
     (["eval", "random", "greedy", "--workers", "0"], ["--workers: 0 is out of range", "1 or more"]),
     (["eval", "random", "greedy", "--workers", "-3"], ["--workers: -3 is out of range", "1 or more"]),
+    # worker processes: a few per core at most, refused before any is started
+    (["eval", "random", "greedy", "--workers", "1000000"], ["--workers: 1000000 is out of range",
+                                                            f"at most {max_workers()}", "per core"]),
+    (["eval", "random", "greedy", "--workers", str(max_workers() + 1)], [f"at most {max_workers()}"]),
+    (["benchmark", "run", "heuristic:name=mine", "--task", "sniff-2p-v0", "--workers", "1000000"],
+     ["--workers: 1000000 is out of range", f"at most {max_workers()}"]),
+    (["eval", "random", "search:budget_s=1e300"], ["budget_s must be a finite number of seconds above 0 and at most 600"]),
+    (["eval", "random", "rollouts:samples=9223372036854775807"], ["samples must be a whole number from 1 to 65536"]),
     (["eval", "random", "greedy", "--games", "0"], ["--games: 0 is out of range", "1 or more"]),
     (["eval", "random", "greedy", "--games", "many"], ["--games: 'many' is not a whole number"]),
     (["eval", "random", "greedy", "--seed", "-1"], ["--seed: -1 is out of range", f"0 to {INT64_MAX}"]),
@@ -74,6 +88,21 @@ CLI_ROWS: list[tuple[list[str], list[str]]] = [
     (["eval", "random", "greedy", "--save-games", "{file}"], ["is a file, not a folder"]),
     (["eval", "random", "greedy", "--save-games", "{file}/games"], ["is a file, not a folder"]),
     (["eval", "random", "greedy", "--save-games", "{logs}"], ["already holds tournament game logs", "--force"]),
+    # files to read: regular files only, refused before a byte is read (a device or a pipe never ends)
+    (["replay", "/dev/zero"], ["cannot read the game log '/dev/zero': it is a character device, not a regular"]),
+    (["replay", "{dir}"], ["it is a folder, not a regular file"]),
+    (["replay", "{fifo}"], ["it is a pipe, not a regular file"]),
+    (["play", "--resume", "/dev/zero"], ["cannot read the game log '/dev/zero': it is a character device"]),
+    (["play", "--resume", "{fifo}"], ["it is a pipe, not a regular file"]),
+    (["benchmark", "table", "/dev/zero"], ["cannot read the benchmark report '/dev/zero': it is a character device"]),
+    (["benchmark", "table", "{fifo}"], ["cannot read the benchmark report", "it is a pipe, not a regular file"]),
+    # policy files: data, never code; checked before onnxruntime reads them
+    (["eval", "{spin}", "random"], ["uses the operator 'Loop'", "the operators allowed are: Add, Cast"]),
+    (["eval", "{program}", "random"], ["is a TorchScript file", "TorchScript files are programs",
+                                        "python training/export.py", "--trust-code"]),
+    (["eval", "random", "guided:agent={program}"], ["TorchScript files are programs", "--trust-code"]),
+    (["eval", "{fifo}", "random"], ["cannot read the policy file", "it is a pipe, not a regular file"]),
+    (["eval", "{big}", "random"], ["cannot read the policy file", "more than the 67,108,864 it may hold"]),
 ]
 
 
@@ -89,13 +118,20 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 @pytest.fixture
 def places(tmp_path: Path) -> dict[str, str]:
-    """A regular file, a folder holding ``old.json``, and a folder holding a tournament game log."""
+    """A regular file, a folder holding ``old.json``, a folder holding a tournament game log, and a
+    named pipe."""
     (tmp_path / "file").write_text("not a folder")
     (tmp_path / "dir").mkdir()
     (tmp_path / "dir" / "old.json").write_text("{}")
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "pair0-1-deal00000-seating0.json").write_text("{}")
-    return {"file": str(tmp_path / "file"), "dir": str(tmp_path / "dir"), "logs": str(tmp_path / "logs")}
+    os.mkfifo(tmp_path / "fifo")  # no writer ever comes: reading it would wait for ever
+    (tmp_path / "program.onnx").write_bytes(b"PK\x03\x04 a TorchScript archive (a program) begins so")
+    with open(tmp_path / "big.onnx", "wb") as big:
+        big.truncate(64 * 2**20 + 1)  # over the policy file cap, sparse
+    return {"file": str(tmp_path / "file"), "dir": str(tmp_path / "dir"), "logs": str(tmp_path / "logs"),
+            "fifo": str(tmp_path / "fifo"), "spin": str(spinning_policy(tmp_path / "spin.onnx")),
+            "program": str(tmp_path / "program.onnx"), "big": str(tmp_path / "big.onnx")}
 
 
 @pytest.mark.parametrize(("argv", "words"), CLI_ROWS, ids=[" ".join(a) for a, _ in CLI_ROWS])
@@ -107,7 +143,7 @@ def test_hostile_command_lines_get_one_clear_message(
         raise AssertionError("no game may be played")
 
     monkeypatch.setattr("sniff_env.evaluation.tournament.play_deal", no_play)
-    before = {p: Path(p).read_text() if Path(p).is_file() else None for p in places.values()}
+    before = {p: Path(p).read_bytes() if Path(p).is_file() else None for p in places.values()}
     code, out, err = run_cli([a.format(**places) for a in argv], capsys)
     assert code == 2, (out, err)
     assert "Traceback" not in err + out
@@ -115,7 +151,7 @@ def test_hostile_command_lines_get_one_clear_message(
     assert last.startswith("sniff"), err
     for word in words:
         assert word in last, last
-    assert {p: Path(p).read_text() if Path(p).is_file() else None for p in places.values()} == before
+    assert {p: Path(p).read_bytes() if Path(p).is_file() else None for p in places.values()} == before
     assert sorted(Path(places["logs"]).iterdir()) == [Path(places["logs"]) / "pair0-1-deal00000-seating0.json"]
 
 
@@ -125,7 +161,21 @@ SPEC_ROWS: list[tuple[str, list[str]]] = [
     ("search:budget_s=nan", ["budget_s must be a finite number"]),
     ("search:budget_s=Infinity", ["budget_s must be a finite number"]),
     ("search:simulations=-2", ["simulations must be a whole number from 1"]),
-    ("search:simulations=9223372036854775808", ["simulations must be a whole number from 1 to", INT64_MAX]),
+    ("search:simulations=9223372036854775808", ["simulations must be a whole number from 1 to 1000000"]),
+    # every number is bounded: a budget that would never end is refused, not played
+    ("search:budget_s=1e300", ["budget_s must be a finite number of seconds above 0 and at most 600", "1e+300"]),
+    ("search:budget_s=601", ["at most 600"]),
+    ("search:simulations=1000001", ["simulations must be a whole number from 1 to 1000000"]),
+    ("rollouts:samples=9223372036854775807", ["samples must be a whole number from 1 to 65536", INT64_MAX]),
+    ("rollouts:samples=65537", ["samples must be a whole number from 1 to 65536"]),
+    ("rollouts:playout_reply=1e300", ["heuristic weight reply must be a finite number from -1000000 to 1000000"]),
+    ("rollouts:depth=3", ["depth must be one of 1, 2"]),
+    ("rollouts:infer=11", ["infer must be a number from 0"]),
+    ("heuristic:reply=-1e7", ["heuristic weight reply must be a finite number from -1000000 to 1000000"]),
+    ("guided:samples=65537", ["samples must be a whole number from 1 to 65536"]),
+    ("guided:prior=1e300", ["prior must be a finite number of 0 or more, at most 1000000"]),
+    ("guided:top=2,extra=1000000", ["extra at most 65536", "extra=1000000"]),
+    ("guided:top=100000,extra=4", ["top at most 1024", "top=100000"]),
     ("search:budget_s=true", ["budget_s=true", "must be a number"]),
     ("rollouts:samples=1.5", ["samples=1.5", "must be a whole number"]),
     ("rollouts:seed=x", ["seed=x", "must be a whole number"]),
@@ -183,11 +233,78 @@ def test_hostile_rules_say_what_is_allowed(make: Callable[[], Any], words: list[
 
 
 @pytest.mark.parametrize("bad", [{"workers": 0}, {"workers": -3}, {"max_hands": 0}, {"games_per_pair": 0},
-                                 {"max_hands": True}])
-def test_tournament_refuses_nonsense_counts(bad: dict[str, Any]) -> None:
+                                 {"max_hands": True}, {"workers": 10**6}])
+def test_tournament_refuses_nonsense_counts(bad: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_pool(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("no worker may be started")
+
+    monkeypatch.setattr("multiprocessing.pool.Pool.__init__", no_pool)
     kwargs: dict[str, Any] = {"games_per_pair": 2, **bad}
     with pytest.raises(ValueError, match=f"{next(iter(bad))} must be a whole number, 1 or more"):
         run_tournament(["random", "greedy"], make_rules("sniff", 2), **kwargs)
+
+
+def _sleep_forever() -> None:
+    time.sleep(600)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (ended, not yet reaped) counts as gone
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def test_worker_pool_ends_its_workers_on_sigterm() -> None:
+    if not hasattr(signal, "SIGALRM") or not os.path.isdir("/proc"):
+        pytest.skip("POSIX with /proc only")
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit), worker_pool(2) as pool:
+        pids = [p.pid for p in pool._pool]  # type: ignore[attr-defined]
+        pool.apply_async(_sleep_forever)
+        os.kill(os.getpid(), signal.SIGTERM)  # what `kill` sends: the pool's block ends, its workers with it
+        time.sleep(5)
+        raise AssertionError("SIGTERM did not end the block")
+    assert signal.getsignal(signal.SIGTERM) == before
+    _gone(pids)
+
+
+def _gone(pids: list[int]) -> None:
+    until = time.monotonic() + 10
+    while any(_alive(p) for p in pids) and time.monotonic() < until:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids), pids
+
+
+KILLED_PARENT = """
+import time
+from sniff_env.workers import worker_pool
+with worker_pool(2) as pool:
+    busy = [pool.apply_async(time.sleep, (600,)) for _ in range(2)]  # busy workers read no more work
+    time.sleep(0.5)
+    print(" ".join(str(p.pid) for p in pool._pool), flush=True)
+    time.sleep(600)
+"""
+
+
+def test_workers_end_when_their_parent_is_killed() -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("Linux only (the parent-death signal)")
+    parent = subprocess.Popen([sys.executable, "-c", KILLED_PARENT], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        pids = [int(p) for p in parent.stdout.readline().split()]
+        assert len(pids) == 2
+    finally:
+        parent.kill()  # SIGKILL: no cleanup runs in the parent
+        parent.wait()
+    _gone(pids)
+    assert not any(os.path.exists(f"/proc/{p}") and _alive(p) for p in pids)
 
 
 def test_out_writes_only_with_force_and_records_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -82,6 +82,9 @@ SERVE: list[tuple[str, list[str], str]] = [
     ("a hint budget of 0", ["--hint-budget", "0"], "--hint-budget"),
     ("no games kept", ["--max-games", "0"], "--max-games"),
     ("an idle time of NaN", ["--idle-minutes", "nan"], "--idle-minutes"),
+    ("a hint budget of 1e300 seconds", ["--hint-budget", "1e300"], "at most 30"),
+    ("a negative number of logs kept", ["--keep-logs", "-1"], "--keep-logs"),
+    ("logs kept for 0 days", ["--keep-days", "0"], "--keep-days"),
 ]
 
 

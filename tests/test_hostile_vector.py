@@ -120,6 +120,9 @@ BAD_CALLS: list[tuple[str, Callable[[Any], object], type[Exception], str]] = [
     ("too many actions", lambda e: e.step(np.zeros(B + 1, np.int64)), BatchError, "got shape (5,)"),
     ("2-D actions", lambda e: e.step(_legal(e)[:, None]), BatchError, "got shape (4, 1)"),
     ("scalar action", lambda e: e.step(3), BatchError, "got shape ()"),
+    ("bool scalar action", lambda e: e.step(True), BatchError, "got shape ()"),
+    ("numpy bool scalar action", lambda e: e.step(np.bool_(True)), BatchError, "got shape ()"),
+    ("float scalar action", lambda e: e.step(2.0), BatchError, "got shape ()"),
     ("negative action", lambda e: e.step(_with(e, 1, -1)), IllegalMoveError, "game 1: action -1 (actions are 0.."),
     ("action past the last", lambda e: e.step(_with(e, 2, 10**6)), IllegalMoveError, "game 2: action 1000000"),
     ("illegal action", lambda e: e.step(_illegal(e)), IllegalMoveError, "game 1: action"),
@@ -163,3 +166,23 @@ def test_max_hands_is_refused_as_the_reference_engine_refuses_it() -> None:
             VectorEngine(rules, 2, max_hands=bad)  # type: ignore[arg-type]
         assert str(batched.value) == str(reference.value)
 
+
+
+def _read_only(values: np.ndarray) -> np.ndarray:
+    out = np.array(values, np.int64)
+    out.flags.writeable = False
+    return out
+
+
+def test_read_only_arrays_do_not_compile_the_kernels_anew() -> None:
+    from sniff_env.vector import kernels as K
+
+    env = _env()
+    env.step(_legal(env))  # the kernels for writable int64 arrays, compiled (or loaded) once
+    kernels = [K.env_step, K.first_illegal, K.deal]
+    before = [len(k.signatures) for k in kernels]
+    actions = _read_only(_legal(env))
+    env.step(actions)
+    env.reset(seeds=_read_only(np.arange(B)))
+    assert [len(k.signatures) for k in kernels] == before
+    assert not actions.flags.writeable  # the caller's array is copied, not changed

@@ -4,6 +4,8 @@ content, a safe 200), never a 5xx or a hang; a refused request changes nothing."
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
 import time
 import warnings
@@ -11,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile import LOG, RULES, deadline, edited  # noqa: F401  (deadline: a time limit for every test)
+from hostile import LOG, RULES, deadline, edited, started  # noqa: F401  (deadline: a time limit for every test)
+from web_server import connect, live_server, read_all, start_server
 
 pytest.importorskip("fastapi", reason="the web extra (fastapi) is not installed")
 pytest.importorskip("httpx", reason="the FastAPI test client needs httpx")
@@ -22,8 +25,15 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
+import httpx
+
+from sniff_env.game import Game, Phase
+from sniff_env.gamelog import game_log, parse_game_log
+from sniff_env.presets import make_rules
+from sniff_env.web import replays, sessions, views
 from sniff_env.web.app import MAX_BODY, MAX_REPLAYS, create_app
 from sniff_env.web.sessions import TableOptions
+from sniff_env.web.workers import Workers
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +185,7 @@ def test_generated_replay_uploads_never_get_a_5xx(client: TestClient, body: Any)
 
 
 def test_a_slow_replay_does_not_hold_up_the_other_players(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sniff_env.web.app as web_app
+    import sniff_env.web.views as web_views
 
     release = threading.Event()
 
@@ -183,7 +193,7 @@ def test_a_slow_replay_does_not_hold_up_the_other_players(tmp_path: Path, monkey
         release.wait(10)
         return []
 
-    monkeypatch.setattr(web_app, "replay_frames", slow_frames)
+    monkeypatch.setattr(web_views, "replay_frames", slow_frames)
     with TestClient(create_app(TableOptions(RULES, ("random",), games_dir=tmp_path))) as client:  # one event loop
         game = client.post("/api/games").json()
         answers: list[int] = []
@@ -201,3 +211,220 @@ def test_a_slow_replay_does_not_hold_up_the_other_players(tmp_path: Path, monkey
         for t in replays:
             t.join(10)
         assert answers == [200] * MAX_REPLAYS
+
+
+# -- floods and amplifiers: bounded work, bounded answers, a server that stays responsive ---------
+def long_log(hands: int, **rules: Any) -> str:
+    """A valid log of ``hands`` hands between first-legal-move players, the target out of reach."""
+    game = Game(make_rules("sniff", rules.pop("players", 2), target=10**18, **rules), 1)
+    for h in range(hands):
+        game.start_hand()
+        while game.phase is Phase.PLAY:
+            game.step(game.legal_actions()[0])
+    return json.dumps(game_log(game, ["human"] + ["random"] * (game.n - 1), {"human_seat": 0}), separators=(",", ":"))
+
+
+TINY = {"max_pip": 3, "hand_size": 3, "boneyard_reserve": 0}
+# (what, log, words of the 413 answer)
+OVERSIZED: list[tuple[str, Any, str]] = [
+    ("850 hands (under 1 MB) to a target of 10**18", lambda: long_log(850, **TINY), f"at most {replays.MAX_HANDS} hands"),
+    ("over 2,500 positions in 40 hands of the double-12 set",
+     lambda: long_log(40, players=4, max_pip=12, hand_size=15), f"at most {replays.MAX_FRAMES:,}"),
+]
+
+
+@pytest.mark.parametrize(("what", "make", "says"), OVERSIZED, ids=[o[0] for o in OVERSIZED])
+def test_a_valid_log_over_the_replay_limits_is_refused_before_it_is_replayed(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch, what: str, make: Any, says: str) -> None:
+    body = make()
+    assert len(body) <= MAX_BODY and parse_game_log(json.loads(body))  # valid, and not refused for its size
+    monkeypatch.setattr(views, "replay_frames", lambda log: pytest.fail("the log was replayed"))
+    r = client.post("/api/replay", content=body)
+    assert r.status_code == 413 and says in r.json()["error"] and "sniff replay" in r.json()["error"], r.text
+
+
+def test_a_replay_answer_is_no_longer_than_the_limit(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    full = client.post("/api/replay", json=LOG)
+    assert full.status_code == 200
+    monkeypatch.setattr(replays, "MAX_BYTES", len(full.content) - 1)
+    r = client.post("/api/replay", json=LOG)
+    assert r.status_code == 413 and f"({len(full.content) - 1:,} bytes)" in r.json()["error"]
+
+
+def test_the_frames_are_built_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each event is described once and each hand's start found once: no frame rescans the history."""
+    log = parse_game_log(json.loads(long_log(60, **TINY)))
+    counts = {"event_json": 0, "hand_start": 0}
+    for name in counts:
+        real = getattr(views, name)
+
+        def counted(*args: Any, real: Any = real, name: str = name) -> Any:
+            counts[name] += 1
+            return real(*args)
+
+        monkeypatch.setattr(views, name, counted)
+    frames = list(views.replay_frames(log))
+    assert len(frames) == sum(1 + len(r.actions) for r in log.records)
+    assert counts == {"event_json": len(log.game.events), "hand_start": len(log.records)}
+
+
+def test_a_hint_flood_is_refused_and_the_page_stays_quick(tmp_path: Path) -> None:
+    options = TableOptions(RULES, ("random",), seed=3, games_dir=tmp_path, hint_budget_s=1.0)
+    with TestClient(create_app(options)) as client:
+        game = client.post("/api/games").json()
+        answers: list[Any] = []
+        flood = [threading.Thread(target=lambda: answers.append(client.get(f"/api/games/{game['id']}/hint")))
+                 for _ in range(80)]
+        for t in flood:
+            t.start()
+        time.sleep(0.3)
+        for path in ("/", f"/api/games/{game['id']}"):
+            started = time.perf_counter()
+            assert client.get(path).status_code == 200
+            assert time.perf_counter() - started < 1.0, f"{path} waited for the hints"
+        for t in flood:
+            t.join(20)
+    busy = [r for r in answers if r.status_code == 429]
+    assert len(answers) == 80 and sum(r.status_code == 200 for r in answers) >= 1 and len(busy) >= 70
+    assert all("being worked out already" in r.json()["error"] and r.headers["Retry-After"] == "1" for r in busy)
+
+
+def test_a_full_worker_pool_refuses_with_retry_after_and_the_page_stays_quick(tmp_path: Path) -> None:
+    options = TableOptions(RULES, ("random",), seed=3, games_dir=tmp_path, hint_budget_s=1.0)
+    with TestClient(create_app(options, workers=Workers(threads=1, waiting=1))) as client:
+        games = [client.post("/api/games").json()["id"] for _ in range(3)]
+        answers: list[Any] = []
+        hints = [threading.Thread(target=lambda g=g: answers.append(client.get(f"/api/games/{g}/hint")))
+                 for g in games]
+        for t in hints:
+            t.start()
+            time.sleep(0.1)
+        started = time.perf_counter()
+        assert client.get("/").status_code == 200 and client.get(f"/api/games/{games[0]}").status_code == 200
+        assert time.perf_counter() - started < 1.0
+        refused = client.post(f"/api/games/{games[0]}/move", json={"version": 0, "action": 0})
+        for t in hints:
+            t.join(20)
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "2"
+    assert "the server is busy: 2 requests" in refused.json()["error"]
+    assert sorted(r.status_code for r in answers) == [200, 200, 429]
+
+
+def test_a_game_whose_agents_think_on_is_answered_503_not_waited_for(client: TestClient,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sessions, "LOCK_WAIT_S", 0.3)
+    game = client.post("/api/games").json()
+    table = client.app.state.store.get(game["id"])  # type: ignore[attr-defined]
+    with table.lock:  # as a search with a huge budget holds it
+        for method, path, kw in [("GET", "", {}), ("GET", "/log", {}), ("GET", "/hint", {}),
+                                 ("POST", "/move", {"json": {"version": 0, "action": game["options"][0]["action"]}})]:
+            r = client.request(method, f"/api/games/{game['id']}{path}", **kw)
+            assert r.status_code == 503 and "still busy" in r.json()["error"] and r.headers["Retry-After"] == "2"
+        assert client.get("/").status_code == 200 and client.post("/api/games").status_code == 200
+    assert client.get(f"/api/games/{game['id']}").json() == game
+
+
+def test_every_answer_has_the_security_headers_and_head_works(client: TestClient) -> None:
+    game = client.post("/api/games").json()
+    answers = [client.get("/"), client.head("/"), client.get("/static/app.js"), client.get(f"/api/games/{game['id']}"),
+               client.get("/api/games/nope"), client.post("/api/games", headers={"Origin": "http://evil.example"}),
+               client.post("/api/replay", content=b" " * (MAX_BODY + 1)), client.post("/api/replay", content="{")]
+    assert [r.status_code for r in answers] == [200, 200, 200, 200, 404, 403, 413, 422]
+    assert answers[1].content == b"" and answers[1].headers["content-type"].startswith("text/html")
+    for r in answers:
+        assert r.headers["X-Frame-Options"] == "DENY", r.request.url
+        assert "frame-ancestors 'none'" in r.headers["Content-Security-Policy"]
+        assert r.headers["X-Content-Type-Options"] == "nosniff" and r.headers["Referrer-Policy"] == "same-origin"
+
+
+def _absurd_log(path: Path) -> Path:
+    """A game in progress, the human to move, whose opponent searches for ten minutes a move."""
+    session = started()
+    assert session.human_to_move
+    path.write_text(json.dumps(game_log(session.game, ["human", "search:budget_s=600"], session.meta)))
+    return path
+
+
+def test_sigterm_stops_a_server_whose_workers_think_on(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    old, stale, theirs = games / "web-20000101-000000-seed1-aa.json", games / ".web-x.json.ab12.tmp", games / "old.json"
+    for f in (old, stale, theirs):
+        f.write_text("{}")
+        os.utime(f, (time.time() - 90 * 86400,) * 2)
+    log = _absurd_log(tmp_path / "absurd.json")
+    proc, address, line = start_server(games, "--opponent", "random", "--hint-budget", "30", "--resume", str(log))
+    try:
+        game = line.split("?game=")[1].split()[0]
+        http = httpx.Client(base_url=address, timeout=30)
+        view = http.get(f"/api/games/{game}").json()
+        busy = [threading.Thread(target=lambda: http.post(f"/api/games/{game}/move",
+                                                          json={"version": 0, "action": view["options"][0]["action"]}),
+                                 daemon=True)]
+        other = http.post("/api/games").json()["id"]
+        busy.append(threading.Thread(target=lambda: http.get(f"/api/games/{other}/hint"), daemon=True))
+        for t in busy:
+            t.start()
+        time.sleep(1.0)
+        started_at = time.perf_counter()
+        assert http.get("/").status_code == 200 and http.post("/api/games").status_code == 200
+        assert time.perf_counter() - started_at < 2.0, "the page waited for the workers"
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        started_at = time.perf_counter()
+        proc.wait(timeout=10)
+        assert time.perf_counter() - started_at < 10
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out = line + (proc.stdout.read() if proc.stdout else "")
+    assert "removed 1 old game log of this server and 1 leftover temporary file" in out, out
+    assert not old.exists() and not stale.exists() and theirs.exists() and log.exists()
+    assert "Traceback" not in out, out
+
+
+def test_abandoned_replays_stop_and_let_the_next_one_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[int] = []
+    real = views.replay_frames
+
+    def slow_frames(log: Any) -> Any:
+        if len(built) >= MAX_REPLAYS:
+            yield from real(log)
+            return
+        built.append(0)
+        me = len(built) - 1
+        for _ in range(200):  # ten seconds of work, unless it is stopped
+            time.sleep(0.05)
+            built[me] += 1
+            yield {}
+
+    monkeypatch.setattr(views, "replay_frames", slow_frames)
+    body = json.dumps(LOG).encode()
+    request = b"POST /api/replay HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    with live_server(TableOptions(RULES, ("random",), games_dir=tmp_path)) as port:
+        uploads = [connect(port) for _ in range(MAX_REPLAYS)]
+        for s in uploads:
+            s.sendall(request + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        time.sleep(0.5)
+        for s in uploads:
+            s.close()  # the uploader gives up
+        time.sleep(0.5)
+        work = list(built)
+        time.sleep(0.3)
+        assert built == work and max(work) < 40, f"the abandoned replays went on: {built}"
+        r = httpx.post(f"http://127.0.0.1:{port}/api/replay", content=body, timeout=10)
+        assert r.status_code == 200 and len(r.json()["frames"]) == sum(1 + len(h["decisions"]) for h in LOG["hands"])
+
+
+def test_a_flood_of_half_open_connections_is_capped_and_cut(tmp_path: Path) -> None:
+    with live_server(TableOptions(RULES, ("random",), games_dir=tmp_path), header_timeout_s=0.5,
+                     max_connections=16) as port:
+        flood = [connect(port) for _ in range(60)]
+        for s in flood:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # and never more
+        answers = [read_all(s) for s in flood]  # 408 when its time is up, or 503 (or a reset) at once
+        assert sum(a.startswith(b"HTTP/1.1 408 ") for a in answers) <= 16
+        assert all(a.startswith((b"HTTP/1.1 408 ", b"HTTP/1.1 503 ")) or a == b"" for a in answers)
+        for s in flood:
+            s.close()
+        assert httpx.get(f"http://127.0.0.1:{port}/", timeout=5).status_code == 200

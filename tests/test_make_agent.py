@@ -35,7 +35,7 @@ def test_sniff_2p_dry_run_prints_its_seven_stages_in_order_and_the_cards_budget(
         "imitation-sniff-2p-search-values.toml", "imitation-sniff-2p-search-values-2.toml",
         "imitation-sniff-2p-search-values-3.toml",
     ]
-    assert commands[-1] == "python training/export.py runs/sniff-2p.pt runs/sniff-2p.onnx"
+    assert commands[-1] == "python training/export.py runs/sniff-2p.pt runs/sniff-2p.onnx --force"
     assert "# total: 180.3 minutes" in out  # the card: 180 minutes in all
 
 
@@ -47,7 +47,7 @@ def test_the_large_agent_records_three_rounds_then_trains_two_wide_networks(caps
     configs = [c.split("--config ")[1].split()[0] for c in commands if "--config" in c]
     assert [c for c in configs if "wide" in c] == [
         "configs/training/imitation-sniff-2p-wide.toml", "configs/training/imitation-sniff-2p-wide-2.toml"]
-    assert commands[-1] == "python training/export.py runs/sniff-2p-large.pt runs/sniff-2p-large.onnx"
+    assert commands[-1] == "python training/export.py runs/sniff-2p-large.pt runs/sniff-2p-large.onnx --force"
     assert "# total: 260.2 minutes" in out  # the card: 260 minutes in all
 
 
@@ -60,7 +60,7 @@ def test_the_tiles_agent_grows_from_a_mobility_network_on_cleaner_values(capsys:
     configs = [c.split("--config ")[1].split()[0] for c in commands if "--epochs 0" not in c and "--config" in c]
     assert configs == ["configs/training/imitation-sniff-2p-mobility.toml", "configs/training/imitation-sniff-2p-tiles.toml"]
     assert 'init = "runs/sniff-2p-mobility.pt"' in (ROOT / configs[1]).read_text()  # grown from step 3's network
-    assert commands[-1] == "python training/export.py runs/sniff-2p-tiles.pt runs/sniff-2p-tiles.onnx"
+    assert commands[-1] == "python training/export.py runs/sniff-2p-tiles.pt runs/sniff-2p-tiles.onnx --force"
     assert f"# total: {260.2 + TILES:.1f} minutes" in out
 
 

@@ -23,6 +23,7 @@ from sniff_env.presets import PRESETS
 from sniff_env.tiles import mask_tiles, tile_set
 from training.move_net import MoveNet
 from training.network import export_policy, make_net
+from training.torchscript import load_player
 
 
 def _positions(rules, seeds: int = 2, cap: int = 150):  # type: ignore[no-untyped-def]
@@ -88,7 +89,7 @@ def test_exported_move_net_plays_legally_and_matches(tmp_path: Path) -> None:
     meta = {"rules": rules.to_dict(), "num_players": 3, "observation_version": observer.version,
             "num_actions": observer.codec.num_actions, "training_steps": 0}
     path = export_policy(net, tmp_path / "move.pt", meta)
-    player = load(str(path), rules=rules)
+    player = load_player(path, rules)
     assert play_out_legally(player, rules, seed=4, max_hands=2) > 0
     info = next(iter(_positions(rules, seeds=1, cap=5)))
     x = torch.from_numpy(np.stack([observer.encode(info)] * 3))
@@ -135,7 +136,7 @@ def test_mobility_network_exports_and_rebuilds(tmp_path: Path) -> None:
     assert isinstance(rebuilt, MoveNet) and rebuilt.mobility
     x = torch.from_numpy(np.stack([observer.encode(info) for info in _positions(rules, seeds=1, cap=6)]))
     assert torch.allclose(rebuilt(x)[0], net(x)[0])
-    assert play_out_legally(load(str(path), rules=rules), rules, seed=2, max_hands=1) > 0
+    assert play_out_legally(load_player(path, rules), rules, seed=2, max_hands=1) > 0
 
 
 def test_tile_tokens_say_where_each_tile_is_and_what_it_scores() -> None:
@@ -194,4 +195,4 @@ def test_tile_network_grows_from_a_mobility_one_and_exports(tmp_path: Path) -> N
     rebuilt, _ = load_exported(path)
     assert isinstance(rebuilt, MoveNet) and rebuilt.tiles
     assert torch.allclose(rebuilt(x)[0], grown(x)[0])
-    assert play_out_legally(load(str(path), rules=rules), rules, seed=2, max_hands=1) > 0
+    assert play_out_legally(load_player(path, rules), rules, seed=2, max_hands=1) > 0

@@ -1,17 +1,17 @@
-"""Exported policy files, ONNX and TorchScript alike: loading to the contract, refusing
-mismatches and malformed networks, masked argmax one at a time and in batches."""
+"""Exported policy files: ONNX loading to the contract, refusing mismatches and malformed
+networks, masked argmax one at a time and in batches; TorchScript refused by the players and
+loaded by the training tools only when trusted."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from conftest import play_out_legally
 
 from sniff_env import make_rules
 from sniff_env.actions import action_codec
@@ -78,14 +78,9 @@ def torchscript_file(path: Path, rules: Rules, outputs: int | None = None, obs_s
     return path
 
 
-Writer = Callable[..., Path]
-FORMATS = pytest.mark.parametrize("write", [onnx_file, torchscript_file], ids=["onnx", "torchscript"])
-
-
-@FORMATS
-def test_policy_plays_masked_argmax(tmp_path: Path, write: Writer) -> None:
+def test_policy_plays_masked_argmax(tmp_path: Path) -> None:
     rules = make_rules("sniff", 2)
-    player = load(str(write(tmp_path / "p", rules, meta=policy_meta(rules))), rules=rules)
+    player = load(str(onnx_file(tmp_path / "p", rules, meta=policy_meta(rules))), rules=rules)
     obs = Observer(rules)
     game = new_game(rules, seed=1, record=False)
     for _ in range(10):
@@ -97,9 +92,8 @@ def test_policy_plays_masked_argmax(tmp_path: Path, write: Writer) -> None:
         game.step(action)
 
 
-@FORMATS
-def test_policy_refuses_mismatches(tmp_path: Path, write: Writer) -> None:
-    rules = make_rules("sniff", 2)
+def test_policy_refuses_mismatches(tmp_path: Path) -> None:
+    rules, write = make_rules("sniff", 2), onnx_file
     good = write(tmp_path / "good", rules, meta=policy_meta(rules))
     with pytest.raises(PolicyError, match="other rules"):
         load(str(good), rules=make_rules("muggins", 2))
@@ -115,13 +109,12 @@ def test_policy_refuses_mismatches(tmp_path: Path, write: Writer) -> None:
         load(str(write(tmp_path / "bare", rules)), rules=rules)
 
 
-@FORMATS
-def test_network_of_the_wrong_shape_is_refused_at_load(tmp_path: Path, write: Writer) -> None:
+def test_network_of_the_wrong_shape_is_refused_at_load(tmp_path: Path) -> None:
     rules = make_rules("sniff", 2)
-    short = write(tmp_path / "short", rules, outputs=3, meta=policy_meta(rules))
+    short = onnx_file(tmp_path / "short", rules, outputs=3, meta=policy_meta(rules))
     with pytest.raises(PolicyError, match=r"wrong shape: expected logits of shape \[2, 176\].*got \[2, 3\]"):
         load(str(short), rules=rules)
-    narrow = write(tmp_path / "narrow", rules, obs_size=10, meta=policy_meta(rules))
+    narrow = onnx_file(tmp_path / "narrow", rules, obs_size=10, meta=policy_meta(rules))
     with pytest.raises(PolicyError, match=rf"fails on observations of shape \[2, {Observer(rules).size}\]"):
         load(str(narrow), rules=rules)
 
@@ -130,13 +123,13 @@ def test_files_of_neither_format_are_refused(tmp_path: Path) -> None:
     rules = make_rules("sniff", 2)
     with pytest.raises(PolicyError, match="does not exist"):
         load(str(tmp_path / "missing.onnx"), rules=rules)
-    files = [("text.onnx", b"not a policy"), ("empty.onnx", b"")]
-    if importlib.util.find_spec("torch"):  # without torch, an archive is refused for needing it
-        files.append(("zip.pt", b"PK\x03\x04 truncated"))
-    for name, content in files:
+    for name, content in [("text.onnx", b"not a policy"), ("empty.onnx", b""), ("pickle.pt", b"\x80\x02}q\x00.")]:
         (tmp_path / name).write_bytes(content)
-        with pytest.raises(PolicyError, match="neither a sniff ONNX nor a .*sniff TorchScript policy"):
+        with pytest.raises(PolicyError, match="is not a sniff ONNX policy file"):
             load(str(tmp_path / name), rules=rules)
+    (tmp_path / "zip.pt").write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(PolicyError, match="is a TorchScript file"):
+        load(str(tmp_path / "zip.pt"), rules=rules)
     assert issubclass(PolicyError, ValueError)
 
 
@@ -150,10 +143,9 @@ def test_onnx_graph_with_another_signature_is_refused(tmp_path: Path) -> None:
         load(str(tmp_path / "two.onnx"), rules=rules)
 
 
-@FORMATS
-def test_batched_actions_are_the_masked_argmax_of_each_row(tmp_path: Path, write: Writer) -> None:
+def test_batched_actions_are_the_masked_argmax_of_each_row(tmp_path: Path) -> None:
     rules = make_rules("sniff", 2)
-    network, _, _ = load_network(write(tmp_path / "p", rules, meta=policy_meta(rules)), rules)
+    network, _, _ = load_network(onnx_file(tmp_path / "p", rules, meta=policy_meta(rules)), rules)
     gen = np.random.default_rng(0)
     obs = gen.random((64, Observer(rules).size), dtype=np.float32)
     mask = gen.random((64, 176)) < 0.05
@@ -164,3 +156,38 @@ def test_batched_actions_are_the_masked_argmax_of_each_row(tmp_path: Path, write
     mask[5] = False
     with pytest.raises(ValueError, match="observation 5 .* no legal action"):
         network.actions(obs, mask)
+
+
+@pytest.mark.parametrize("name", ["p.pt", "p.onnx"])
+def test_players_refuse_torchscript_whatever_its_name(tmp_path: Path, name: str) -> None:
+    rules = make_rules("sniff", 2)
+    path = torchscript_file(tmp_path / name, rules, meta=policy_meta(rules))
+    for attempt in (lambda: load(str(path), rules=rules), lambda: load_network(path)):
+        with pytest.raises(PolicyError) as info:
+            attempt()
+        assert "TorchScript files are programs" in str(info.value)
+        assert f"python training/export.py {path} {path.with_suffix('.onnx')} --trust-code" in str(info.value)
+
+
+def test_training_tools_load_torchscript_only_when_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("torch")
+    from training.torchscript import UntrustedCodeError, load_checked, load_player, record_trusted
+
+    monkeypatch.setenv("SNIFF_TRUST_FILE", str(tmp_path / "trust" / "list.txt"))
+    rules = make_rules("sniff", 2)
+    path = torchscript_file(tmp_path / "mine.pt", rules, meta=policy_meta(rules))
+    with pytest.raises(UntrustedCodeError, match="neither a shipped agent's nor written by this machine's .*--trust-code"):
+        load_checked(path, rules)
+    assert load_checked(path, rules, trust_code=True)[1]["num_players"] == 2  # vouched for
+    digest = record_trusted(path)  # what the training tools do with a file they write
+    assert (tmp_path / "trust" / "list.txt").read_text().split()[0] == digest
+    player = load_player(path, rules)
+    assert play_out_legally(player, rules, seed=1, max_hands=1) > 0
+    with pytest.raises(PolicyError, match="other rules"):
+        load_checked(path, make_rules("muggins", 2))
+    short = torchscript_file(tmp_path / "short.pt", rules, outputs=3, meta=policy_meta(rules))
+    with pytest.raises(PolicyError, match=r"wrong shape: expected logits of shape \[2, 176\].*got \[2, 3\]"):
+        load_checked(short, rules, trust_code=True)
+    with pytest.raises(PolicyError, match="training tools need the TorchScript export"):
+        load_checked(onnx_file(tmp_path / "p.onnx", rules, meta=policy_meta(rules)), rules, trust_code=True)
+    assert load_checked("checkpoints/sniff-2p.pt")[2] == rules  # shipped: trusted by its card's hash

@@ -150,13 +150,13 @@ def test_short_run_checkpoints_resumes_and_exports_a_playable_policy(tmp_path: P
     # a budget of learner decisions one past the checkpoint's stops the resumed run after one iteration
     resumed = from_sources(Args, values, {"out_dir": str(tmp_path), "resume": str(ckpt), "iterations": 10,
                                           "total_timesteps": run["learner_steps"] + 1,
-                                          "export": str(tmp_path / "policy.pt")})
+                                          "export": str(tmp_path / "policy.onnx")})
     train(resumed)
     again = json.loads((ckpt / "sniff_run.json").read_text())
     assert again["iteration"] == 3 and again["learner_steps"] > run["learner_steps"]
 
     out = subprocess.run(
-        [sys.executable, "-m", "sniff_env.cli", "eval", str(tmp_path / "policy.pt"), "greedy", "--games", "20",
+        [sys.executable, "-m", "sniff_env.cli", "eval", str(tmp_path / "policy.onnx"), "greedy", "--games", "20",
          "--no-progress"], capture_output=True, text=True, timeout=120, check=False,
     )
     assert out.returncode == 0, out.stderr

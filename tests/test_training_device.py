@@ -100,13 +100,13 @@ def test_cpu_helpers_leave_cpu_work_alone_and_snapshots_are_copies() -> None:
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_ppo_on_cuda_writes_cpu_checkpoints_and_exports(tmp_path: Path) -> None:
     from sniff_env import make_rules
-    from sniff_env.players import load
+    from training.torchscript import load_player
 
     policy = tmp_path / "policy.pt"
     state = _ppo_state(tmp_path, "gpu", ["--engine", "vector", "--device", "cuda", "--export", str(policy)])
     for tensor in [*state["model"].values(), *(t for snap in state["pool"] for t in snap.values())]:
         assert tensor.device.type == "cpu"
-    player = load(str(policy), rules=make_rules("sniff", 2))
+    player = load_player(policy, make_rules("sniff", 2))
     assert player.meta["training_steps"] > 0
 
 

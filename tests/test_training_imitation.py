@@ -12,11 +12,11 @@ torch = pytest.importorskip("torch")
 from conftest import play_out_legally
 
 from sniff_env import make_rules
-from sniff_env.players import load
 from training.config import ConfigError
 from training.imitation import Args, main
 from training.imitation_record import play_games
 from training.ppo import main as ppo_main
+from training.torchscript import load_player
 
 TINY = ["--games", "8", "--epochs", "2", "--eval-games", "4", "--workers", "1", "--progress", "false"]
 
@@ -27,7 +27,7 @@ def test_imitation_checkpoint_exports_and_starts_ppo(tmp_path: Path) -> None:
     ckpt = torch.load(tmp_path / "im" / "checkpoint.pt", weights_only=False)
     assert ckpt["imitation_decisions"] > 0 and 0.0 <= ckpt["imitation"]["win_rate_vs_greedy"] <= 1.0
     rules = make_rules("sniff", 2)
-    player = load(str(policy), rules=rules)
+    player = load_player(policy, rules)
     assert player.meta["trainer"] == "imitation"
     assert play_out_legally(player, rules, seed=3, max_hands=3) > 0
 

@@ -11,9 +11,9 @@ torch = pytest.importorskip("torch")
 from conftest import play_out_legally
 
 from sniff_env import make_rules
-from sniff_env.players import load
 from training.config import ConfigError
 from training.ppo import main
+from training.torchscript import load_player
 
 TINY = ["--total-steps", "512", "--num-envs", "8", "--num-steps", "32", "--eval-every", "2",
         "--eval-games", "4", "--snapshot-every", "1", "--checkpoint-every", "1", "--progress", "false"]
@@ -29,13 +29,15 @@ def test_train_resume_export_and_play(tmp_path: Path) -> None:
     assert first["global_step"] > 0 and len(first["pool"]) >= 1
     assert any((out / "t" / "tb").iterdir()), "TensorBoard events written"
 
-    assert main([*args[:1], "1024", *args[2:], "--resume", str(ckpt)]) == 0
+    with pytest.raises(ConfigError, match="policy.pt already exists; give another name, or --force"):
+        main([*args[:1], "1024", *args[2:], "--resume", str(ckpt)])  # the export would be replaced
+    assert main([*args[:1], "1024", *args[2:], "--resume", str(ckpt), "--force"]) == 0
     second = torch.load(ckpt, weights_only=False)
     assert second["iteration"] > first["iteration"]
     assert second["global_step"] > first["global_step"]
 
     rules = make_rules("sniff", 2)
-    player = load(str(policy), rules=rules)
+    player = load_player(policy, rules)
     assert player.meta["training_steps"] == second["global_step"]
     assert play_out_legally(player, rules, seed=5, max_hands=3) > 0
 
@@ -88,7 +90,7 @@ def test_vector_engine_training_exports_a_playable_policy(tmp_path: Path) -> Non
     assert main(["--engine", "vector", "--total-steps", "2048", "--num-envs", "32", "--num-steps", "32",
                  "--eval-every", "0", "--snapshot-every", "1", "--selfplay-prob", "0.5", "--progress", "false",
                  "--tensorboard", "false", "--out-dir", str(tmp_path), "--export", str(policy)]) == 0
-    player = load(str(policy), rules=make_rules("sniff", 2))
+    player = load_player(policy, make_rules("sniff", 2))
     assert play_out_legally(player, make_rules("sniff", 2), seed=9, max_hands=1) > 0
 
 
@@ -98,7 +100,7 @@ def test_export_from_checkpoint(tmp_path: Path) -> None:
     assert main([*TINY, "--eval-every", "0", "--out-dir", str(tmp_path), "--exp-name", "x",
                  "--tensorboard", "false"]) == 0
     path = export_checkpoint(tmp_path / "x" / "checkpoint.pt", tmp_path / "x.pt")
-    player = load(str(path), rules=make_rules("sniff", 2))
+    player = load_player(path, make_rules("sniff", 2))
     assert play_out_legally(player, make_rules("sniff", 2), seed=2, max_hands=1) > 0
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"not a checkpoint")

@@ -11,8 +11,8 @@ pytest.importorskip("sb3_contrib")
 from conftest import play_out_legally
 
 from sniff_env import make_rules
-from sniff_env.players import load
 from training.sb3_maskable import main
+from training.torchscript import load_player
 
 
 def test_sb3_train_resume_export_and_play(tmp_path: Path) -> None:
@@ -25,7 +25,7 @@ def test_sb3_train_resume_export_and_play(tmp_path: Path) -> None:
     assert model.is_file()
     assert main([*common, "--total-timesteps", "128", "--resume", str(model), "--export", str(policy)]) == 0
     rules = make_rules("sniff", 2)
-    player = load(str(policy), rules=rules)
+    player = load_player(policy, rules)
     assert player.meta["training_steps"] >= 384
     assert play_out_legally(player, rules, seed=3, max_hands=2) > 0
 
@@ -37,7 +37,7 @@ def test_sb3_vector_engine_trains_and_exports(tmp_path: Path) -> None:
             "--opponents", "greedy", "--total-timesteps", "128", "--export", str(policy)]
     assert main(args) == 0
     rules = make_rules("sniff", 2)
-    player = load(str(policy), rules=rules)
+    player = load_player(policy, rules)
     assert player.meta["training_steps"] >= 128
     assert play_out_legally(player, rules, seed=3, max_hands=2) > 0
 

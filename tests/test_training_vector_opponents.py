@@ -13,11 +13,10 @@ torch = pytest.importorskip("torch")
 from conftest import play_out_legally
 
 from sniff_env import make_rules
-from sniff_env.players import load
-from sniff_env.players.policy import load_checked
 from training.evaluate import win_rate, win_rate_vector
 from training.ppo import main
 from training.ppo_rollout import LEARNER, VectorSelfPlay
+from training.torchscript import load_checked, load_player
 
 VECTOR = ["--engine", "vector", "--total-steps", "2048", "--num-envs", "32", "--num-steps", "32",
           "--snapshot-every", "1", "--progress", "false", "--tensorboard", "false"]
@@ -61,7 +60,7 @@ def test_training_against_builtins_keeps_the_best_policy(tmp_path: Path) -> None
                  "--out-dir", str(tmp_path), "--exp-name", "b"]) == 0
     best = tmp_path / "b" / "best.pt"
     rules = make_rules("sniff", 2)
-    player = load(str(best), rules=rules)
+    player = load_player(best, rules)
     assert 0.0 <= player.meta["selected_win_rate"] <= 1.0
     assert play_out_legally(player, rules, seed=4, max_hands=1) > 0
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +21,9 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-def run_server(games: Path, *options: str) -> Iterator[str]:
-    """``python -m sniff_env.web`` on a free port with ``options``, logs in ``games``; yields its address."""
+def start_server(games: Path, *options: str) -> tuple[subprocess.Popen[str], str, str]:
+    """``python -m sniff_env.web`` on a free port with ``options``, logs in ``games``: the process,
+    its address and the line that gives it (the game to open after ``?game=``, if any)."""
     cmd = [sys.executable, "-m", "sniff_env.web", "--port", "0", "--games-dir", str(games), *options]
     env = {**os.environ, "SNIFF_HOME": str(games)}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -28,9 +33,54 @@ def run_server(games: Path, *options: str) -> Iterator[str]:
     if not match:
         proc.kill()
         pytest.fail(f"the server did not start: {line}{proc.stdout.read()}")
-    yield match.group(0)
+    return proc, match.group(0), line
+
+
+def run_server(games: Path, *options: str) -> Iterator[str]:
+    """:func:`start_server`; yields its address, then stops it."""
+    proc, address, _ = start_server(games, *options)
+    yield address
     proc.terminate()
     proc.wait(timeout=10)
+
+
+@contextmanager
+def live_server(options: Any, **protocol: Any) -> Iterator[int]:
+    """The app for ``options`` (:class:`~sniff_env.web.sessions.TableOptions`) behind uvicorn in
+    this process, on a free loopback port (yielded), its protocol's limits set by ``protocol``."""
+    from sniff_env.web.app import create_app
+    from sniff_env.web.commands import listen
+    from sniff_env.web.server import GuardedH11Protocol, Server, config
+
+    app = create_app(options)
+    sock = listen("127.0.0.1", 0)
+    quick = type("QuickProtocol", (GuardedH11Protocol,), protocol)
+    server = Server(config(app, http=quick, timeout_keep_alive=1), on_stop=app.state.workers.close)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def connect(port: int) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), timeout=5)
+
+
+def read_all(s: socket.socket) -> bytes:
+    """Everything ``s`` receives until the other side closes it (or resets it: a server that
+    closes a connection with unread data in it resets it)."""
+    chunks = []
+    try:
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+    except ConnectionResetError:
+        pass
+    return b"".join(chunks)
 
 
 def require_browser() -> Any:

@@ -1,6 +1,7 @@
 """Run configurations as data: a dataclass filled from a TOML file, then from the command line.
 
-Every field's ``help`` metadata is its ``--help`` text. Unknown fields, in the file or on the
+Every field's ``help`` metadata is its ``--help`` text; a true-or-false field given alone on the
+command line (``--force``) is true. Unknown fields, in the file or on the
 command line, are refused with the list of known ones, and so is a value of the wrong type, a
 float that is not finite, or a value outside the field's bounds: metadata ``min``/``max``
 (inclusive), ``above``/``below`` (exclusive) or ``choices`` (see :func:`bounds`). Run as a script
@@ -40,6 +41,27 @@ class ConfigError(ValueError):
     """A configuration file or override that does not fit the run's fields."""
 
 
+FORCE_HELP = "write over an earlier run's checkpoint in <out_dir>/<exp_name> and over the --export file"
+
+
+def check_run_outputs(out_dir: str, exp_name: str, export: str, force: bool, resuming: bool = False) -> None:
+    """Before a run starts: :class:`ConfigError` naming ``--force`` when it would write over the
+    checkpoint of an earlier run in its folder ``<out_dir>/<exp_name>`` (unless ``resuming`` it)
+    or over an existing ``--export`` file (or cannot write it there)."""
+    from sniff_env.commands.common import check_output_file
+    from sniff_env.errors import OutputPathError
+
+    run_dir = Path(out_dir) / exp_name
+    if not force and not resuming and (run_dir / "checkpoint.pt").exists():
+        raise ConfigError(f"{run_dir} already holds an earlier run's checkpoint.pt; give another --exp-name or "
+                          f"--out-dir, or --force to start over there")
+    if export:
+        try:
+            check_output_file(export, force)
+        except OutputPathError as exc:
+            raise ConfigError(f"--export: {exc}") from None
+
+
 def _field_type(cls: type, f: dataclasses.Field[Any]) -> type:
     hints = typing.get_type_hints(cls)
     tp = hints[f.name]
@@ -67,8 +89,9 @@ def build_parser(cls: type, description: str) -> argparse.ArgumentParser:
         default = f.default if f.default is not dataclasses.MISSING else None
         kind: Any = _parse_bool if tp is bool else tp
         allowed = bounds(f.metadata)
-        parser.add_argument(
-            flag, dest=f.name, type=kind, default=None,
+        switch: dict[str, Any] = {"nargs": "?", "const": True, "metavar": "BOOL"} if tp is bool else {}
+        parser.add_argument(  # a true-or-false field given alone (--force) is true
+            flag, dest=f.name, type=kind, default=None, **switch,
             help=f"{f.metadata.get('help', '')} ({allowed + '; ' if allowed else ''}default: {default})",
         )
     return parser

@@ -116,17 +116,18 @@ def plot_compare(logdirs: list[str | Path], labels: list[str], out: str | Path, 
 
 
 def stage_rates(policies: list[str], opponents: list[str], games: int, seeds: list[int],
-                max_hands: int = 40) -> dict[str, dict[str, dict[str, float]]]:
+                max_hands: int = 40, trust_code: bool = False) -> dict[str, dict[str, dict[str, float]]]:
     """``{policy: {opponent: {"games", "wins", "win_rate", "low", "high"}}}``: each exported
-    policy's win rate (argmax, draws half) against each compiled built-in over ``games`` duplicate
-    games per seed (:func:`training.evaluate.win_rate_vector`), with a 95% Wilson interval."""
+    TorchScript policy's win rate (argmax, draws half) against each compiled built-in over ``games``
+    duplicate games per seed (:func:`training.evaluate.win_rate_vector`), with a 95% Wilson
+    interval; the files load as :func:`training.torchscript.load_checked` allows (``trust_code``)."""
     from sniff_env.evaluation.ratings import wilson_interval
-    from sniff_env.players.policy import load_checked
     from training.evaluate import win_rate_vector
+    from training.torchscript import load_checked
 
     out: dict[str, dict[str, dict[str, float]]] = {}
     for path in policies:
-        module, _, rules = load_checked(path)
+        module, _, rules = load_checked(path, trust_code=trust_code)
         out[path] = {}
         for opp in opponents:
             played = 2 * max(games // 2, 1)  # win_rate_vector plays whole duplicate pairs
@@ -169,6 +170,8 @@ def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, 
 
 def main(argv: list[str] | None = None) -> int:
     from sniff_env.commands.common import positive_int, seed_int
+    from sniff_env.players.policy import PolicyError
+    from training.torchscript import TRUST_HELP
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("paths", nargs="+", help="the run's TensorBoard folders (runs/NAME/tb), then the PNG to write")
@@ -183,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated labels, one per TensorBoard folder: draw those runs side by side against "
                              "learner decisions and against wall-clock time (--series: which evaluation)")
     parser.add_argument("--series", default="winrate_vs_greedy", help="with --compare: the eval/ series to draw")
+    parser.add_argument("--trust-code", action="store_true", help=f"with --stages: {TRUST_HELP}")
     args = parser.parse_args(argv)
     if len(args.paths) < 2:
         parser.error("give at least one TensorBoard folder (or policy, with --stages) and the PNG to write")
@@ -201,7 +205,11 @@ def main(argv: list[str] | None = None) -> int:
             seeds = [seed_int(x.strip()) for x in args.seeds.split(",")]
         except argparse.ArgumentTypeError as exc:
             parser.error(f"--seeds must be comma-separated seeds (whole numbers from 0); got {args.seeds!r}: {exc}")
-        rates = stage_rates(logdirs, [o.strip() for o in args.opponents.split(",") if o.strip()], args.games, seeds)
+        try:
+            rates = stage_rates(logdirs, [o.strip() for o in args.opponents.split(",") if o.strip()], args.games, seeds,
+                                trust_code=args.trust_code)
+        except PolicyError as exc:  # a file that cannot be played, or is not trusted: one line
+            parser.error(str(exc))
         for path, row in rates.items():
             print(path, ", ".join(f"{o} {x['win_rate']:.3f} [{x['low']:.3f}, {x['high']:.3f}]" for o, x in row.items()))
         print(f"wrote {plot_stages(rates, out, args.title)}")

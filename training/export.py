@@ -1,11 +1,15 @@
 """Export a training checkpoint, or convert an exported TorchScript policy, to a policy file.
 
 The source is a ``checkpoint.pt`` of ``training/ppo.py`` or ``training/imitation.py`` (read as
-weights only) or a TorchScript policy file; the output is ONNX for a ``.onnx`` name (played
-without torch) and TorchScript otherwise.
+weights only, and checked: :mod:`training.checkpoint_check`) or a TorchScript policy file (a
+program: loaded only if it is a shipped agent's, written by this machine's training tools, or
+given with ``--trust-code``; :mod:`training.torchscript`); the output is ONNX for a ``.onnx``
+name (played without torch) and TorchScript otherwise. An existing output is replaced only with
+``--force``.
 
     python training/export.py runs/sniff-2p/checkpoint.pt checkpoints/sniff-2p.onnx
     python training/export.py checkpoints/sniff-2p.pt checkpoints/sniff-2p.onnx
+    python training/export.py downloaded.pt downloaded.onnx --trust-code
 """
 
 from __future__ import annotations
@@ -21,8 +25,9 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from torch import nn
 
 from sniff_env.observation import Observer
-from sniff_env.rules import Rules
+from training.checkpoint_check import check_state, checked_contents
 from training.network import (
+    CheckpointError,
     export_policy,
     is_exported_policy,
     load_checkpoint,
@@ -30,29 +35,43 @@ from training.network import (
     net_of_args,
     policy_meta,
 )
+from training.onnx_export import ExportError
+from training.torchscript import TRUST_HELP
 
 
 def checkpoint_net(checkpoint: str | Path) -> tuple[nn.Module, dict[str, Any]]:
-    """The network of a training checkpoint and the metadata its export carries."""
+    """The network of a training checkpoint and the metadata its export carries; its contents
+    are checked before the network is built and its weights before they are loaded."""
     ckpt = load_checkpoint(checkpoint)
-    rules = Rules.from_dict(ckpt["rules"])
-    args, state = ckpt["args"], ckpt["model"]
-    observer = Observer(rules)
+    contents = checked_contents(checkpoint, ckpt)
+    observer = Observer(contents.rules)
     if ckpt.get("observation_version") != observer.version:
-        raise ValueError(
+        raise CheckpointError(
             f"{checkpoint} reads layout {ckpt.get('observation_version')!r}; this engine builds {observer.version!r}"
         )
-    net = net_of_args(rules, args)
-    net.load_state_dict(state)
+    net = net_of_args(contents.rules, contents.args)
+    check_state(checkpoint, net, contents.state)
+    net.load_state_dict(contents.state)
     trainer = "imitation" if "imitation" in ckpt else "ppo"
-    family = [Rules.from_dict(r) for r in ckpt.get("rules_family", [])]  # a generalist's rule sets
-    return net, policy_meta(rules, ckpt["global_step"], trainer, args, family=family)
+    return net, policy_meta(contents.rules, contents.global_step, trainer, contents.args, family=contents.family)
 
 
-def export_checkpoint(source: str | Path, out: str | Path) -> Path:
-    """Read ``source`` (a training checkpoint or an exported TorchScript policy) and write its
-    policy to ``out`` with the metadata players check."""
-    net, meta = load_exported(source) if is_exported_policy(source) else checkpoint_net(source)
+def check_out(out: str | Path, force: bool = False) -> Path:
+    """``out`` if the export may be written there: :class:`OutputPathError` (a ``ValueError``)
+    naming ``--force`` for an existing file, or for a folder."""
+    from sniff_env.commands.common import check_output_file
+
+    return check_output_file(out, force)
+
+
+def export_checkpoint(source: str | Path, out: str | Path, trust_code: bool = False, force: bool = False) -> Path:
+    """Read ``source`` (a training checkpoint or an exported TorchScript policy, trusted: see the
+    module) and write its policy to ``out`` with the metadata players check."""
+    check_out(out, force)
+    if is_exported_policy(source):
+        net, meta = load_exported(source, trust_code=trust_code)
+    else:
+        net, meta = checkpoint_net(source)
     return export_policy(net, out, meta)
 
 
@@ -61,10 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("source", help="a checkpoint.pt written by training/ppo.py or imitation.py, or an "
                                        "exported TorchScript policy")
     parser.add_argument("out", help="the policy file to write: NAME.onnx (ONNX) or NAME.pt (TorchScript)")
+    parser.add_argument("--trust-code", action="store_true", help=TRUST_HELP)
+    parser.add_argument("--force", action="store_true", help="replace OUT if it exists")
     args = parser.parse_args(argv)
     try:
-        path = export_checkpoint(args.source, args.out)
-    except ValueError as exc:  # CheckpointError, PolicyError: say what is wrong, no traceback
+        path = export_checkpoint(args.source, args.out, args.trust_code, args.force)
+    except (ValueError, OSError, ExportError) as exc:  # CheckpointError, PolicyError...: one line, no traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"exported {path} ({path.stat().st_size:,} bytes)")

@@ -40,11 +40,13 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from sniff_env.atomic import atomic_path
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
-from training.config import parse_config, rules_for, run_script
+from sniff_env.workers import max_workers
+from training.config import FORCE_HELP, check_run_outputs, parse_config, rules_for, run_script
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
 from training.imitation_record import Batch, record_family
 from training.network import ARCHITECTURES, export_policy, make_net, policy_meta, save_atomic
+from training.torchscript import TRUST_HELP
 
 
 @dataclass
@@ -68,7 +70,7 @@ class Args:
     explore: float = field(default=0.1, metadata={"min": 0, "max": 1, "help": "chance that the teacher's seat plays a random legal move"})
     games: int = field(default=4000, metadata={"min": 1, "help": "games to record"})
     max_hands: int = field(default=40, metadata={"min": 1, "help": "a game ends after this many hands at most"})
-    workers: int = field(default=2, metadata={"min": 1, "help": "processes that play the games"})
+    workers: int = field(default=2, metadata={"min": 1, "max": max_workers(), "help": "processes that play the games"})
     holdout: float = field(default=0.05, metadata={"min": 0, "below": 1, "help": "share of games kept out of training to measure agreement"})
     epochs: int = field(
         default=8, metadata={"min": 0, "help": "passes over the recorded decisions (0: none; they are still saved)"}
@@ -126,6 +128,8 @@ class Args:
     init: str = field(
         default="", metadata={"help": "start from this network (a checkpoint or an exported policy) instead of a blank one"}
     )
+    force: bool = field(default=False, metadata={"help": FORCE_HELP})
+    trust_code: bool = field(default=False, metadata={"help": f"with --init and --actor: {TRUST_HELP}"})
 
 
 def load_data(paths: list[str], obs_size: int) -> Batch:
@@ -228,7 +232,7 @@ def check_init(args: Args, rules: Rules) -> None:
 
     with torch.random.fork_rng(devices=[]):
         init_from(make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden), args.init,
-                  rules, Observer(rules).version)
+                  rules, Observer(rules).version, args.trust_code)
 
 
 def train(args: Args) -> Path:
@@ -272,7 +276,7 @@ def train(args: Args) -> Path:
     if args.init:
         from training.ppo import init_from
 
-        init_from(net, args.init, rules, observer.version)
+        init_from(net, args.init, rules, observer.version, args.trust_code)
         fit = ""
         if valued:
             held_loss = held_out_q_loss(net, test_set, args.q_scale)
@@ -364,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("give --soft-temperature or --q-scale, not both")
     if args.choice_weight > 0 and args.q_scale == 0:
         raise SystemExit("--choice-weight needs --q-scale (it weighs the same move values)")
+    check_run_outputs(args.out_dir, args.exp_name, args.export, args.force)
     train(args)
     return 0
 

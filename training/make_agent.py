@@ -38,6 +38,10 @@ TRAINERS = {
 """What each step runs; a ``chain`` step runs another agent's chain (its config: that chain's file)."""
 DEVICE_TRAINERS = ("imitation", "ppo", "sb3", "chain")
 """Trainers that take ``--device``."""
+FORCE_TRAINERS = ("imitation", "ppo", "export")
+"""Trainers that refuse to write over their outputs without ``--force``: a chain runs a step only
+when its output is missing (or everything is asked again), so a step replaces what an
+interrupted earlier attempt left in its folders."""
 STEP_FIELDS = {"name", "trainer", "config", "args", "output", "minutes"}
 
 
@@ -60,6 +64,8 @@ class Step:
         if self.config:
             cmd += [self.config] if self.trainer == "chain" else ["--config", self.config]
         cmd += list(self.args)
+        if self.trainer in FORCE_TRAINERS:
+            cmd += ["--force"]
         if device and self.trainer in DEVICE_TRAINERS:
             cmd += ["--device", device]
         return cmd

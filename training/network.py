@@ -3,9 +3,12 @@ and the safe reading of training checkpoints."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import pickle
 import re
+import stat
 import warnings
 import zipfile
 from collections.abc import Sequence
@@ -190,13 +193,18 @@ def export_module(module: nn.Module, path: str | Path, meta: dict[str, Any]) -> 
     with atomic_path(path) as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         torch.jit.save(scripted, str(tmp), _extra_files={META_FILE: json.dumps(meta, sort_keys=True)})
+    from training.torchscript import record_trusted
+
+    record_trusted(path)  # written here: the training tools may load it again without --trust-code
     return path
 
 
 def is_exported_policy(path: str | Path) -> bool:
     """Whether ``path`` is an exported TorchScript policy (an archive holding our metadata)
-    rather than a training checkpoint."""
+    rather than a training checkpoint (False for anything but a regular file, unopened)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with zipfile.ZipFile(path) as archive:
             return any(name.endswith(f"/extra/{META_FILE}") for name in archive.namelist())
     except (OSError, zipfile.BadZipFile):
@@ -211,13 +219,15 @@ def exported_state(module: nn.Module, net: nn.Module) -> dict[str, torch.Tensor]
     return {k: v for k, v in state.items() if k not in unsaved}
 
 
-def load_exported(path: str | Path, rules: Any = None) -> tuple[nn.Module, dict[str, Any]]:
+def load_exported(path: str | Path, rules: Any = None, trust_code: bool = False) -> tuple[nn.Module, dict[str, Any]]:
     """The trainable network of an exported TorchScript policy (value head included) and its
     metadata, rebuilt from the ``arch``, ``hidden`` and ``move_hidden`` it was trained with; ``PolicyError`` (a
-    ``ValueError``) unless made for ``rules`` (default: its own) or when it cannot be rebuilt."""
-    from sniff_env.players.policy import PolicyError, load_checked
+    ``ValueError``) unless trusted (:func:`training.torchscript.load_checked`) and made for ``rules``
+    (default: its own), or when it cannot be rebuilt."""
+    from sniff_env.players.policy import PolicyError
+    from training.torchscript import load_checked
 
-    module, meta, rules = load_checked(path, rules)
+    module, meta, rules = load_checked(path, rules, trust_code)
     args = meta.get("args") or {}
     net = net_of_args(rules, args)
     try:
@@ -232,6 +242,8 @@ class CheckpointError(ValueError):
     """A file given as a training checkpoint is missing, unreadable or not a sniff checkpoint."""
 
 
+CHECKPOINT_MAX_BYTES = 2**30
+"""The largest training checkpoint read (a run's, with its optimizer and opponent pool, holds tens of MB)."""
 _UNSUPPORTED_GLOBAL = re.compile(r"Unsupported global: GLOBAL (\S+)")
 _UNPICKLER_ERROR = re.compile(r"WeightsUnpickler error:\s*(.+?)\s*(?:\n\n|$)", re.DOTALL)
 
@@ -240,9 +252,16 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """A checkpoint written by :func:`save_atomic`, read as tensors and plain data only: a file
     holding any other object is refused (unpickling it could run code it carries).
 
-    Raises :class:`CheckpointError` when the file is missing, corrupt or not a sniff checkpoint."""
+    Raises :class:`CheckpointError` when the file is missing, no regular file, larger than
+    :data:`CHECKPOINT_MAX_BYTES`, corrupt or not a sniff checkpoint."""
+    from sniff_env.players.policy import read_file
+
     try:
-        ckpt = torch.load(path, weights_only=True)
+        data = read_file(path, CHECKPOINT_MAX_BYTES, CheckpointError, "file")
+    except CheckpointError as exc:
+        raise CheckpointError(f"{path} is not a readable training checkpoint: {exc}") from None
+    try:
+        ckpt = torch.load(io.BytesIO(data), weights_only=True)
     except pickle.UnpicklingError as exc:
         if found := _UNSUPPORTED_GLOBAL.search(str(exc)):
             raise CheckpointError(
@@ -258,6 +277,8 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     except (KeyError, IndexError) as exc:  # how torch's weights-only unpickler meets arbitrary bytes
         raise CheckpointError(f"{path} is not a readable training checkpoint: its bytes are not a pickle "
                               f"({type(exc).__name__} {exc})") from None
+    except Exception as exc:  # any other way a damaged archive fails: one line, not a traceback
+        raise CheckpointError(f"{path} is not a readable training checkpoint: {type(exc).__name__} {exc}") from exc
     required = ("model", "args", "rules", "observation_version", "global_step")
     if not isinstance(ckpt, dict) or any(k not in ckpt for k in required):
         raise CheckpointError(f"{path} is not a sniff training checkpoint: it lacks {', '.join(required)}")

@@ -23,7 +23,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sniff_env.atomic import save_figure, write_json_atomic
-from sniff_env.commands.common import positive_int, seed_int, win_rate
+from sniff_env.commands.common import positive_int, seed_int, win_rate, worker_count
 from sniff_env.evaluation.tournament import run_tournament
 from sniff_env.presets import PRESET_NAMES, make_rules
 
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=positive_int, default=2000,
                         help="duplicate games per preset, rounded up to whole deals as by sniff eval")
     parser.add_argument("--seed", type=seed_int, default=0)
-    parser.add_argument("--workers", type=positive_int, default=1)
+    parser.add_argument("--workers", type=worker_count, default=1)
     parser.add_argument("--line", type=win_rate, default=None, help="draw this win rate (0 to 1) as a line on the chart")
     parser.add_argument("--out", type=Path, help="write OUT.json and OUT.png")
     opts = parser.parse_args(argv)

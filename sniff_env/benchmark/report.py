@@ -20,6 +20,7 @@ from typing import Any
 
 from ..atomic import save_figure, write_json_atomic
 from ..evaluation.tournament import PairResult
+from ..untrusted import InputFileError, printable, read_bounded
 from .protocol import BenchmarkResult
 from .tasks import ANCHOR, BenchmarkError
 
@@ -27,6 +28,8 @@ FORMAT = "sniff-benchmark/1"
 """The format of the standard JSON; a reader refuses any other."""
 RUN_FORMAT = "sniff-benchmark-run/1"
 """The format of the sidecar (wall time, machine): not a report, so ``table`` passes it over."""
+MAX_REPORT_BYTES = 16 * 2**20
+"""The largest report ``table`` reads (a report takes a few kilobytes)."""
 
 
 def agent_record(spec: str) -> dict[str, Any]:
@@ -140,18 +143,27 @@ def write_chart(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
     save_figure(fig, path, dpi=100, metadata={"Software": None})
 
 
+def _read_json(path: str | os.PathLike[str]) -> Any:
+    """The JSON in ``path`` (a regular file of at most :data:`MAX_REPORT_BYTES`), or
+    :class:`BenchmarkError` saying why it cannot be read."""
+    try:
+        return json.loads(read_bounded(path, MAX_REPORT_BYTES, "the benchmark report").decode("utf-8"))
+    except InputFileError as exc:
+        raise BenchmarkError(str(exc)) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise BenchmarkError(f"{printable(path)} is not a readable benchmark JSON: {printable(exc)}") from None
+
+
 def read_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A standard benchmark JSON, or :class:`BenchmarkError` saying why the file is not one."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise BenchmarkError(f"{path} is not a readable benchmark JSON: {exc}") from None
+    data = _read_json(path)
+    name = printable(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise BenchmarkError(f"{path} is not a benchmark JSON of format {FORMAT!r} (found {found!r}); "
+        raise BenchmarkError(f"{name} is not a benchmark JSON of format {FORMAT!r} (found {found!r}); "
                              f"give the OUT.json that 'sniff benchmark run' writes")
     if not _is_report(data):
-        raise BenchmarkError(f"{path} claims format {FORMAT!r} but lacks its fields (task, standard, agent.spec, "
+        raise BenchmarkError(f"{name} claims format {FORMAT!r} but lacks its fields (task, standard, agent.spec, "
                              "results with opponent, win_rate, ci95 and games, and the agent's rating)")
     return data
 
@@ -159,8 +171,8 @@ def read_report(path: str | os.PathLike[str]) -> dict[str, Any]:
 def is_run_sidecar(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is the ``OUT.run.json`` sidecar of a run (wall time and machine)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        data = _read_json(path)
+    except BenchmarkError:
         return False
     return isinstance(data, dict) and data.get("format") == RUN_FORMAT
 
@@ -179,20 +191,21 @@ def _is_report(data: dict[str, Any]) -> bool:
 
 
 def table_rows(reports: Sequence[dict[str, Any]]) -> dict[str, tuple[list[str], list[list[str]]]]:
-    """Per task: the column names and one row per report (best rating first)."""
+    """Per task: the column names and one row per report (best rating first); the names from the
+    reports made printable (:func:`~sniff_env.untrusted.printable`)."""
     out: dict[str, tuple[list[str], list[list[str]]]] = {}
     for task in dict.fromkeys(r["task"] for r in reports):
         mine = [r for r in reports if r["task"] == task]
         opponents = list(dict.fromkeys(x["opponent"] for r in mine for x in r["results"]))
-        columns = ["agent", "rating", *(f"vs {o}" for o in opponents), "games"]
+        columns = ["agent", "rating", *(f"vs {printable(o)}" for o in opponents), "games"]
         rows = []
         for r in sorted(mine, key=lambda r: -r["ratings"][r["agent"]["spec"]]):
             cells = {x["opponent"]: f"{x['win_rate']:.3f} [{x['ci95'][0]:.3f}, {x['ci95'][1]:.3f}]" for x in r["results"]}
-            name = r["agent"]["spec"] + ("" if r["standard"] else " (non-standard)")
+            name = printable(r["agent"]["spec"]) + ("" if r["standard"] else " (non-standard)")
             games = sum(x["games"] for x in r["results"])
             rows.append([name, f"{r['ratings'][r['agent']['spec']]:+.0f}", *(cells.get(o, "-") for o in opponents),
                          str(games)])
-        out[task] = (columns, rows)
+        out[printable(task)] = (columns, rows)
     return out
 
 
@@ -207,15 +220,16 @@ def markdown_table(reports: Sequence[dict[str, Any]]) -> str:
 
 
 def print_table(reports: Sequence[dict[str, Any]], console: Any = None) -> None:
-    """The comparison as rich tables, one per task."""
+    """The comparison as rich tables, one per task (the reports' text shown as text, not markup)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = console or Console(width=max(Console().width, 120))
     for task, (columns, rows) in table_rows(reports).items():
-        table = Table(title=f"{task}: win rate [95% interval] and rating ({ANCHOR} = 0)")
+        table = Table(title=escape(f"{task}: win rate [95% interval] and rating ({ANCHOR} = 0)"))
         for col in columns:
-            table.add_column(col, justify="left" if col == "agent" else "right")
+            table.add_column(escape(col), justify="left" if col == "agent" else "right")
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*map(escape, row))
         console.print(table)

@@ -12,6 +12,7 @@ BENCHMARKS = {
     "vector": "sniff_env.benchmarks.vector",
     "gym-vector": "sniff_env.benchmarks.gym_vector",
     "web-memory": "sniff_env.benchmarks.web_memory",
+    "web-load": "sniff_env.benchmarks.web_load",
 }
 
 

@@ -11,7 +11,8 @@ import argparse
 import shlex
 import sys
 
-from .common import check_output_files, positive_int
+from ..workers import max_workers
+from .common import check_output_files, positive_int, worker_count
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--task", required=True, help="task name (sniff benchmark tasks lists them)")
     run.add_argument("--out", default=None,
                      help="file name without extension (default: benchmark/TASK/AGENT in the current folder)")
-    run.add_argument("--workers", type=positive_int, default=1, help="worker processes (default: 1; same results)")
+    run.add_argument("--workers", type=worker_count, default=1,
+                     help=f"worker processes, at most {max_workers()} here (default: 1; same results)")
     run.add_argument("--games", type=positive_int, default=None,
                      help="games per opponent and per pool pair instead of the task's own (a non-standard "
                      "run, marked so in the report)")
@@ -65,6 +67,7 @@ def _tasks() -> int:
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ..atomic import clean_stale_temps
     from ..benchmark.protocol import budget, check_agent, run_benchmark
     from ..benchmark.report import output_paths, write_report
     from ..benchmark.tasks import get_task
@@ -73,6 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     budget(task, args.games)  # a budget too small fails before anything is loaded
     out = args.out or str(Path("benchmark") / task.name / Path(args.agent).stem.replace(":", "_"))
     check_output_files(output_paths(out), args.force)
+    clean_stale_temps(output_paths(out)[0].parent)  # what runs killed mid-write left there
     check_agent(task, args.agent)
 
     def progress(pair: str, done: int, total: int) -> None:
@@ -95,11 +99,13 @@ def _run(args: argparse.Namespace) -> int:
 def _table(args: argparse.Namespace) -> int:
     from ..benchmark.report import is_run_sidecar, markdown_table, print_table, read_report
     from ..benchmark.tasks import BenchmarkError
+    from ..untrusted import printable
 
     files = []
     for f in args.files:
         if is_run_sidecar(f):  # a glob such as results/*.json takes the sidecars too: say so, pass them over
-            print(f"{f}: the run sidecar (wall time, machine) of a report, not a report; left out", file=sys.stderr)
+            print(f"{printable(f)}: the run sidecar (wall time, machine) of a report, not a report; left out",
+                  file=sys.stderr)
         else:
             files.append(f)
     if not files:

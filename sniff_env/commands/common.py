@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import OutputPathError, RulesError
 from ..presets import PRESET_NAMES, make_rules
 from ..rules import ENGINE_INT_MAX, Rules
+from ..workers import max_workers, workers_allowed
 
 
 def whole_number(low: int, high: int = ENGINE_INT_MAX, what: str = "") -> Callable[[str], int]:
@@ -34,7 +35,9 @@ def whole_number(low: int, high: int = ENGINE_INT_MAX, what: str = "") -> Callab
 
 
 positive_int = whole_number(1, what="a whole number, 1 or more")
-"""Counts: games, hands, steps, repeats, workers, batch sizes."""
+"""Counts: games, hands, steps, repeats, batch sizes."""
+worker_count = whole_number(1, max_workers(), workers_allowed())
+"""Worker processes: at most a few per core (:mod:`sniff_env.workers`)."""
 seed_int = whole_number(0, what=f"a whole number from 0 to {ENGINE_INT_MAX}")
 """Seeds (the batched engine holds them as 64-bit integers; generators refuse negative ones)."""
 

@@ -2,7 +2,7 @@
 
 The compiled built-ins (``greedy``, ``heuristic`` without its ``counter`` term: see
 :mod:`sniff_env.vector.baselines`) and policies (the masked argmax of
-:meth:`~sniff_env.players.policy.PolicyNetwork.actions`, ONNX or TorchScript) choose for many
+:meth:`~sniff_env.players.policy.PolicyNetwork.actions` of an ONNX policy) choose for many
 games at once exactly what they choose one game at a time. :func:`play_batched` plays the same
 games as :func:`~sniff_env.evaluation.tournament.play_deal`, game for game: the same pairs,
 deals, seatings and seeds (the batched engine deals a game's hands from its seed as the
@@ -12,7 +12,6 @@ batches of whole deals, each batch on its own engine; ``workers`` processes shar
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..rules import Rules
+from ..workers import worker_pool
 from .tournament import GameOutcome, cached_player, derive_seed, one_thread, pairings, seatings
 
 BATCH_DEALS = 256
@@ -193,7 +193,7 @@ def play_batched(
         for batch in batches:
             collect(batch, play_batch(batch))
     else:
-        with multiprocessing.get_context().Pool(min(workers, len(batches)), initializer=one_thread) as pool:
+        with worker_pool(min(workers, len(batches)), one_thread) as pool:
             for batch, outs in zip(batches, pool.imap(play_batch, batches, chunksize=1), strict=True):
                 collect(batch, outs)
     return outcomes

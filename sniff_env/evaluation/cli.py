@@ -7,6 +7,7 @@ import os
 import shlex
 from pathlib import Path
 
+from ..atomic import clean_stale_temps
 from ..commands.common import (
     add_rules_arguments,
     check_output_files,
@@ -14,9 +15,11 @@ from ..commands.common import (
     positive_int,
     rules_from_args,
     seed_int,
+    worker_count,
 )
 from ..errors import OutputPathError
 from ..rules import Rules
+from ..workers import max_workers
 from .tournament import ENGINES, MAX_HANDS, cached_player, choose_engine, run_tournament, saved_game_logs
 
 
@@ -39,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=positive_int, default=200,
                         help="games per pair, rounded up to whole deals (default: 200)")
     parser.add_argument("--seed", type=seed_int, default=0, help="tournament seed (default: 0)")
-    parser.add_argument("--workers", type=positive_int, default=1, help="worker processes (default: 1)")
+    parser.add_argument("--workers", type=worker_count, default=1,
+                        help=f"worker processes, at most {max_workers()} here (default: 1)")
     parser.add_argument(
         "--engine", choices=ENGINES, default="auto",
         help="auto (default): the batched engine when every player is greedy, heuristic or a policy "
@@ -62,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
 
     rules = rules_from_args(args)
     json_path, png_path = check_destinations(args)  # before playing: a tournament can take hours
+    written = [*([Path(json_path).parent] if args.out else []), *([Path(args.save_games)] if args.save_games else [])]
+    for folder in written:
+        clean_stale_temps(folder)  # what runs killed mid-write left there
     for spec in args.specs:
         notice = policy_notice(spec, rules)
         if notice:

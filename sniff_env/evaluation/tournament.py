@@ -17,7 +17,6 @@ the tournament seed, and collected in order.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -29,6 +28,7 @@ from ..deal import Deal
 from ..game import Phase, new_game
 from ..infostate import info_state
 from ..rules import Rules
+from ..workers import checked_workers, worker_pool
 from .ratings import fit_ratings, wilson_interval
 
 MAX_HANDS = 200
@@ -327,6 +327,7 @@ def run_tournament(
     for key, value in (("games_per_pair", games_per_pair), ("workers", workers), ("max_hands", max_hands)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{key} must be a whole number, 1 or more; got {value!r}")
+    checked_workers(workers)
     for spec in players:  # fail before any game on a spec that names no player or a mismatched policy
         cached_player(spec, rules)
     per_deal = len(seatings(rules.num_players))
@@ -357,7 +358,7 @@ def _play_reference(tasks: list[_Task], workers: int, callback: Callable[[int, i
     """The outcomes of ``tasks`` (deals) on the reference engine, in order."""
     if workers <= 1:
         return _collect(map(play_deal, tasks), len(tasks), callback)
-    with multiprocessing.get_context().Pool(workers, initializer=one_thread) as pool:
+    with worker_pool(workers, one_thread) as pool:
         return _collect(pool.imap(play_deal, tasks, chunksize=1), len(tasks), callback)
 
 

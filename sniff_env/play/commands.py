@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..atomic import clean_stale_temps
 from ..commands.common import add_rules_arguments, check_output_file, rules_from_args
 from ..errors import SniffError
 from ..gamelog import load_game_log
@@ -72,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         if note and note not in session.notes:
             session.notes.insert(0, note)
     session.overwrite = args.force
-    session.save()  # the log file exists from the start: a bad --save stops here, before any move
+    path = session.save()  # the log file exists from the start: a bad --save stops here, before any move
+    clean_stale_temps(path.parent)  # what earlier games killed mid-write left in the folder
     return Terminal(session).run()
 
 

@@ -7,9 +7,9 @@ each would score), hands it the chosen move, and draws what it reports.
 A change and its log go together (:meth:`Session.commit`): when the log cannot be written the
 change is taken back and :class:`LogWriteError` says so. A session writes only files it
 created itself (new names are created exclusively) unless told it may overwrite its log file.
-A resumed log names the players of its seats; it may name built-in players and the shipped
-policy files, but any other file only when the caller trusts it (a log cannot choose which
-files this program loads).
+A resumed log names the players of its seats: built-in players (no option of theirs naming a
+file) and the shipped agents by name; any other player, a file among them, only when the caller
+trusts it (named on its command line): a log cannot choose which files this program loads.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from __future__ import annotations
 import copy
 import os
 import secrets
+import shlex
 import threading
 import time
-import unicodedata
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +29,11 @@ from ..errors import GameOverError, SniffError
 from ..game import Event, Game, Phase, new_game
 from ..gamelog import GameLog, save_game_log
 from ..infostate import info_state
-from ..players import BUILTIN, Player, PlayerSpecError, load, parse_spec
+from ..player_specs import FILE_OPTIONS
+from ..players import BUILTIN, Player, PlayerSpecError, load, parse_spec, spec_kwargs
 from ..players.compat import policy_fit
 from ..rules import Rules
+from ..untrusted import printable
 
 HUMAN = "human"
 HINT_BUDGET_S = 1.0
@@ -80,24 +82,34 @@ def default_opponent(rules: Rules) -> str:
     return pick(rules)[0]
 
 
-def shipped_policy(spec: str) -> bool:
-    """Whether ``spec`` names a shipped agent, or a policy file among theirs (as older logs do)."""
-    from ..agents import agents_folder, shipped_agents
+def _same_file(one: str, other: str | Path) -> bool:
+    """Whether the paths ``one`` and ``other`` name the same file (False where either cannot be resolved)."""
+    try:
+        return Path(one).resolve() == Path(other).resolve()
+    except (OSError, ValueError):
+        return False
 
-    folder = agents_folder()
-    if spec in shipped_agents():
-        return True
-    path = Path(spec)
-    return folder is not None and path.suffix in (".onnx", ".pt") and path.resolve().parent == folder.resolve()
+
+def shipped_policy(spec: str) -> bool:
+    """Whether ``spec`` names a shipped agent, or the policy file of one (as older logs do)."""
+    from ..agents import shipped_agents
+
+    agents = shipped_agents()
+    return spec in agents or any(_same_file(spec, a.path) for a in agents.values())
 
 
 def safe_name(name: object, limit: int = 60) -> str:
     """A player name from an untrusted source, fit for a terminal: control characters (escape
-    sequences among them) written as ``\\x..`` escapes, and at most ``limit`` characters."""
-    text = "".join(
-        f"\\x{ord(c):02x}" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in str(name)
-    )
+    sequences among them) written as escapes (:func:`~sniff_env.untrusted.printable`), and at
+    most ``limit`` characters."""
+    text = printable(name)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quoted(text: str, limit: int = 200) -> str:
+    """``text`` from an untrusted source, quoted for a message: at most ``limit`` characters, as
+    ``repr`` writes them (control characters escaped)."""
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 class AgentCache:
@@ -143,24 +155,45 @@ def load_agent(spec: str, rules: Rules, seed: int, fallback: bool = False,
     except (ValueError, ImportError, OSError) as exc:
         if not fallback:
             raise SniffError(f"opponent {spec!r} cannot play: {exc}") from None
-        return load("heuristic", seed=seed), f"{spec} cannot be used ({exc}); heuristic plays instead"
+        return load("heuristic", seed=seed), f"{safe_name(spec, 200)} cannot be used ({exc}); heuristic plays instead"
+
+
+def _trusted(spec: str, trusted: Collection[str]) -> bool:
+    """Whether ``spec`` is one of the ``trusted`` specs, or names the same file as one that is no
+    built-in player."""
+    return spec in trusted or any(_same_file(spec, t) for t in trusted if t.partition(":")[0] not in BUILTIN)
 
 
 def check_log_player(seat: int, spec: str, trusted: Collection[str] = ()) -> None:
-    """Refuse a player spec read from a log unless it is a well-formed built-in player, a shipped
-    policy file, or a file the caller trusts (named on its command line)."""
+    """Refuse a player spec read from a log unless it names a player, not a file: a built-in
+    player with well-formed options, none naming a file (a guided player's ``agent`` must be a
+    shipped agent's name), or a shipped agent; or unless the caller trusts it (``trusted``: the
+    specs named on its command line). The options' values are checked when the player is built."""
+    if _trusted(spec, trusted):
+        return
+    instead = (f"if you trust that player, name it yourself when you resume: --opponent {shlex.quote(safe_name(spec, 200))} "
+               f"(or --partner for your partner's seat)")
     try:
-        base, _ = parse_spec(spec)
+        base, options = parse_spec(spec)
+        if base in BUILTIN:
+            spec_kwargs(spec)  # unknown options and values of the wrong type
     except PlayerSpecError as exc:
         raise SniffError(f"the log's player for seat {seat} cannot be used: {exc}") from None
-    if base in BUILTIN or shipped_policy(spec):
+    if base in BUILTIN:
+        from ..agents import shipped_agents
+
+        for key in FILE_OPTIONS.get(base, ()):
+            if key in options and options[key] not in shipped_agents():
+                raise SniffError(
+                    f"the log names {quoted(spec)} as the player of seat {seat}: its option {key}= must be a shipped "
+                    f"agent's name (sniff agents lists them), not a file, as a log may not choose which files this "
+                    f"program loads; {instead}")
         return
-    if any(Path(spec).resolve() == Path(t).resolve() for t in trusted if t.partition(":")[0] not in BUILTIN):
+    if shipped_policy(spec):
         return
     raise SniffError(
-        f"the log names {safe_name(spec)!r} as the player of seat {seat}: that is no built-in player and no "
-        f"shipped policy file, and a log may not choose which files this program loads; if you trust that "
-        f"file, name it yourself with --opponent (or --partner)"
+        f"the log names {quoted(spec)} as the player of seat {seat}: that is no built-in player and no shipped "
+        f"agent, and a log may not choose which files this program loads; {instead}"
     )
 
 
@@ -256,10 +289,12 @@ class Session:
             if note:
                 self.notes.append(note)
                 spec = "heuristic"
+            name = printable(agent.name)  # a name may come from a log or a file: shown as text
             fit = policy_fit(agent, rules)
-            if fit is not None and fit.notice(agent.name) and fit.notice(agent.name) not in self.notes:
-                self.notes.append(str(fit.notice(agent.name)))
-            self.seats.append(SeatPlayer(agent.name, spec, agent))
+            notice = fit.notice(name) if fit is not None else None
+            if notice and notice not in self.notes:
+                self.notes.append(notice)
+            self.seats.append(SeatPlayer(name, spec, agent))
         names = [p.name for p in self.seats]
         for p in self.seats:
             if names.count(p.name) > 1 and p.spec != HUMAN:

@@ -8,8 +8,9 @@ reads another seat's hand or the boneyard.
 :func:`load` builds one from a spec: ``random``, ``greedy``, ``heuristic``, ``search``,
 ``rollouts`` (compiled search with heuristic playouts), ``guided`` (that search steered by a
 shipped agent's policy), the name of a shipped agent
-(``sniff-2p``: see :mod:`sniff_env.agents`) or the path of an exported policy file (ONNX or
-TorchScript); keyword options of a built-in player may follow a colon, e.g. ``search:simulations=300``,
+(``sniff-2p``: see :mod:`sniff_env.agents`) or the path of an exported ONNX policy file (a
+TorchScript file is refused: it is a program, see :mod:`.policy`); keyword options of a
+built-in player may follow a colon, e.g. ``search:simulations=300``,
 ``search:simulations=300,budget_s=0.5`` or ``rollouts:samples=128``. An unknown option
 or a value of the wrong type is a :class:`PlayerSpecError` that lists the options the player takes.
 """
@@ -102,6 +103,16 @@ def _spec_kwargs(spec: str, base: str, cls: type) -> dict[str, Any]:
     return kwargs
 
 
+def spec_kwargs(spec: str) -> dict[str, Any]:
+    """The options of the built-in player ``spec`` as keywords, each checked against its type
+    (no player is built: values out of range are the constructor's to refuse)."""
+    base = split_spec(spec)[0]
+    if base not in BUILTIN:
+        raise PlayerSpecError(f"{spec!r} names no built-in player ({', '.join(BUILTIN)})")
+    module, cls_name = BUILTIN[base]
+    return _spec_kwargs(spec, base, getattr(importlib.import_module(module), cls_name))
+
+
 def load(spec: str, **kwargs: Any) -> Player:
     """The player a spec names (see the module docstring); ``kwargs`` add to its options.
 
@@ -163,4 +174,4 @@ def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str |
 
 
 __all__ = ["BUILTIN", "Player", "PlayerSpecError", "load", "load_fitted_policy", "parse_spec", "policy_path",
-           "spec_options"]
+           "spec_kwargs", "spec_options"]

@@ -6,6 +6,7 @@ import math
 from typing import Any, TypeGuard
 
 from ..infostate import InfoState
+from ..player_specs import MAX_BUDGET_S, MAX_WEIGHT
 from ..rules import ENGINE_INT_MAX
 
 
@@ -29,11 +30,11 @@ def legal_actions(observation: Any, info: dict[str, Any]) -> list[int]:
     raise ValueError("no legal action: the seat is not to move (empty info_state.legal and action mask)")
 
 
-def positive_count(key: str, value: object) -> int:
-    """``value`` if it is a whole number from 1 to 2**63 - 1 (what compiled code can hold), else
-    :class:`ValueError` naming ``key``."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= ENGINE_INT_MAX:
-        raise ValueError(f"{key} must be a whole number from 1 to {ENGINE_INT_MAX}; got {value!r}")
+def positive_count(key: str, value: object, most: int = ENGINE_INT_MAX) -> int:
+    """``value`` if it is a whole number from 1 to ``most`` (at most 2**63 - 1, what compiled code
+    can hold), else :class:`ValueError` naming ``key`` and the range."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise ValueError(f"{key} must be a whole number from 1 to {most}; got {value!r}")
     return value
 
 
@@ -42,16 +43,16 @@ def _finite_number(value: object) -> TypeGuard[int | float]:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
 
 
-def positive_seconds(key: str, value: object) -> float:
-    """``value`` as a float if it is a finite number of seconds above 0, else :class:`ValueError`
-    (an infinite or NaN budget would never end a search)."""
-    if not _finite_number(value) or value <= 0:
-        raise ValueError(f"{key} must be a finite number of seconds above 0; got {value!r}")
+def positive_seconds(key: str, value: object, most: float = MAX_BUDGET_S) -> float:
+    """``value`` as a float if it is a finite number of seconds above 0 and at most ``most``, else
+    :class:`ValueError` (a budget without end would never end a search)."""
+    if not _finite_number(value) or not 0 < value <= most:
+        raise ValueError(f"{key} must be a finite number of seconds above 0 and at most {most:.10g}; got {value!r}")
     return float(value)
 
 
-def finite_weight(key: str, value: object) -> float:
-    """``value`` as a float if it is a finite number of 0 or more, else :class:`ValueError`."""
-    if not _finite_number(value) or value < 0:
-        raise ValueError(f"{key} must be a finite number of 0 or more; got {value!r}")
+def finite_weight(key: str, value: object, most: float = MAX_WEIGHT) -> float:
+    """``value`` as a float if it is a finite number from 0 to ``most``, else :class:`ValueError`."""
+    if not _finite_number(value) or not 0 <= value <= most:
+        raise ValueError(f"{key} must be a finite number of 0 or more, at most {most:.10g}; got {value!r}")
     return float(value)

@@ -31,6 +31,7 @@ import numpy as np
 from ..inference import checked_sharpness, evidence
 from ..infostate import InfoState
 from ..observation import Observer
+from ..player_specs import MAX_SAMPLES, MAX_TOP
 from ..rules import Rules
 from ._base import finite_weight, info_of, positive_count
 from .policy import PolicyNetwork, load_network
@@ -66,11 +67,12 @@ class GuidedPlayer:
         from ..vector.rollouts import checked_depth, checked_value
 
         self.name, self.agent, self.value = name, agent, checked_value(value)
-        self.samples, self.prior = positive_count("samples", samples), finite_weight("prior", prior)
-        if isinstance(top, bool) or not isinstance(top, int) or top < 0 or isinstance(extra, bool) \
-                or not isinstance(extra, int) or extra < 0 or (top == 0) != (extra == 0):
+        self.samples, self.prior = positive_count("samples", samples, MAX_SAMPLES), finite_weight("prior", prior)
+        if isinstance(top, bool) or not isinstance(top, int) or not 0 <= top <= MAX_TOP or isinstance(extra, bool) \
+                or not isinstance(extra, int) or not 0 <= extra <= MAX_SAMPLES or (top == 0) != (extra == 0):
             raise ValueError(f"top and extra must be whole numbers, both 0 (one round) or both 1 or more "
-                             f"(a second round of extra deals for the top moves); got top={top!r}, extra={extra!r}")
+                             f"(a second round of extra deals for the top moves), top at most {MAX_TOP} and extra at "
+                             f"most {MAX_SAMPLES}; got top={top!r}, extra={extra!r}")
         self.top, self.extra, self.infer = top, extra, checked_sharpness(infer)
         self.depth, self.playout = checked_depth(depth), playout_weights(playout)
         self._path = agent_path(agent)

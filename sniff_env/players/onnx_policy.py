@@ -2,25 +2,32 @@
 
 The file holds one graph, one float32 input ``[batch, obs_size]`` and one output ``[batch,
 num_actions]`` (the logits), and the policy's metadata as the JSON value of the model's
-``metadata_props`` entry ``sniff_meta.json`` (see :mod:`.policy`). The file must hold all its
-weights: it is handed to onnxruntime as bytes, with an empty folder as the place of external
-data, so a graph that points at other files is refused rather than reading them.
+``metadata_props`` entry ``sniff_meta.json`` (see :mod:`.policy`). Before onnxruntime sees it,
+the model is checked (:mod:`.onnx_check`: allowed operators only, a bounded size, no external
+data). It is handed to onnxruntime as bytes, with an empty folder as the place of external data
+and constant folding turned off; the load-time forward pass (:meth:`OnnxNetwork.checked_logits`)
+runs under a watchdog that stops it after a time limit.
 """
 
 from __future__ import annotations
 
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .policy import META_FILE, PolicyError, PolicyNetwork, parse_meta
+from .onnx_check import checked_model
+from .policy import META_FILE, CheckTimeout, PolicyError, PolicyNetwork, parse_meta
 
 EXTERNAL_DATA_FOLDER = "session.model_external_initializers_file_folder_path"
 THREADS = 1
 """onnxruntime threads per session: the network is small, and a game server runs many sessions."""
+DISABLED_OPTIMIZERS = ["ConstantFolding"]
+"""Session optimizers left out: constant folding would run the graph's constant parts, unbounded,
+while the session is built (the exports hold no foldable constants)."""
 
 
 class OnnxNetwork(PolicyNetwork):
@@ -34,28 +41,59 @@ class OnnxNetwork(PolicyNetwork):
         out = self.session.run(None, {self._input: np.ascontiguousarray(obs, dtype=np.float32)})[0]
         return np.asarray(out)
 
-
-def read_onnx(path: str | Path, threads: int = THREADS) -> tuple[OnnxNetwork, dict[str, Any]]:
-    """The network and metadata of an ONNX policy file, or :class:`PolicyError`."""
-    try:
+    def checked_logits(self, obs: npt.NDArray[np.float32], limit_s: float) -> npt.NDArray[np.float32]:
+        """:meth:`logits`, stopped by a watchdog (:class:`CheckTimeout`) after ``limit_s`` seconds."""
         import onnxruntime as ort  # type: ignore[import-untyped]
+
+        options = ort.RunOptions()
+        expired = threading.Event()
+
+        def stop() -> None:
+            expired.set()
+            options.terminate = True
+
+        watchdog = threading.Timer(limit_s, stop)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            out = self.session.run(None, {self._input: np.ascontiguousarray(obs, dtype=np.float32)}, options)[0]
+        except Exception:  # onnxruntime's own types; a stopped run is one of them
+            if expired.is_set():
+                raise CheckTimeout(f"stopped after {limit_s:g} s") from None
+            raise
+        finally:
+            watchdog.cancel()
+        if expired.is_set():
+            raise CheckTimeout(f"stopped after {limit_s:g} s")
+        return np.asarray(out)
+
+
+def read_onnx(path: str | Path, data: bytes | None = None, threads: int = THREADS) -> tuple[OnnxNetwork, dict[str, Any]]:
+    """The network and metadata of the ONNX policy file ``path`` (whose bytes are ``data``, when
+    already read), or :class:`PolicyError`."""
+    try:
+        import onnxruntime as ort
     except ImportError as exc:
-        raise PolicyError(f"{str(path)!r} is not a TorchScript archive; reading it as ONNX needs onnxruntime "
-                          f"(pip install onnxruntime)") from exc
+        raise PolicyError(f"reading {str(path)!r} needs onnxruntime (pip install onnxruntime)") from exc
+    if data is None:
+        from .onnx_check import MAX_BYTES
+        from .policy import read_file
+
+        data = read_file(path, MAX_BYTES)
+    model = checked_model(path, data)
     options = ort.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = threads
-    options.log_severity_level = 3  # errors reach the caller as exceptions; no console noise
+    options.log_severity_level = 4  # errors reach the caller as exceptions; no console noise
     with tempfile.TemporaryDirectory() as empty:  # where external data would be looked for: nowhere
         options.add_session_config_entry(EXTERNAL_DATA_FOLDER, empty)
         try:
-            session = ort.InferenceSession(Path(path).read_bytes(), options, providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"],
+                                           disabled_optimizers=DISABLED_OPTIMIZERS)
         except Exception as exc:  # onnxruntime raises its own types (InvalidProtobuf, Fail, ...)
             if "External data" in str(exc):
                 raise PolicyError(f"{str(path)!r} refers to external data files; a policy file must hold all "
                                   f"its weights: {exc}") from exc
-            raise PolicyError(
-                f"{str(path)!r} is neither a sniff ONNX nor a sniff TorchScript policy file: {exc}"
-            ) from exc
+            raise PolicyError(f"{str(path)!r} is not a sniff ONNX policy file: {exc}") from exc
     raw = session.get_modelmeta().custom_metadata_map.get(META_FILE)
     if raw is None:
         raise PolicyError(f"{str(path)!r} has no {META_FILE} in its metadata: it was not exported as a sniff policy")

@@ -1,8 +1,8 @@
-"""Players from exported policy files: ONNX (the exchange format) or TorchScript (older files).
+"""Players from exported policy files: ONNX, a graph of data, never a program.
 
-Both formats hold a network that maps a float32 observation batch ``[B, obs_size]`` to logits
-``[B, num_actions]``, and the same metadata, a JSON object stored under ``sniff_meta.json`` (an
-entry of the ONNX model's ``metadata_props``; an extra file of the TorchScript archive):
+A policy file holds a network that maps a float32 observation batch ``[B, obs_size]`` to logits
+``[B, num_actions]``, and its metadata, a JSON object stored under ``sniff_meta.json`` (an entry
+of the ONNX model's ``metadata_props``):
 
 * ``rules``: :meth:`Rules.to_dict` of the rules it was trained for;
 * ``rules_family`` (optional, a generalist's): the list of every rule set it was trained for; it
@@ -12,11 +12,14 @@ entry of the ONNX model's ``metadata_props``; an extra file of the TorchScript a
 * ``num_actions``: the size of the action space;
 * ``training_steps``, ``trainer``, ``args`` (informative).
 
-The format is read from the file's content, not its name: ONNX files play through onnxruntime
-and need no torch (:mod:`.onnx_policy`); TorchScript files need torch (:mod:`.torchscript_policy`).
-Loading refuses, with a :class:`PolicyError`, a missing file, one that is neither format, missing
-metadata, a policy made for other rules, another layout or another action count, and a network
-whose output for a batch of observations has the wrong shape (one forward pass at load time).
+ONNX files play through onnxruntime and need no torch (:mod:`.onnx_policy`), after a check of
+what the graph holds (:mod:`.onnx_check`). A TorchScript file (the training tools' ``.pt``
+export, recognised by its content whatever its name) is a program that can read and write the
+user's files: players refuse it, saying how to convert it once with the training tools.
+Loading refuses, with a :class:`PolicyError`, a missing file, one that is no regular file or too
+large, one that is not an ONNX policy, missing metadata, a policy made for other rules, another
+layout or another action count, and a network whose output for a batch of observations has the
+wrong shape or does not come within :data:`CHECK_SECONDS` (one forward pass at load time).
 The player takes the masked argmax of the logits over the legal actions, or samples from them
 (``sample=True``, seeded).
 """
@@ -42,10 +45,18 @@ META_FILE = "sniff_meta.json"
 REQUIRED_META = ("rules", "num_players", "observation_version", "num_actions")
 ZIP_MAGIC = b"PK\x03\x04"
 """How a TorchScript archive (a zip file) begins; an ONNX file is a protobuf message."""
+CHECK_SECONDS = 5.0
+"""The time limit of the load-time forward pass (a policy answers in milliseconds)."""
+CONVERT = "python training/export.py {path} {onnx} --trust-code"
+"""The command that converts a TorchScript policy file to ONNX, once, trusting it."""
 
 
 class PolicyError(ValueError):
     """A policy file cannot be used: missing, corrupt, or made for other rules or layouts."""
+
+
+class CheckTimeout(RuntimeError):
+    """The load-time forward pass ran past its time limit and was stopped."""
 
 
 class PolicyNetwork(ABC):
@@ -66,6 +77,11 @@ class PolicyNetwork(ABC):
             raise ValueError(f"observation {int(np.argmin(legal.any(axis=1)))} of the batch has no legal action")
         chosen: npt.NDArray[np.int64] = np.where(legal, logits, -np.inf).argmax(axis=1).astype(np.int64)
         return chosen
+
+    def checked_logits(self, obs: npt.NDArray[np.float32], limit_s: float) -> npt.NDArray[np.float32]:
+        """:meth:`logits`, stopped with :class:`CheckTimeout` after ``limit_s`` seconds where the
+        runtime can stop it (the load-time check)."""
+        return self.logits(obs)
 
 
 class PolicyPlayer:
@@ -147,12 +163,17 @@ PROBE_BATCH = 2
 
 
 def check_output(path: str | Path, network: PolicyNetwork, rules: Rules) -> None:
-    """One forward pass on zero observations of the layout's size: the network must answer
-    logits of shape ``[batch, num_actions]``, none of them NaN."""
+    """One forward pass on zero observations of the layout's size, within :data:`CHECK_SECONDS`:
+    the network must answer logits of shape ``[batch, num_actions]``, none of them NaN."""
     size, num_actions = Observer(rules).size, action_codec(rules.max_pip).num_actions
     expected = [PROBE_BATCH, num_actions]
     try:
-        out = np.asarray(network.logits(np.zeros((PROBE_BATCH, size), np.float32)))
+        out = np.asarray(network.checked_logits(np.zeros((PROBE_BATCH, size), np.float32), CHECK_SECONDS))
+    except CheckTimeout:
+        raise PolicyError(
+            f"{str(path)!r}: its network did not answer {PROBE_BATCH} observations within {CHECK_SECONDS:g} s "
+            f"and was stopped; a policy answers in milliseconds"
+        ) from None
     except Exception as exc:  # the runtimes raise their own types for a graph that cannot run on this input
         raise PolicyError(
             f"{str(path)!r}: its network fails on observations of shape {[PROBE_BATCH, size]}: {exc}"
@@ -166,23 +187,42 @@ def check_output(path: str | Path, network: PolicyNetwork, rules: Rules) -> None
         raise PolicyError(f"{str(path)!r}: its network answers NaN logits for a zero observation")
 
 
+def torchscript_refusal(path: str | Path) -> str:
+    """Why a player refuses the TorchScript file ``path``, and how to convert it."""
+    onnx = Path(path).with_suffix(".onnx")
+    return (
+        f"{str(path)!r} is a TorchScript file; TorchScript files are programs that can read and write your "
+        f"files, so players load ONNX policy files only. If you trust it, convert it once with the training "
+        f"tools: {CONVERT.format(path=path, onnx=onnx)}"
+    )
+
+
+def read_file(path: str | Path, limit: int, error: type[ValueError] = PolicyError, what: str = "policy file") -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them
+    (:func:`sniff_env.untrusted.read_bounded`: a pipe, a device or a folder is refused unread),
+    or ``error`` saying why not."""
+    from ..untrusted import InputFileError, read_bounded
+
+    try:
+        return read_bounded(path, limit, f"the {what}")
+    except FileNotFoundError:
+        raise error(f"{what} {str(path)!r} does not exist") from None
+    except InputFileError as exc:
+        raise error(str(exc)) from None
+    except OSError as exc:
+        raise error(f"cannot read the {what} {str(path)!r}: {exc.strerror or exc}") from None
+
+
 def load_network(path: str | Path, rules: Rules | None = None) -> tuple[PolicyNetwork, dict[str, Any], Rules]:
-    """The network, metadata and rules of an exported policy file (ONNX or TorchScript), checked
-    against ``rules`` (default: its own); :class:`PolicyError` on any mismatch."""
-    path = Path(path)
-    if not path.is_file():
-        raise PolicyError(f"policy file {str(path)!r} does not exist")
-    with open(path, "rb") as fh:
-        head = fh.read(len(ZIP_MAGIC))
-    network: PolicyNetwork
-    if head == ZIP_MAGIC:
-        from .torchscript_policy import read_torchscript
+    """The network, metadata and rules of an ONNX policy file, checked against ``rules`` (default:
+    its own); :class:`PolicyError` on any mismatch, and for a TorchScript file."""
+    from .onnx_check import MAX_BYTES
+    from .onnx_policy import read_onnx
 
-        network, meta = read_torchscript(path)
-    else:
-        from .onnx_policy import read_onnx
-
-        network, meta = read_onnx(path)
+    data = read_file(path, MAX_BYTES)
+    if data.startswith(ZIP_MAGIC):
+        raise PolicyError(torchscript_refusal(path))
+    network, meta = read_onnx(path, data)
     rules = check_meta(path, meta, rules)
     check_output(path, network, rules)
     return network, meta, rules
@@ -193,14 +233,3 @@ def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = Fal
     """A player from an exported policy file, checked against ``rules`` (default: its own)."""
     network, meta, rules = load_network(path, rules)
     return PolicyPlayer(network, meta, rules, name or Path(path).stem, sample, seed)
-
-
-def load_checked(path: str | Path, rules: Rules | None = None) -> tuple[Any, dict[str, Any], Rules]:
-    """The torch module, metadata and rules of a TorchScript policy file, checked as by
-    :func:`load_network` (training reads the module's weights; it needs torch anyway)."""
-    from .torchscript_policy import TorchScriptNetwork
-
-    network, meta, rules = load_network(path, rules)
-    if not isinstance(network, TorchScriptNetwork):
-        raise PolicyError(f"{str(path)!r} is an ONNX policy; training tools need the TorchScript export (.pt)")
-    return network.module, meta, rules

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..inference import checked_sharpness, evidence
 from ..infostate import InfoState
+from ..player_specs import MAX_SAMPLES
 from ..rules import Rules
 from ..strategy import Weights
 from ._base import info_of, positive_count
@@ -37,7 +38,7 @@ class RolloutPlayer:
                  value: str = "margin", infer: float = 0.0, depth: int = 1, **playout: float) -> None:
         from ..vector.rollouts import checked_depth, checked_value
 
-        self.name, self.samples, self.value = name, positive_count("samples", samples), checked_value(value)
+        self.name, self.samples, self.value = name, positive_count("samples", samples, MAX_SAMPLES), checked_value(value)
         self.infer, self.depth = checked_sharpness(infer), checked_depth(depth)
         self.playout = playout_weights(playout)
         self._seed = seed or 0

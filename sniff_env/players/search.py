@@ -18,6 +18,7 @@ from typing import Any
 
 from ..game import Game, Phase
 from ..infostate import InfoState, determinize
+from ..player_specs import MAX_SIMULATIONS
 from ._base import info_of, positive_count, positive_seconds
 from .greedy import greedy_action
 
@@ -49,7 +50,7 @@ class SearchPlayer:
         if simulations is None and budget_s is None:
             budget_s = 0.2
         self.name = name
-        self.simulations = None if simulations is None else positive_count("simulations", simulations)
+        self.simulations = None if simulations is None else positive_count("simulations", simulations, MAX_SIMULATIONS)
         self.budget_s = None if budget_s is None else positive_seconds("budget_s", budget_s)
         self._rng = random.Random(seed)
 

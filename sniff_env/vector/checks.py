@@ -30,11 +30,13 @@ class BatchError(SniffError):
     """An argument of a batched call of the wrong kind, size or range, or a batch too large for memory."""
 
 
-def positive_int(name: str, value: object, alternative: str = "") -> int:
-    """``value`` as an int if it is a whole number >= 1 (not a bool); the message names the
-    ``alternative`` the caller also takes (``" or None"``)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise BatchError(f"{name} must be a positive whole number{alternative}; got {value!r}")
+def positive_int(name: str, value: object, alternative: str = "", most: int | None = None) -> int:
+    """``value`` as an int if it is a whole number >= 1 (and at most ``most`` where given; not a
+    bool); the message names the ``alternative`` the caller also takes (``" or None"``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1 \
+            or (most is not None and int(value) > most):
+        bound = "" if most is None else f" up to {most}"
+        raise BatchError(f"{name} must be a positive whole number{bound}{alternative}; got {value!r}")
     return int(value)
 
 
@@ -53,9 +55,10 @@ def seed_value(name: str, value: object) -> int:
 
 
 def int_array(name: str, values: Any, length: int | None, seeds: bool = False) -> np.ndarray:
-    """``values`` as a contiguous int64 array of ``length`` (None: any number of) whole numbers;
-    with ``seeds`` each must be a seed (see :func:`seed_value`). Floats, bools and anything else
-    are refused, not rounded."""
+    """``values`` as a contiguous, writable int64 array of ``length`` (None: any number of) whole
+    numbers (a copy where ``values`` is not one: compiled kernels are compiled for that type
+    alone, and a read-only array would compile them anew); with ``seeds`` each must be a seed
+    (see :func:`seed_value`). Floats, bools and anything else are refused, not rounded."""
     size = "n" if length is None else str(length)
     try:
         arr = np.asarray(values)
@@ -70,7 +73,7 @@ def int_array(name: str, values: Any, length: int | None, seeds: bool = False) -
     too_big = arr.dtype == np.uint64 and arr.size and arr.max() > INT64_MAX
     if too_big or (seeds and arr.dtype == np.int64 and arr.size and arr.min() < -INT64_MAX):
         raise BatchError(f"{name} must lie in -(2**63 - 1)..2**63 - 1; got {arr.min()}..{arr.max()}")
-    return np.ascontiguousarray(arr, np.int64)
+    return np.require(arr, np.int64, ["C_CONTIGUOUS", "WRITEABLE"])
 
 
 def available_memory() -> int | None:

@@ -10,7 +10,7 @@ learner              ``learner``: a seat, or ``"random"`` (drawn for every episo
 other seats          played inside :meth:`step` until the learner is to act again: compiled
                      ``"heuristic"`` (default; any weights, ``counter`` 0), ``"greedy"`` (its
                      ``tiebreak`` too), ``"random"`` (uniform legal), a shipped agent's name
-                     or an exported policy file, ONNX or TorchScript (its masked argmax,
+                     or an exported ONNX policy file (its masked argmax,
                      batched), or a batched policy object (``actions(obs, mask)``, e.g. a
                      loaded policy player's ``network``); one for all, or one per other seat
 observation          ``Dict(observation=Box[N, obs_size] float32, action_mask=Box[N, A] int8)``;
@@ -393,7 +393,7 @@ def _opponent_table(
                 f"the vector env plays {', '.join(COMPILED)} and exported policy files inside its step; got {spec!r}"
                 " (use the single-agent env, gymnasium.make, for it)"
             )
-        else:  # a shipped agent's name or an exported policy file (ONNX or TorchScript)
+        else:  # a shipped agent's name or an exported ONNX policy file (TorchScript is refused)
             codes.append(EXTERNAL)
             policies[i] = _load_batch_policy(spec, rules)
     return codes, weights, by_value, policies

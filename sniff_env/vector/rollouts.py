@@ -23,6 +23,7 @@ import numpy as np
 from ..game import forced_lead
 from ..inference import Evidence, no_evidence
 from ..infostate import InfoState
+from ..player_specs import MAX_SAMPLES
 from ..strategy import Weights
 from . import kernels as K
 from ._compile import compiled
@@ -492,7 +493,7 @@ class RolloutSearch:
         :func:`rollout_value`; two sides only). ``depth``: 1, the heuristic plays from the move on;
         2, every reply of the next seat, where it is another side's, is played out on each deal
         and the move is worth its least (:func:`_play_each_reply`)."""
-        self.engine, self.samples, self.value = engine, positive_int("samples", samples), checked_value(value)
+        self.engine, self.samples, self.value = engine, positive_int("samples", samples, most=MAX_SAMPLES), checked_value(value)
         self.depth = checked_depth(depth)
         self._odds: np.ndarray
         self._low: int

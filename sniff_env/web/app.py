@@ -15,36 +15,44 @@
 ======================================  =========================================================
 
 No answer holds a tile the human's seat may not see, nor the game's seed, until the game is
-over (the full log is written on the server all along). Every refusal is a 4xx answer
+over (the full log is written on the server all along). Every refusal is a 4xx or 5xx answer
 ``{"error": "...", ...}`` and changes nothing: 404 for an unknown game, 410 for one the server
 has dropped (see :mod:`.sessions`), 409 for a stale version or a move out of turn, 400 for an
-illegal move, 422 for a malformed body or log, 413 for a body over ``MAX_BODY`` bytes, 429 when
-``MAX_REPLAYS`` replays are being worked out already, 403 for a change sent from another site
-(see :mod:`.borders`). A change whose log cannot be written is taken back and answered 507.
+illegal move, 422 for a malformed body or log, 413 for a body over ``MAX_BODY`` bytes or a log
+over the replay limits (see :mod:`.replays`), 403 for a change sent from another site (see
+:mod:`.borders`). A change whose log cannot be written is taken back and answered 507.
+
+The agents' moves, hints, logs and replays are worked out in one bounded pool of worker threads
+(:mod:`.workers`): when it is full, or ``MAX_REPLAYS`` replays are under way, or a hint for the
+same game is, the answer is 429 with ``Retry-After``; a game still busy with an earlier request
+after ``LOCK_WAIT_S`` seconds is answered 503 with ``Retry-After``. The page and a game's view
+are answered on the event loop, without a worker, so they stay quick while the pool is full.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import GameOverError, SniffError
 from ..game import Phase
-from ..gamelog import GameLogError, game_log, parse_game_log, read_json, seat_log
+from ..gamelog import game_log, seat_log
 from ..play.session import LogWriteError
 from .borders import Borders
-from .sessions import Table, TableOptions, TableStore, WebError, log_refusal
-from .views import replay_frames
+from .replays import Stopped, replay_answer
+from .sessions import Table, TableOptions, TableStore, WebError, held, held_async, log_refusal, stopping
+from .workers import Busy, Workers
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1_000_000
@@ -65,33 +73,45 @@ class MoveRequest(Versioned):
     claim: bool = False
 
 
-def _error(status: int, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": message, **extra}, status_code=status)
+def _error(status: int, message: str, headers: Mapping[str, str] | None = None, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
 
-def replay_answer(body: bytes) -> JSONResponse:
-    """The frames of the uploaded log, or a 422 saying why it cannot be replayed (blocking work:
-    run it in a worker thread)."""
-    try:
-        log = parse_game_log(read_json(body, "the uploaded log"), "the uploaded log")
-    except GameLogError as exc:
-        return _error(422, str(exc))
-    return JSONResponse({"players": log.players, "frames": replay_frames(log)})
+async def disconnected(request: Request) -> None:
+    """Return once the client has closed the connection (its body must have been read)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
-def create_app(options: TableOptions, clock: Callable[[], float] | None = None) -> FastAPI:
+def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
+               workers: Workers | None = None) -> FastAPI:
     """The application serving games set up by ``options`` (``clock``: seconds, for the idle
-    time of games; monotonic by default)."""
-    app = FastAPI(title="Sniff web table", docs_url=None, redoc_url=None)
+    time of games, monotonic by default; ``workers``: the pool of worker threads)."""
+    pool = workers or Workers()
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            pool.close()
+
+    app = FastAPI(title="Sniff web table", docs_url=None, redoc_url=None, lifespan=lifespan)
     store = TableStore(options) if clock is None else TableStore(options, clock)
-    app.state.store = store
+    app.state.store, app.state.workers = store, pool
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(Borders, hosts=options.hosts, max_body=MAX_BODY)
     replays = threading.BoundedSemaphore(MAX_REPLAYS)
+    page_html = (STATIC / "index.html").read_bytes()
 
     @app.exception_handler(WebError)
     async def web_error(_: Request, exc: WebError) -> JSONResponse:
-        return _error(exc.status, str(exc), **exc.extra)
+        return _error(exc.status, str(exc), exc.headers, **exc.extra)
+
+    @app.exception_handler(Stopped)
+    async def stopped(_: Request, exc: Stopped) -> JSONResponse:
+        refusal = stopping()
+        return _error(refusal.status, str(refusal), refusal.headers, **refusal.extra)
 
     @app.exception_handler(SniffError)
     async def game_error(_: Request, exc: SniffError) -> JSONResponse:
@@ -99,28 +119,30 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None) 
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail))
+        return _error(exc.status_code, str(exc.detail), exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def bad_body(_: Request, exc: RequestValidationError) -> JSONResponse:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
         return _error(422, f"malformed request: {problems}")
 
-    @app.get("/", include_in_schema=False)
-    def page() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
+    async def page() -> Response:
+        return Response(page_html, media_type="text/html")
 
     @app.post("/api/games")
-    def new_game() -> dict[str, Any]:
-        return store.new().view()
+    async def new_game() -> JSONResponse:
+        return await pool.run(lambda: JSONResponse(store.new().view()))
 
     @app.get("/api/games/{game_id}")
-    def view(game_id: str) -> dict[str, Any]:
-        return store.get(game_id).view()
+    async def view(game_id: str) -> JSONResponse:
+        table = store.get(game_id)
+        async with held_async(table, stop=pool.closing):
+            return JSONResponse(table.view())
 
-    def change(table: Table, version: int, act: Any, what: str) -> dict[str, Any]:
-        """Make a change and write the log, both or neither; count the change."""
-        with table.lock:
+    def change(table: Table, version: int, act: Any, what: str) -> JSONResponse:
+        """Make a change and write the log, both or neither; count the change (in a worker)."""
+        with held(table):
             table.check(version)
             try:
                 table.session.commit(act, what)
@@ -133,10 +155,10 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None) 
             except SniffError as exc:
                 raise WebError(400, str(exc)) from None
             table.version += 1
-            return table.view()
+            return JSONResponse(table.view())
 
     @app.post("/api/games/{game_id}/move")
-    def move(game_id: str, body: MoveRequest) -> dict[str, Any]:
+    async def move(game_id: str, body: MoveRequest) -> JSONResponse:
         table = store.get(game_id)
         session = table.session
 
@@ -151,15 +173,15 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None) 
                                legal=list(legal))
             session.play(body.action, body.claim)
 
-        return change(table, body.version, act, "the move")
+        return await pool.run(change, table, body.version, act, "the move")
 
     @app.post("/api/games/{game_id}/undo")
-    def undo(game_id: str, body: Versioned) -> dict[str, Any]:
+    async def undo(game_id: str, body: Versioned) -> JSONResponse:
         table = store.get(game_id)
-        return change(table, body.version, table.session.undo, "the undo")
+        return await pool.run(change, table, body.version, table.session.undo, "the undo")
 
     @app.post("/api/games/{game_id}/next")
-    def next_hand(game_id: str, body: Versioned) -> dict[str, Any]:
+    async def next_hand(game_id: str, body: Versioned) -> JSONResponse:
         table = store.get(game_id)
         session = table.session
 
@@ -169,39 +191,55 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None) 
                                     else "the game is over")
             session.next_hand()
 
-        return change(table, body.version, act, "the next deal")
+        return await pool.run(change, table, body.version, act, "the next deal")
 
     @app.get("/api/games/{game_id}/hint")
-    def hint(game_id: str) -> dict[str, Any]:
+    async def hint(game_id: str) -> JSONResponse:
         table = store.get(game_id)
-        with table.lock:
+        async with held_async(table, stop=pool.closing):
             if not table.session.human_to_move:
                 raise WebError(409, "a hint is for your turn, and it is not your turn")
-            hints = table.session.hint(options.hint_budget_s)
+            if table.hinting:
+                raise Busy("a hint for this game is being worked out already; it comes in a moment",
+                           retry_after_s=options.hint_budget_s)
+            position = copy.copy(table.session)  # the search works on a copy: the game is not held
+            position.game = table.session.game.copy()
             version = table.version
-        return {"version": version,
-                "hints": [{"action": o.action, "text": o.text, "value": round(v, 2)} for o, v in hints]}
+            table.hinting = True
+        try:
+            hints = await pool.run(position.hint, options.hint_budget_s)
+        finally:
+            table.hinting = False
+        return JSONResponse({"version": version, "hints": [{"action": o.action, "text": o.text, "value": round(v, 2)}
+                                                           for o, v in hints]})
 
     @app.get("/api/games/{game_id}/log")
-    def log(game_id: str) -> JSONResponse:
+    async def log(game_id: str) -> JSONResponse:
         table = store.get(game_id)
-        with table.lock:
+        async with held_async(table, stop=pool.closing):
             s = table.session
-            specs = [p.spec for p in s.seats]
-            if s.game.phase is Phase.GAME_OVER:
-                data, name = game_log(s.game, specs, s.meta), f"sniff-{game_id}.json"
+            game, human, specs, meta = s.game.copy(), s.human, [p.spec for p in s.seats], s.meta
+
+        def write() -> JSONResponse:
+            if game.phase is Phase.GAME_OVER:
+                data, name = game_log(game, specs, meta), f"sniff-{game_id}.json"
             else:
-                data, name = seat_log(s.game, s.human, specs, s.meta), f"sniff-{game_id}-so-far.json"
-        return JSONResponse(data, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+                data, name = seat_log(game, human, specs, meta), f"sniff-{game_id}-so-far.json"
+            return JSONResponse(data, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+        return await pool.run(write)
 
     @app.post("/api/replay")
-    async def replay(request: Request) -> JSONResponse:
+    async def replay(request: Request) -> Response:
         body = await request.body()  # at most MAX_BODY bytes: the border refuses longer ones
         if not replays.acquire(blocking=False):
-            return _error(429, f"the server is replaying {MAX_REPLAYS} logs already; try again in a moment")
-        try:
-            return await run_in_threadpool(replay_answer, body)
-        finally:
-            replays.release()
+            raise Busy(f"the server is replaying {MAX_REPLAYS} logs already; try again in a moment")
+        stop = threading.Event()
+
+        def given_up() -> bool:
+            return stop.is_set() or pool.closing.is_set()
+
+        return await pool.run(replay_answer, body, given_up, done=replays.release,
+                              gone=lambda: disconnected(request), stop=stop)
 
     return app

@@ -7,11 +7,18 @@
   must name the address it was sent to (the ``Host`` header); otherwise 403. Browsers send
   ``Origin`` with every cross-site ``POST``; a request with neither header is not a browser's
   and is let through (``curl``, scripts).
-* **Size**: a body longer than ``max_body`` bytes is refused, 413, before it is read further.
+* **Size**: a body longer than ``max_body`` bytes is refused, 413, before it is read further;
+  one that has not all come within ``body_timeout_s`` seconds is refused, 408.
+
+Every answer, refusals included, carries :data:`SECURITY_HEADERS`: no other site may show the
+page in a frame (``X-Frame-Options``, CSP ``frame-ancestors``), no answer is sniffed for another
+type than it says, and the address of a page (a game's id) is not sent to other sites.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,6 +33,13 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+BODY_TIMEOUT_S = 30.0
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'self'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),  # not no-referrer: browsers would then send "Origin: null"
+)
 
 
 def host_name(netloc: str) -> str:
@@ -53,15 +67,20 @@ def refusal(method: str, headers: Headers, hosts: tuple[str, ...]) -> str | None
 class Borders:
     """The checks of the module docstring, in front of ``app``."""
 
-    def __init__(self, app: ASGIApp, hosts: tuple[str, ...], max_body: int) -> None:
+    def __init__(self, app: ASGIApp, hosts: tuple[str, ...], max_body: int,
+                 body_timeout_s: float | None = None) -> None:
         self.app = app
         self.hosts = tuple(h.lower() for h in hosts)
         self.max_body = max_body
+        self.body_timeout_s = BODY_TIMEOUT_S if body_timeout_s is None else body_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        await self._check(scope, receive, guarded(send))
+
+    async def _check(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
         why = refusal(scope["method"], headers, self.hosts)
         if why is not None:
@@ -70,7 +89,12 @@ class Borders:
         if scope["method"] not in UNSAFE:
             await self.app(scope, receive, send)
             return
-        body = await self._body(headers, receive)
+        try:
+            body = await self._body(headers, receive)
+        except TimeoutError:
+            late = f"the request body did not all come within {self.body_timeout_s:g} seconds"
+            await JSONResponse({"error": late}, status_code=408, headers={"Connection": "close"})(scope, receive, send)
+            return
         if body is None:
             too_long = f"the request body is longer than this server accepts ({self.max_body:,} bytes)"
             await JSONResponse({"error": too_long}, status_code=413)(scope, receive, send)
@@ -87,14 +111,19 @@ class Borders:
         await self.app(scope, replay, send)
 
     async def _body(self, headers: Headers, receive: Receive) -> bytes | None:
-        """The whole body, or ``None`` when it is longer than ``max_body``."""
+        """The whole body, or ``None`` when it is longer than ``max_body``; :class:`TimeoutError`
+        when it has not all come within ``body_timeout_s``."""
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_body:
             return None
         chunks: list[bytes] = []
         size = 0
+        deadline = time.monotonic() + self.body_timeout_s
         while True:
-            message = await receive()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            message = await asyncio.wait_for(receive(), left)
             if message["type"] != "http.request":
                 break
             chunk = message.get("body", b"")
@@ -105,3 +134,16 @@ class Borders:
             if not message.get("more_body", False):
                 break
         return b"".join(chunks)
+
+
+def guarded(send: Send) -> Send:
+    """``send`` with :data:`SECURITY_HEADERS` added to the start of every answer."""
+
+    async def send_guarded(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            present = {name.lower() for name, _ in message.get("headers", [])}
+            extra = [h for h in SECURITY_HEADERS if h[0] not in present]
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return send_guarded

@@ -3,7 +3,10 @@
 The options of new games are those of ``sniff play``. Open the printed address; each game has
 an id in the address, so a reload (or a bookmark, while the server runs) brings it back. The
 server keeps ``--max-games`` games (the least recently used one is dropped beyond that) and
-drops a game idle for ``--idle-minutes``; a dropped game's log stays in ``--games-dir``.
+drops a game idle for ``--idle-minutes``; a dropped game's log stays in ``--games-dir``. At
+start the server removes its own logs older than ``--keep-days`` days or beyond the newest
+``--keep-logs`` (named ``web-...``; other files there are left alone), and temporary files
+left there by an interrupted write.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from ..commands.common import (
     check_output_folder,
     positive_float,
     positive_int,
+    real_number,
     rules_from_args,
     whole_number,
 )
@@ -26,7 +30,8 @@ from ..errors import SniffError
 from ..play.commands import add_arguments as add_play_arguments
 from ..play.commands import chosen_opponents, main_for
 from ..play.session import Session, default_save_path
-from .sessions import IDLE_S, MAX_GAMES, TableOptions
+from .housekeeping import KEEP_DAYS, KEEP_LOGS, clean_games_folder
+from .sessions import IDLE_S, MAX_GAMES, MAX_HINT_BUDGET_S, TableOptions
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
@@ -38,13 +43,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="port, 0..65535 (default: 8765; 0 picks a free one)")
     parser.add_argument("--games-dir", type=Path, metavar="DIR",
                         help="where game logs are written (default: $SNIFF_HOME/games, ~/.sniff by default)")
-    parser.add_argument("--hint-budget", type=positive_float, default=1.0, metavar="SECONDS",
-                        help="thinking time of the hint, a positive number (default: 1.0)")
+    parser.add_argument("--hint-budget", default=1.0, metavar="SECONDS",
+                        type=real_number(f"a number of seconds above 0, at most {MAX_HINT_BUDGET_S:g}",
+                                         lambda v: 0 < v <= MAX_HINT_BUDGET_S),
+                        help=f"thinking time of the hint, above 0 and at most {MAX_HINT_BUDGET_S:g} (default: 1.0)")
     parser.add_argument("--max-games", type=positive_int, default=MAX_GAMES, metavar="N",
                         help=f"games kept at once; beyond that the least recently used is dropped "
                              f"(default: {MAX_GAMES})")
     parser.add_argument("--idle-minutes", type=positive_float, default=IDLE_S / 60, metavar="MINUTES",
                         help=f"a game idle this long is dropped (default: {IDLE_S / 60:g})")
+    parser.add_argument("--keep-logs", type=whole_number(0, what="a whole number, 0 or more"), default=KEEP_LOGS,
+                        metavar="N", help=f"at start, keep the newest N logs this server wrote in --games-dir "
+                                          f"and remove older ones (default: {KEEP_LOGS})")
+    parser.add_argument("--keep-days", type=positive_float, default=KEEP_DAYS, metavar="DAYS",
+                        help=f"at start, remove the logs this server wrote more than DAYS days ago "
+                             f"(default: {KEEP_DAYS:g})")
 
 
 def served_hosts(host: str) -> tuple[str, ...]:
@@ -83,9 +96,8 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from .app import create_app
+    from .server import serve
 
     rules = rules_from_args(args)
     opponents, note = chosen_opponents(args.opponent, rules)
@@ -105,14 +117,18 @@ def run(args: argparse.Namespace) -> int:
     query = ""
     if args.resume is not None:
         query = f"?game={app.state.store.resume(args.resume).id}"
+    folder = default_save_path(0, options.games_dir).parent
+    spare = [p for p in (args.resume, options.save_path) if p is not None]
+    cleaned = clean_games_folder(folder, args.keep_logs, args.keep_days, spare)
     for line in dict.fromkeys([*([note] if note else []), *seated.notes]):
         print(line, flush=True)
     sock = listen(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"sniff table at http://{shown}:{port}/{query}  (Ctrl-C stops the server)", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    server.run(sockets=[sock])
+    if cleaned.logs or cleaned.temporary:
+        print(f"{cleaned} in {folder}", flush=True)
+    serve(app, sock, on_stop=app.state.workers.close)
     return 0
 
 

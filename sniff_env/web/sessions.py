@@ -7,17 +7,25 @@ of being applied to a position its sender never saw.
 The store holds at most ``max_games`` games and drops the least recently used one beyond that,
 and any game left idle for ``idle_s`` seconds; a request for a dropped game is answered 410
 (its log stays on disk, and ``sniff serve --resume LOG`` continues it). The policy players are
-loaded once per server and shared by its games.
+loaded once per server and shared by its games. The logs the server names itself start with
+:data:`LOG_PREFIX`, which tells them from other logs in the same folder when old ones are
+cleaned away (see :mod:`.housekeeping`).
+
+A game's lock is held while it changes; a request that cannot have it within
+:data:`LOCK_WAIT_S` seconds (the agents of that game are still thinking over an earlier
+request) is refused with 503 and ``Retry-After`` instead of waiting on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +40,12 @@ MAX_GAMES = 200
 IDLE_S = 120 * 60.0
 FORGOTTEN = 10_000
 """How many dropped games' ids are remembered, to answer 410 rather than 404 for them."""
+MAX_HINT_BUDGET_S = 30.0
+"""The longest thinking time a hint may be given."""
+LOCK_WAIT_S = 5.0
+"""How long a request waits for a game that is busy with an earlier one."""
+LOG_PREFIX = "web-"
+"""The start of the name of each log file the server names itself."""
 
 
 class WebError(SniffError):
@@ -41,6 +55,12 @@ class WebError(SniffError):
         super().__init__(message)
         self.status = status
         self.extra = extra
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Headers of the refusal (``Retry-After`` where trying again later may work)."""
+        retry = self.extra.get("retry_after_s")
+        return {"Retry-After": str(max(1, math.ceil(retry)))} if isinstance(retry, (int, float)) else {}
 
 
 def _positive(name: str, value: float) -> None:
@@ -73,6 +93,8 @@ class TableOptions:
 
     def __post_init__(self) -> None:
         _positive("the hint budget", self.hint_budget_s)
+        if self.hint_budget_s > MAX_HINT_BUDGET_S:
+            raise SniffError(f"the hint budget must be at most {MAX_HINT_BUDGET_S:g} seconds; got {self.hint_budget_s!r}")
         _positive("the idle time", self.idle_s)
         if isinstance(self.max_games, bool) or not isinstance(self.max_games, int) or self.max_games < 1:
             raise SniffError(f"the most games kept must be a whole number >= 1; got {self.max_games!r}")
@@ -87,6 +109,8 @@ class Table:
     version: int = 0
     used: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    hinting: bool = False
+    """Whether a hint for this game is being worked out (one at a time)."""
 
     def view(self) -> dict[str, Any]:
         return {"id": self.id, "version": self.version, **seat_view(self.session)}
@@ -97,11 +121,57 @@ class Table:
                                 f"version {self.version}; reload the game and try again", version=self.version)
 
 
+def busy(table: Table) -> WebError:
+    return WebError(503, f"game {table.id!r} is still busy with an earlier request (its agents are thinking); "
+                         "try again in a moment", retry_after_s=2)
+
+
+@contextmanager
+def held(table: Table, wait_s: float | None = None) -> Iterator[None]:
+    """Hold the game's lock (in a worker thread); 503 if it is not free within ``wait_s``
+    (default :data:`LOCK_WAIT_S`)."""
+    if not table.lock.acquire(timeout=LOCK_WAIT_S if wait_s is None else wait_s):
+        raise busy(table)
+    try:
+        yield
+    finally:
+        table.lock.release()
+
+
+def stopping() -> WebError:
+    return WebError(503, "the server is stopping; try again when it is back", retry_after_s=5)
+
+
+@asynccontextmanager
+async def held_async(table: Table, wait_s: float | None = None,
+                     stop: threading.Event | None = None) -> AsyncIterator[None]:
+    """:func:`held` for the event loop: waits without blocking it (and without a thread), and
+    gives up (503) when ``stop`` is set."""
+    deadline = time.monotonic() + (LOCK_WAIT_S if wait_s is None else wait_s)
+    while not table.lock.acquire(blocking=False):
+        if stop is not None and stop.is_set():
+            raise stopping()
+        if time.monotonic() >= deadline:
+            raise busy(table)
+        await asyncio.sleep(0.01)
+    try:
+        yield
+    finally:
+        table.lock.release()
+
+
 def log_refusal(what: str, exc: LogWriteError) -> WebError:
     """The answer when a game's log cannot be written (the game is left as it was). The file's
     name is not told: it holds the game's seed."""
     return WebError(507, f"{what} did not happen: the server cannot write the game log ({exc.reason}); "
                          "the game is as it was", changed=False)
+
+
+def server_log_path(seed: int, folder: Path | None = None) -> Path:
+    """A new log name in ``folder`` (see :func:`~sniff_env.play.session.default_save_path`),
+    marked as the server's own by :data:`LOG_PREFIX`."""
+    path = default_save_path(seed, folder)
+    return path.with_name(LOG_PREFIX + path.name)
 
 
 class TableStore:
@@ -156,7 +226,7 @@ class TableStore:
             first, self._first = self._first, False
         session = Session.start(o.rules, list(o.opponents), human=o.seat, partner=o.partner,
                                 seed=o.seed if first else None, rated=o.rated, agents=self.agents)
-        session.save_path = (first and o.save_path) or default_save_path(session.seed, o.games_dir)
+        session.save_path = (first and o.save_path) or server_log_path(session.seed, o.games_dir)
         session.overwrite = bool(first and o.overwrite)
         session.advance()
         self._log_first(session)

@@ -4,18 +4,21 @@
 :meth:`~sniff_env.game.Game.public_events` only, so it never holds a tile the seat may not see:
 not the other hands, not the boneyard, not what others drew. Once a hand is over every hand is
 public, and the view reveals them with the end-of-hand scoring. :func:`replay_frames` shows a
-logged game from outside the table, every hand face up, one frame per decision.
+logged game from outside the table, every hand face up, one frame per decision; it works hand by
+hand (each event is described once, and no frame rescans the game's history), so its time is
+linear in the size of what it yields.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from rich.text import Text
 
 from ..actions import EAST, END_NAMES, LEAD, NORTH, SOUTH, WEST
 from ..game import Event, Game, Phase
-from ..gamelog import GameLog, hand_starts
+from ..gamelog import GameLog
 from ..infostate import InfoState, info_state
 from ..play.screen import describe, target_note, winner_text, with_names
 from ..play.session import HUMAN, Session
@@ -78,10 +81,13 @@ def _plain(markup: str) -> str:
     return Text.from_markup(markup).plain
 
 
-def _hand_events(events: list[Event]) -> tuple[int, list[Event]]:
-    """The events of the current hand (from its lots or deal on) and the index they start at."""
-    start = (hand_starts(events) or [0])[-1]
-    return start, events[start:]
+def hand_start(events: list[Event]) -> int:
+    """Where the current hand's events start: its deal, or the lots drawn just before it (found
+    from the end, so the cost is the hand's length, not the game's)."""
+    for i in range(len(events) - 1, -1, -1):
+        if events[i].kind == "deal":
+            return i - 1 if i > 0 and events[i - 1].kind == "lots" else i
+    return 0
 
 
 def event_json(session: Session, ts: TileSet, e: Event, recent: bool) -> dict[str, Any]:
@@ -132,10 +138,11 @@ def _rules_json(session: Session) -> dict[str, Any]:
             "muggins_claims": rules.muggins_claims, "partnership": rules.partnership}
 
 
-def _base(session: Session, info: InfoState, events: list[Event], seat: int) -> dict[str, Any]:
+def _base(session: Session, info: InfoState, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fields the seat's view and a replay frame share; ``events``: the current hand's, as
+    :func:`event_json` gives them."""
     game, ts = session.game, session.game.ts
-    start, current = _hand_events(events)
-    mark = max(session.mark - start, 0)
+    seat = session.human
     return {
         "rules": _rules_json(session),
         "phase": PHASES[info.phase],
@@ -147,7 +154,7 @@ def _base(session: Session, info: InfoState, events: list[Event], seat: int) -> 
                    "tiles": info.hand_sizes[s], "you": s == seat} for s, p in enumerate(session.seats)],
         "boneyard": {"size": info.boneyard_size, "drawable": max(info.drawable, 0)},
         "layout": layout_json(ts, info, _inline_flags(game)),
-        "events": [event_json(session, ts, e, i >= mark) for i, e in enumerate(current)],
+        "events": events,
         "result": _result_json(session, game),
         "target_note": target_note(session),
     }
@@ -158,7 +165,10 @@ def seat_view(session: Session) -> dict[str, Any]:
     game, seat = session.game, session.human
     ts, codec = game.ts, game.codec
     info = info_state(game, seat)
-    view = _base(session, info, game.public_events(seat), seat)
+    start = hand_start(game.events)
+    mark = max(session.mark - start, 0)
+    events = [event_json(session, ts, e, i >= mark) for i, e in enumerate(game.public_events(seat, start))]
+    view = _base(session, info, events)
     options = []
     if session.human_to_move:
         for o in session.options():
@@ -180,26 +190,34 @@ def seat_view(session: Session) -> dict[str, Any]:
     return view
 
 
-def _frame(view: Session, title: str) -> dict[str, Any]:
-    game = view.game
-    frame = _base(view, info_state(game, 0), game.events, -1)
-    frame["title"] = title
-    frame["hands"] = [[_pair(game.ts, t) for t in mask_tiles(h)] for h in game.hands]
-    return frame
-
-
-def replay_frames(log: GameLog) -> list[dict[str, Any]]:
-    """Every position of a logged game, every hand face up: each deal, then each decision."""
+def replay_frames(log: GameLog) -> Iterator[dict[str, Any]]:
+    """Every position of a logged game, every hand face up: each deal, then each decision (made
+    one at a time, so a caller may stop early)."""
     game = Game(log.rules, log.seed, max_hands=log.max_hands)
     view = Session.viewer(log, game)
-    frames = []
+    ts = game.ts
+    described: list[dict[str, Any]] = []  # the current hand's events, each described once
+
+    def frame(title: str) -> dict[str, Any]:
+        events = game.events
+        for e in events[start + len(described):]:
+            described.append(event_json(view, ts, e, False))
+        mark = view.mark - start
+        shown = [{**d, "recent": i >= mark} if i >= mark else d for i, d in enumerate(described)]
+        out = _base(view, info_state(game, 0), shown)
+        out["title"] = title
+        out["hands"] = [[_pair(ts, t) for t in mask_tiles(h)] for h in game.hands]
+        return out
+
+    start = 0
     for rec in log.records:
+        described.clear()
         game.start_hand(rec.deal)
+        start = hand_start(game.events)
         view.mark = len(game.events)
-        frames.append(_frame(view, f"hand {game.hand_index + 1}: the deal"))
+        yield frame(f"hand {game.hand_index + 1}: the deal")
         for action, claim in rec.actions:
             who = view.seats[game.turn].name
             view.mark = len(game.events)
             game.step(action, claim)
-            frames.append(_frame(view, f"hand {game.hand_index + 1}: {who} — {game.codec.describe(action)}"))
-    return frames
+            yield frame(f"hand {game.hand_index + 1}: {who} — {game.codec.describe(action)}")

@@ -3,7 +3,8 @@
 A study of whether the networks' errors are their own (an average of several would then play
 better than each) or shared (it would not). The networks must be TorchScript policies made for
 the same rules and observation layout; the result is a TorchScript policy like theirs, with the
-first's metadata and the list of its members, which every tool plays. Evaluate it as any other:
+first's metadata and the list of its members, which the training tools play (the members and the
+result are loaded as trusted TorchScript: see training/torchscript.py). Evaluate it with curves.py:
 
     python training/studies/ensemble.py runs/ensemble.pt runs/sniff-2p-tiles.pt runs/sniff-2p-mobility-128.pt
     python training/curves.py --stages --opponents heuristic,greedy --games 4000 --seeds 901,902,903 \\
@@ -23,9 +24,10 @@ from torch import nn
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
-from sniff_env.players.policy import PolicyError, load_checked
+from sniff_env.players.policy import PolicyError
 from training.config import ConfigError, run_script
 from training.network import export_module
+from training.torchscript import TRUST_HELP, load_checked
 
 
 class MeanLogits(nn.Module):
@@ -39,14 +41,15 @@ class MeanLogits(nn.Module):
         return torch.stack([member(obs) for member in self.members]).mean(dim=0)
 
 
-def ensemble(paths: list[str], out: str | Path) -> Path:
+def ensemble(paths: list[str], out: str | Path, trust_code: bool = False) -> Path:
     """Write the mean of the policies at ``paths`` to ``out``; ``PolicyError`` where one cannot
-    be read or was made for other rules than the first (loading it under the first's rules checks
+    be read, is not trusted (:func:`training.torchscript.load_checked`; ``trust_code`` vouches for
+    them) or was made for other rules than the first (loading it under the first's rules checks
     its observation layout and action count too)."""
     if len(paths) < 2:
         raise PolicyError(f"an ensemble needs at least two policies; got {len(paths)}")
-    first, meta, rules = load_checked(paths[0])
-    members = [first, *(load_checked(path, rules)[0] for path in paths[1:])]
+    first, meta, rules = load_checked(paths[0], trust_code=trust_code)
+    members = [first, *(load_checked(path, rules, trust_code)[0] for path in paths[1:])]
     return export_module(MeanLogits(members), out, {**meta, "ensemble": [str(p) for p in paths]})
 
 
@@ -54,11 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("out", help="the policy file to write (.pt)")
     parser.add_argument("policies", nargs="+", help="exported TorchScript policies, two or more")
+    parser.add_argument("--trust-code", action="store_true", help=TRUST_HELP)
     opts = parser.parse_args(argv)
     if not opts.out.endswith(".pt"):
         parser.error(f"the ensemble is written as TorchScript: give a .pt path; got {opts.out!r}")
     try:
-        print(f"wrote {ensemble(opts.policies, opts.out)}")
+        print(f"wrote {ensemble(opts.policies, opts.out, opts.trust_code)}")
     except PolicyError as exc:  # a file that cannot join: one error line, not a traceback
         raise ConfigError(str(exc)) from None
     return 0

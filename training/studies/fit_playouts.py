@@ -33,6 +33,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from sniff_env import make_rules
 from sniff_env.actions import action_codec
 from sniff_env.atomic import write_json_atomic
+from sniff_env.commands.common import worker_count
 from sniff_env.infostate import InfoState
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
 from training.studies.self_play import self_play
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=120, help="games of the player against itself")
     parser.add_argument("--seed", type=int, default=1, help="the first game's deal seed")
     parser.add_argument("--held-out", type=float, default=0.2, help="the share of games kept to measure")
-    parser.add_argument("--workers", type=int, default=1, help="processes that play the games")
+    parser.add_argument("--workers", type=worker_count, default=1, help="processes that play the games")
     parser.add_argument("--out", default="", help="write the fitted weights to this JSON file")
     args = parser.parse_args(argv)
     if args.games < 2 or not 0 < args.held_out < 1 or args.workers < 1:

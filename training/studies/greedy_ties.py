@@ -51,6 +51,7 @@ from sniff_env.vector.compiled_rules import side_of
 from sniff_env.vector.engine import VectorEngine
 from sniff_env.vector.kernels import NLEGAL, NS, P_N, P_PARTNER, P_T, TURN
 from sniff_env.vector.rollouts import apply_move, below, determinize, load_deal, rollout_margin, workspace
+from sniff_env.workers import max_workers
 from training.config import parse_config, rules_for, run_script
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
@@ -219,7 +220,7 @@ class Args:
     max_hands: int = field(default=200, metadata={"min": 1, "help": "a game ends after this many hands at most"})
     only: str = field(default="", metadata={"help": "measure only the tie-breaks whose names start with these "
                                                      "(comma-separated)"})
-    workers: int = field(default=1, metadata={"min": 1, "help": "processes that play the tie-breaks"})
+    workers: int = field(default=1, metadata={"min": 1, "max": max_workers(), "help": "processes that play the tie-breaks"})
     out: str = field(default="", metadata={"help": "write the results to this JSON file"})
 
 

@@ -35,6 +35,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from sniff_env import make_rules
 from sniff_env.atomic import write_json_atomic
+from sniff_env.commands.common import worker_count
 from sniff_env.evaluation.batched import play_deals
 from sniff_env.evaluation.ratings import wilson_interval
 from sniff_env.evaluation.tournament import derive_seed
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--belief-games", type=int, default=0, help="self-play games to measure beliefs on")
     parser.add_argument("--belief-player", default="rollouts:samples=128", help="the player of those games")
     parser.add_argument("--infer", default="0.3,0.5", help="comma-separated infer sharpnesses to compare")
-    parser.add_argument("--workers", type=int, default=1, help="processes that play the games")
+    parser.add_argument("--workers", type=worker_count, default=1, help="processes that play the games")
     parser.add_argument("--out", default="", help="write the figures to this JSON file")
     args = parser.parse_args(argv)
     players = [p for p in args.players.split(",") if p]

@@ -35,9 +35,10 @@ from sniff_env.players import parse_spec
 from training.compiled_players import compiled_builtin
 from training.config import rules_for
 from training.imitation import centred_q_loss
+from training.torchscript import TRUST_HELP
 
 
-def _chooser(engine: Any, spec: str, seed: int) -> tuple[Any, bool]:
+def _chooser(engine: Any, spec: str, seed: int, trust_code: bool = False) -> tuple[Any, bool]:
     """``(fn, valued)``: ``fn(games)`` gives every action's value for a ``rollouts`` spec
     (``valued``), else ``spec``'s actions as the imitation recorder's actor plays them (a compiled
     built-in, or an exported policy file's masked argmax)."""
@@ -47,10 +48,11 @@ def _chooser(engine: Any, spec: str, seed: int) -> tuple[Any, bool]:
     base, opts = parse_spec(spec)
     if base == "rollouts":
         return RolloutSearch(engine, seed=seed, **opts).q_values, True
-    return actor_fn(engine, spec, engine.rules), False
+    return actor_fn(engine, spec, engine.rules, trust_code), False
 
 
-def measure(players: list[str], games: int, seed: int, reference: int, max_step: int = 60) -> dict[str, Any]:
+def measure(players: list[str], games: int, seed: int, reference: int, max_step: int = 60,
+            trust_code: bool = False) -> dict[str, Any]:
     """Every player's regret, agreement and (``rollouts`` players) label noise on the positions of
     ``games`` heuristic self-play games of 2-player ``sniff``, each stopped at a decision drawn
     uniformly from its first ``max_step`` steps; see the module doc."""
@@ -65,7 +67,7 @@ def measure(players: list[str], games: int, seed: int, reference: int, max_step:
     eng.deal(np.arange(games), True, rng.integers(0, 2**62, games).tolist())
     heuristic = compiled_builtin(eng, "heuristic")
     ref = RolloutSearch(eng, samples=reference, seed=seed + 1)
-    choosers = [_chooser(eng, spec, seed + 2 + k) for k, spec in enumerate(players)]
+    choosers = [_chooser(eng, spec, seed + 2 + k, trust_code) for k, spec in enumerate(players)]
     stop = rng.integers(0, max_step, games)
     ref_q: list[np.ndarray] = []
     held: list[np.ndarray] = []
@@ -116,11 +118,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--reference", type=int, default=512, help="deals a move of the reference search")
     parser.add_argument("--out", default="", help="also write the figures to this JSON file")
+    parser.add_argument("--trust-code", action="store_true", help=TRUST_HELP)
     args = parser.parse_args(argv)
     if args.games < 1 or args.reference < 1:
         parser.error("--games and --reference must be at least 1")
     try:
-        report = measure(args.players, args.games, args.seed, args.reference)
+        report = measure(args.players, args.games, args.seed, args.reference, trust_code=args.trust_code)
     except ValueError as exc:  # a player spec the batched engine cannot play, a missing or foreign policy file
         parser.error(str(exc))
     print(f"{report['positions']:,} positions; regret in hand points under rollouts:samples={args.reference}")

@@ -31,6 +31,7 @@ from sniff_env.evaluation.ratings import wilson_interval
 from sniff_env.evaluation.tournament import derive_seed, run_tournament
 from sniff_env.players.heuristic import Weights
 from sniff_env.rules import Rules
+from sniff_env.workers import max_workers
 from training.config import parse_config, rules_for, run_script
 
 DEFAULT_FIELDS = "reply,follow_up,pip,pip_late,double,variety,playable,block,counter"
@@ -53,7 +54,7 @@ class Args:
     min_step: float = field(default=1.05, metadata={"above": 1, "help": "stop when the step falls below this"})
     zero_step: float = field(default=0.3, metadata={"above": 0, "help": "additive step of a weight that is 0"})
     time_budget_s: float = field(default=0.0, metadata={"min": 0, "help": "start no round after this many seconds (0: none)"})
-    workers: int = field(default=1, metadata={"min": 1, "help": "processes that play the games"})
+    workers: int = field(default=1, metadata={"min": 1, "max": max_workers(), "help": "processes that play the games"})
     max_hands: int = field(default=40, metadata={"min": 1, "help": "a game ends after this many hands at most"})
     out: str = field(default="", metadata={"help": "write the best weights to this .toml or .json file"})
 

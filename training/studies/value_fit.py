@@ -34,6 +34,7 @@ from sniff_env import make_rules
 from sniff_env.atomic import write_json_atomic
 from sniff_env.observation import Observer
 from training.imitation import centred_q_loss
+from training.torchscript import TRUST_HELP
 
 SITUATIONS = ("mover's tiles", "next seat's tiles", "tiles to draw", "sniff", "legal moves")
 
@@ -72,11 +73,13 @@ def situations(obs: np.ndarray, legal: np.ndarray, observer: Observer) -> dict[s
 
 
 def measure_fit(files: list[str], data: str, control: str = "", ratio: float = 0.0, holdout: float = 0.05,
-                q_scale: float = 0.3, preset: str = "sniff", num_players: int = 2) -> dict[str, Any]:
+                q_scale: float = 0.3, preset: str = "sniff", num_players: int = 2,
+                trust_code: bool = False) -> dict[str, Any]:
     """The figures of the module doc for each policy file in ``files`` on ``data``'s held-out
     games; ``ValueError`` for a recording of other rules, a control of other positions or a
-    policy file of other rules."""
-    from sniff_env.players.policy import load_checked
+    policy file of other rules; the files load as :func:`training.torchscript.load_checked`
+    allows (``trust_code``)."""
+    from training.torchscript import load_checked
 
     rules = make_rules(preset, num_players)
     observer = Observer(rules)
@@ -99,7 +102,7 @@ def measure_fit(files: list[str], data: str, control: str = "", ratio: float = 0
     best = np.where(legal, values, -np.inf).max(1)
     rows: dict[str, Any] = {}
     for path in files:
-        module = load_checked(path, rules)[0]
+        module = load_checked(path, rules, trust_code)[0]
         with torch.no_grad():  # an exported policy gives its logits
             logits = torch.cat([module(torch.from_numpy(obs[lo : lo + 4096])) for lo in range(0, len(obs), 4096)])
         logits = logits.numpy().astype(np.float64)
@@ -128,13 +131,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--q-scale", type=float, default=0.3, help="the scale the networks' logits were trained at")
     parser.add_argument("--min-positions", type=int, default=300, help="print only situations with this many decisions")
     parser.add_argument("--out", default="", help="also write the figures to this JSON file")
+    parser.add_argument("--trust-code", action="store_true", help=TRUST_HELP)
     args = parser.parse_args(argv)
     if not 0 < args.holdout <= 1 or args.q_scale <= 0:
         parser.error("--holdout must be in (0, 1] and --q-scale above 0")
     if bool(args.control) != (args.ratio > 0):
         parser.error("--control and --ratio (above 0) go together")
     try:
-        report = measure_fit(args.files, args.data, args.control, args.ratio, args.holdout, args.q_scale)
+        report = measure_fit(args.files, args.data, args.control, args.ratio, args.holdout, args.q_scale,
+                             trust_code=args.trust_code)
     except (ValueError, OSError, KeyError) as exc:
         parser.error(str(exc))
     noise = report.get("noise")
