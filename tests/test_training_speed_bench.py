@@ -15,9 +15,14 @@ from training.network import make_net
 def test_a_small_run_reports_rates_and_an_arithmetic_ceiling_above_them(tmp_path: Path) -> None:
     out = tmp_path / "speed.json"
     assert main(["--archs", "mlp", "--num-envs", "16", "--num-steps", "4", "--iterations", "1", "--repeats", "1",
-                 "--out", str(out)]) == 0
+                 "--collectors", "fast,reference", "--plumbing-envs", "64", "--out", str(out)]) == 0
     report = json.loads(out.read_text())
-    mlp = report["figures"]["mlp"]
+    assert set(report["figures"]) == {"mlp (fast)", "mlp (reference)"}
+    mlp = report["figures"]["mlp (fast)"]
+    assert 0 < mlp["network_share"] <= 1
+    pipe = report["plumbing"]
+    assert 0 < pipe["learner_decisions_per_s"] < pipe["engine_decisions_per_s"]
+    assert pipe["engine_alone_decisions_per_s"] > 0
     assert report["matmul_peak_flops"] > 1e8
     # collection's forward pass and, per epoch, the update's forward and backward (about 3 forwards):
     # about 2 operations per weight per row each

@@ -39,6 +39,38 @@ from training.compiled_players import compiled_builtin
 
 Batch = dict[str, np.ndarray]
 TEACHERS = ("heuristic", "rollouts", "hindsight")
+ROWS_PER_GAME = 48
+"""Recorded decisions a game is first given room for (a two-hand game of two players records about 20)."""
+
+
+class Rows:
+    """Columns of recorded rows, allocated up front and doubled when full (a few times a run at
+    most), written in place by each step: no per-step lists to join at the end."""
+
+    def __init__(self, capacity: int, columns: dict[str, tuple[tuple[int, ...], Any]]) -> None:
+        self.size = 0
+        self._cols = {name: np.empty((max(capacity, 1), *shape), dtype) for name, (shape, dtype) in columns.items()}
+
+    def extend(self, count: int) -> slice:
+        """Room for ``count`` more rows; the slice to write them to."""
+        need = self.size + count
+        capacity = len(next(iter(self._cols.values())))
+        if need > capacity:
+            grown = max(need, 2 * capacity)
+            for name, col in self._cols.items():
+                bigger = np.empty((grown, *col.shape[1:]), col.dtype)
+                bigger[: self.size] = col[: self.size]
+                self._cols[name] = bigger
+        at = slice(self.size, need)
+        self.size = need
+        return at
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._cols[name]
+
+    def filled(self) -> dict[str, np.ndarray]:
+        """The rows written so far, per column."""
+        return {name: col[: self.size] for name, col in self._cols.items()}
 
 
 def margins(scores: np.ndarray | Sequence[Sequence[int]], side: np.ndarray | Sequence[int]) -> np.ndarray:
@@ -165,17 +197,17 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bo
     return q_values, True
 
 
-def actor_fn(engine: Any, spec: str, rules: Rules) -> Callable[[np.ndarray], np.ndarray]:
+def actor_fn(engine: Any, spec: str, rules: Rules, trust_code: bool = False) -> Callable[[np.ndarray], np.ndarray]:
     """The batched choice function of ``spec`` on ``engine``: a compiled built-in, or (any spec
-    that names no built-in, as :func:`sniff_env.players.load` reads it) an exported policy file,
-    its masked argmax."""
+    that names no built-in) an exported TorchScript policy file, its masked argmax (loaded as
+    :func:`training.torchscript.load_checked` allows: ``trust_code`` vouches for it)."""
     from sniff_env.players import BUILTIN
-    from sniff_env.players.policy import load_checked
     from training.evaluate import policy_actions
+    from training.torchscript import load_checked
 
     if parse_spec(spec)[0] in BUILTIN:
         return compiled_builtin(engine, spec)
-    module = load_checked(spec, rules)[0]
+    module = load_checked(spec, rules, trust_code)[0]
     return lambda games: policy_actions(module, engine, games)
 
 
@@ -193,19 +225,18 @@ def record_vector(rules: Rules, args: Any, progress: Any = None, stream: str = "
     eng.deal(np.arange(G), True, [rng.getrandbits(62) for _ in range(G)])
     teacher, valued = teacher_fn(eng, args.teacher, args.workers, rng.getrandbits(63))
     actor_spec = args.actor or ("heuristic" if args.teacher == "hindsight" else "")
-    actor = actor_fn(eng, actor_spec, rules) if actor_spec else None
+    actor = actor_fn(eng, actor_spec, rules, getattr(args, "trust_code", False)) if actor_spec else None
     opponents = opponent_specs(args)
     opp_fns = [compiled_builtin(eng, spec) for spec in opponents]
     opp_of = np.array([rng.randrange(len(opponents)) for _ in range(G)])
     sides = np.array([rules.side_of(s) for s in range(rules.num_players)])
     side = sides[np.array([rng.randrange(rules.num_players) for _ in range(G)])]
     explore = np.random.default_rng(rng.getrandbits(63))
-    obs: list[np.ndarray] = []
-    masks: list[np.ndarray] = []
-    actions: list[np.ndarray] = []
-    games: list[np.ndarray] = []
-    margin_rows: list[np.ndarray] = []
-    qs: list[np.ndarray] = []
+    rows_out = Rows(G * ROWS_PER_GAME, {
+        "obs": ((eng.obs_size,), np.float32), "masks": ((eng.num_actions,), np.int8), "actions": ((), np.int64),
+        "games": ((), np.int64), "margin": ((), np.float64),
+        **({"values": ((eng.num_actions,), np.float32)} if valued else {}),
+    })
     done = 0
     while (live := eng.continue_games()).size:
         act = np.zeros(G, np.int64)
@@ -213,19 +244,21 @@ def record_vector(rules: Rules, args: Any, progress: Any = None, stream: str = "
         rows = live[ours]
         if rows.size:
             keep = eng.num_legal[rows] > 1  # single legal actions are played, not recorded
+            kept = rows[keep]
+            at = rows_out.extend(kept.size)
             if valued:
                 choice = eng.legal[rows, 0].astype(np.int64)
                 if keep.any():
-                    q = teacher(rows[keep])
+                    q = teacher(kept)
                     choice[keep] = np.argmax(q, axis=1)  # the first (lowest) of equal bests, as the search plays
-                    qs.append(q.astype(np.float32))
+                    rows_out["values"][at] = q
             else:
                 choice = teacher(rows)
-            obs.append(eng.obs[rows[keep]].copy())
-            masks.append(eng.mask[rows[keep]].copy())
-            actions.append(choice[keep])
-            games.append(rows[keep])
-            margin_rows.append(margins(eng.scores[rows[keep]], side[rows[keep]]))
+            np.take(eng.obs, kept, axis=0, out=rows_out["obs"][at])
+            np.take(eng.mask, kept, axis=0, out=rows_out["masks"][at])
+            rows_out["actions"][at] = choice[keep]
+            rows_out["games"][at] = kept
+            rows_out["margin"][at] = margins(eng.scores[kept], side[kept])
             wander = explore.random(rows.size) < args.explore
             move = choice if actor is None else actor(rows)
             act[rows] = np.where(wander, eng.sample_actions(explore)[rows], move)
@@ -239,17 +272,12 @@ def record_vector(rules: Rules, args: Any, progress: Any = None, stream: str = "
             progress(finished - done)
         done = finished
     eng.close()
-    game_ids = np.concatenate(games)
-    order = np.argsort(game_ids, kind="stable")  # game order; within a game, decision order
-    data = {
-        "obs": np.concatenate(obs)[order],
-        "masks": np.concatenate(masks)[order],
-        "actions": np.concatenate(actions)[order],
-        "games": game_ids[order],
-    }
+    recorded = rows_out.filled()
+    order = np.argsort(recorded["games"], kind="stable")  # game order; within a game, decision order
+    data = {key: recorded[key][order] for key in ("obs", "masks", "actions", "games")}
     if valued:
-        data["values"] = np.concatenate(qs)[order]
-    margin = np.concatenate(margin_rows)[order]
+        data["values"] = recorded["values"][order]
+    margin = recorded["margin"][order]
     end = margins(eng.scores, side)
     data["returns"] = points_returns(data["games"], margin, end, args.gamma, args.reward_scale)
     return data

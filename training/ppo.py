@@ -5,7 +5,8 @@ self-play (every seat is the learner) or the learner in one seat against an oppo
 from a pool of its own past snapshots and built-in players, so that it does not chase its own
 tail. Rewards are dense ``points`` (each side's score change minus the opponents' mean) or
 ``game`` (+1/-1 at the end). Checkpoints are written atomically and resumable; the final
-policy is exported to a self-contained TorchScript file that ``sniff_env.players.load`` plays.
+policy is exported (``--export``) to an ONNX file that ``sniff_env.players.load`` plays (NAME.onnx)
+or a TorchScript file the training tools go on from (NAME.pt).
 
     python training/ppo.py --config configs/training/sniff-2p.toml --total-steps 200000
 """
@@ -27,7 +28,8 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sniff_env.rules import Rules
-from training.config import ConfigError, parse_config, rules_for, run_script
+from training.collector import Collector, RolloutConfig
+from training.config import FORCE_HELP, ConfigError, check_run_outputs, parse_config, rules_for, run_script
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
 from training.network import (
@@ -42,7 +44,11 @@ from training.network import (
     prepare_inputs,
     save_atomic,
 )
-from training.ppo_rollout import INPUT, SelfPlay, VectorSelfPlay, collect, collect_vector
+from training.overlap import OverlappedCollector
+from training.ppo_rollout import INPUT, SelfPlay, VectorSelfPlay, collect, collect_vector, reward_scale
+from training.torchscript import TRUST_HELP
+
+COLLECTORS = ("fast", "exact", "reference")
 
 
 @dataclass
@@ -99,6 +105,8 @@ class Args:
                           "exported policy file (e.g. a shipped agent)"},
     )
     export: str = field(default="", metadata={"help": "export the final policy to this file"})
+    force: bool = field(default=False, metadata={"help": FORCE_HELP})
+    trust_code: bool = field(default=False, metadata={"help": f"with --init: {TRUST_HELP}"})
     select_on: str = field(
         default="",
         metadata={"help": "an eval opponent: each time the win rate against it beats every earlier evaluation, "
@@ -109,6 +117,19 @@ class Args:
     engine: str = field(
         default="python",
         metadata={"choices": ("python", "vector"), "help": "'python' (reference engine) or 'vector' (batched, compiled engine)"},
+    )
+    overlap: bool = field(
+        default=False,
+        metadata={"help": "with engine 'vector' and the fast or exact collector: split the --num-envs games (an even "
+                          "number) into two batches, one stepping on the engine's threads while the network scores "
+                          "the other"},
+    )
+    collector: str = field(
+        default="fast",
+        metadata={"choices": COLLECTORS, "help": "with engine 'vector': 'fast' (buffers on the device, draws over the "
+                          "legal moves alone, the snapshots in one stacked pass), 'exact' (the same buffers, drawing as "
+                          "'reference' does: the same batches from the same state) or 'reference' (the earlier "
+                          "per-step collector)"},
     )
 
 
@@ -125,24 +146,25 @@ def matching_checkpoint(path: str, rules: Rules, observation_version: str) -> di
     return ckpt
 
 
-def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str) -> None:
-    """Load into ``net`` the weights of a training checkpoint or of an exported policy file (a
-    shipped agent: its value head comes along). A ``move-tiles`` network also loads a
+def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str, trust_code: bool = False) -> None:
+    """Load into ``net`` the weights of a training checkpoint or of an exported TorchScript policy
+    (a shipped agent, or a file loaded as :func:`training.torchscript.load_checked` allows:
+    ``trust_code`` vouches for it; its value head comes along). A ``move-tiles`` network also loads a
     ``move-mobility`` one of its sizes, its tile branch left at zero. A file that cannot start the
     run (unreadable, other rules, another shape) raises :class:`ConfigError` (a ``ValueError``)
     naming ``--init``, which a script reports in one line."""
     try:
-        _load_weights(net, path, rules, observation_version)
+        _load_weights(net, path, rules, observation_version, trust_code)
     except ValueError as exc:
         raise ConfigError(f"--init {exc}") from None
 
 
-def _load_weights(net: nn.Module, path: str, rules: Rules, observation_version: str) -> None:
+def _load_weights(net: nn.Module, path: str, rules: Rules, observation_version: str, trust_code: bool) -> None:
     """:func:`init_from`'s loading; ``ValueError`` (with the file's name) on any mismatch."""
-    if path.endswith(".pt") and is_exported_policy(path):
-        from sniff_env.players.policy import load_checked
+    if is_exported_policy(path):  # a TorchScript policy, whatever its name
+        from training.torchscript import load_checked
 
-        module, _, _ = load_checked(path, rules)  # PolicyError (a ValueError) unless made for these rules
+        module, _, _ = load_checked(path, rules, trust_code)  # PolicyError (a ValueError) unless trusted, made for these rules
         state = exported_state(module, net)
     else:
         state = matching_checkpoint(path, rules, observation_version)["model"]
@@ -155,6 +177,25 @@ def _load_weights(net: nn.Module, path: str, rules: Rules, observation_version: 
         net.load_state_dict(state)
     except RuntimeError as exc:
         raise ValueError(f"{path} holds another network shape (check --arch, --hidden and --move-hidden): {exc}") from None
+
+
+def make_collector(args: Args, vplay: VectorSelfPlay | None, net: nn.Module, device: torch.device,
+                   rng: random.Random | None = None) -> Collector | OverlappedCollector | None:
+    """The batched collector of a run on the vector engine (None for the reference engine or the
+    ``reference`` collector): over ``vplay``'s games, or with ``--overlap`` over them and a second
+    batch as many (seeded from ``rng``; ``vplay`` holds half the run's games), each half's engine
+    stepping while the other chooses.
+    :class:`ConfigError` when its buffers do not fit."""
+    if vplay is None or args.collector == "reference":
+        return None
+    config = RolloutConfig(args.num_steps, args.gamma, args.gae_lambda, reward_scale(args), args.collector == "exact")
+    first = Collector(vplay, config, net, device)
+    if not args.overlap:
+        return first
+    rng = rng or random.Random(args.seed)
+    other = VectorSelfPlay(vplay.rules, vplay.env.num_envs, rng.getrandbits(40), args.reward, args.max_hands,
+                           args.selfplay_prob, rng, tuple(filter(None, args.builtin_opponents.split(","))))
+    return OverlappedCollector(first, Collector(other, config, net, device))
 
 
 def train(args: Args) -> Path:
@@ -172,11 +213,12 @@ def train(args: Args) -> Path:
     vplay = None
     if args.engine == "vector":
         vplay = VectorSelfPlay(
-            rules, args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
+            rules, args.num_envs // 2 if args.overlap else args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
             args.selfplay_prob, random_gen, tuple(filter(None, args.builtin_opponents.split(","))),
         )
     net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden).to(device)
     host = host_view(net, device)  # what the CPU-side collection and evaluation call
+    collector = make_collector(args, vplay, net, device, random_gen)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     global_step, iteration, start_time = 0, 0, time.time()
     steps_per_iter = args.num_envs * args.num_steps
@@ -184,7 +226,7 @@ def train(args: Args) -> Path:
     last_iteration = min(num_iterations, args.stop_after) if args.stop_after > 0 else num_iterations
 
     if args.init and not args.resume:
-        init_from(net, args.init, rules, play.observer.version)
+        init_from(net, args.init, rules, play.observer.version, args.trust_code)
         play.pool.append(cpu_state(net.state_dict()))
 
     if args.resume:
@@ -236,7 +278,10 @@ def train(args: Args) -> Path:
             if args.anneal_lr:
                 frac = 1.0 - (iteration - 1.0) / num_iterations
                 optimizer.param_groups[0]["lr"] = frac * args.learning_rate
-            if vplay is not None:
+            if collector is not None:
+                batch, sps = collector.collect(net, play.pool, sampler)
+                play.episode_returns += collector.pop_wins()
+            elif vplay is not None:
                 vplay.pool_size = len(play.pool)
                 batch, sps = collect_vector(
                     args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler
@@ -332,7 +377,7 @@ def update(
             ):
                 sums.setdefault(key, []).append(value.item())
     stats = {key: float(np.mean(values)) for key, values in sums.items()}
-    y_pred, y_true = batch["values"].numpy(), batch["returns"].numpy()
+    y_pred, y_true = batch["values"].cpu().numpy(), batch["returns"].cpu().numpy()
     var_y = np.var(y_true)
     stats["losses/explained_variance"] = float("nan") if var_y == 0 else float(1 - np.var(y_true - y_pred) / var_y)
     stats["losses/clipfrac"] = float(np.mean(clipfracs)) if clipfracs else 0.0
@@ -344,6 +389,10 @@ def main(argv: list[str] | None = None) -> int:
     resolve_device(args.device)  # refuse a missing device before anything starts
     if args.select_on and args.select_on not in args.eval_opponents.split(","):
         raise SystemExit(f"--select-on {args.select_on!r} must be one of --eval-opponents ({args.eval_opponents})")
+    if args.overlap and (args.engine != "vector" or args.collector == "reference" or args.num_envs % 2):
+        raise SystemExit("--overlap needs --engine vector, the fast or exact --collector and an even --num-envs; "
+                         f"got engine {args.engine!r}, collector {args.collector!r}, num_envs {args.num_envs}")
+    check_run_outputs(args.out_dir, args.exp_name, args.export, args.force, resuming=bool(args.resume))
     train(args)
     return 0
 

@@ -1,17 +1,22 @@
 """End-to-end learner decisions per second of ``training/ppo.py --engine vector``, per network.
 
-Each network (``--archs``) trains as ``training/ppo.py`` does (the same collection on the batched
-engine, the same PPO update, the same pool of snapshots) from a blank start; in-training
-evaluation is off. After one warm-up iteration (kernels loaded), each of ``--repeats`` timed
-stretches of ``--iterations`` iterations gives learner decisions (stored decisions with a choice,
-what ``--total-steps`` counts) per second of collection plus update; the table shows the median
-and the shares of the time spent collecting and updating. One more, untimed iteration counts the
+Each network (``--archs``) trains with each collector (``--collectors``: ``fast``, ``exact`` or the
+earlier ``reference``) as ``training/ppo.py`` does (the same collection on the batched engine, the
+same PPO update, the same pool of snapshots) from a blank start; in-training evaluation is off.
+After one warm-up iteration (kernels loaded), each of ``--repeats`` timed stretches of
+``--iterations`` iterations gives learner decisions (stored decisions with a choice, what
+``--total-steps`` counts) per second of collection plus update; the table shows the median, the
+share of the time spent collecting, and the **network busy share**: the time in the networks'
+forward passes and the update over the whole (what a device could at best be kept busy with).
+The **plumbing** line times the fast collector with a policy that costs nothing
+(:class:`ZeroPolicy`) at ``--plumbing-envs`` games: how fast the collector alone can go, beside
+the batched engine alone in the same games. One more, untimed iteration counts the
 network's floating-point operations per learner decision (collection's forward passes and the
 update's, by torch's FLOP counter); over this machine's measured matrix-product peak
 (:func:`matmul_peak`, at the same threads) they give the **arithmetic ceiling**: the most
 decisions/s this network and update could reach here if everything else took no time.
 
-    python training/benchmarks/training_speed.py --out checkpoints/results/training-speed.json
+    python training/benchmarks/training_speed.py --collectors fast,reference --out checkpoints/results/training-speed.json
     python training/benchmarks/training_speed.py --archs move --device cuda --num-envs 2048
 """
 
@@ -32,6 +37,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
+import numpy as np
 import torch
 
 from training import ppo
@@ -61,8 +67,9 @@ def matmul_peak(device: torch.device, repeats: int = 7) -> float:
 
 def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device) -> tuple[list[dict[str, float]], float]:
     """``repeats`` timed stretches of ``iterations`` PPO iterations after one warm-up; each gives
-    learner decisions and the seconds spent collecting and updating. Also the network's
-    floating-point operations per learner decision, counted over one more, untimed iteration."""
+    learner decisions and the seconds spent collecting, updating and in the networks' forward
+    passes. Also the network's floating-point operations per learner decision, counted over one
+    more, untimed iteration."""
     rules = ppo.build_rules(args)
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
@@ -70,19 +77,24 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
     sampler = torch.Generator().manual_seed(args.seed + 1)
     play = SelfPlay(args, rules, rng, games=False)
     vplay = VectorSelfPlay(
-        rules, args.num_envs, rng.getrandbits(40), args.reward, args.max_hands, args.selfplay_prob, rng,
-        tuple(filter(None, args.builtin_opponents.split(","))),
+        rules, args.num_envs // 2 if args.overlap else args.num_envs, rng.getrandbits(40), args.reward,
+        args.max_hands, args.selfplay_prob, rng, tuple(filter(None, args.builtin_opponents.split(","))),
     )
     net = make_net(rules, args.hidden, args.points_prior, args.arch).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+    collector = ppo.make_collector(args, vplay, net, device, rng)
     host = host_view(net, device)
     done = 0
 
-    def iteration() -> tuple[int, float, float]:
+    def iteration() -> tuple[int, float, float, float]:
         nonlocal done
         vplay.pool_size = len(play.pool)
         t0 = time.perf_counter()
-        batch, _ = collect_vector(args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler)
+        forward_s = collector.network_s if collector else 0.0
+        if collector is not None:
+            batch, _ = collector.collect(net, play.pool, sampler)
+        else:
+            batch, _ = collect_vector(args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler)
         t1 = time.perf_counter()
         ppo.update(args, net, optimizer, batch, sampler)
         if device.type == "cuda":
@@ -92,22 +104,67 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
         if done % args.snapshot_every == 0:
             play.pool.append(cpu_state(net.state_dict()))
             del play.pool[: -args.pool_size]
-        return len(batch["actions"]), t1 - t0, t2 - t1
+        forward_s = (collector.network_s - forward_s) if collector else float("nan")
+        return len(batch["actions"]), t1 - t0, t2 - t1, forward_s
 
     iteration()  # warm-up: compiled kernels loaded, allocator primed
     results = []
     for _ in range(repeats):
-        decisions, collect_s, update_s = 0, 0.0, 0.0
+        decisions, collect_s, update_s, forward_s = 0, 0.0, 0.0, 0.0
         for _ in range(iterations):
-            d, c, u = iteration()
-            decisions, collect_s, update_s = decisions + d, collect_s + c, update_s + u
-        results.append({"decisions": decisions, "collect_s": collect_s, "update_s": update_s})
+            d, c, u, f = iteration()
+            decisions, collect_s, update_s, forward_s = decisions + d, collect_s + c, update_s + u, forward_s + f
+        results.append({"decisions": decisions, "collect_s": collect_s, "update_s": update_s, "forward_s": forward_s})
     from torch.utils.flop_counter import FlopCounterMode
 
     with FlopCounterMode(display=False) as counter:
-        decisions, _, _ = iteration()
+        decisions, _, _, _ = iteration()
     vplay.env.close()
     return results, counter.get_total_flops() / decisions
+
+
+class ZeroPolicy(torch.nn.Module):
+    """A policy that costs nothing: zero logits (uniform over the legal moves) and zero values."""
+
+    def __init__(self, num_actions: int) -> None:
+        super().__init__()
+        self.num_actions = num_actions
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        zeros = torch.zeros(1, self.num_actions + 1, device=obs.device).expand(obs.shape[0], -1)
+        return zeros[:, :-1], zeros[:, -1]
+
+
+def plumbing(args: ppo.Args, iterations: int, repeats: int, device: torch.device) -> dict[str, Any]:
+    """The collector alone: engine and learner decisions per second of collection with
+    :class:`ZeroPolicy` as the learner (no snapshots, the built-ins as configured), beside the
+    batched engine alone stepping random legal moves in the same games (the median of ``repeats``
+    stretches of ``iterations`` collections each)."""
+    rules = ppo.build_rules(args)
+    rng = random.Random(args.seed)
+    vplay = VectorSelfPlay(rules, args.num_envs, rng.getrandbits(40), args.reward, args.max_hands,
+                           args.selfplay_prob, rng, tuple(filter(None, args.builtin_opponents.split(","))))
+    zero = ZeroPolicy(vplay.env.num_actions)
+    collector = ppo.make_collector(replace(args, collector="fast"), vplay, make_net(rules, 8, 0.0, "mlp"), device)
+    assert collector is not None
+    sampler = torch.Generator().manual_seed(args.seed)
+    collector.collect(zero, [], sampler)
+    engine, learner, alone = [], [], []
+    random_actions = np.random.default_rng(args.seed)
+    for _ in range(repeats):
+        t0, stored = time.perf_counter(), 0
+        for _ in range(iterations):
+            stored += len(collector.collect(zero, [], sampler)[0]["actions"])
+        seconds = time.perf_counter() - t0
+        engine.append(iterations * args.num_envs * args.num_steps / seconds)
+        learner.append(stored / seconds)
+        t0 = time.perf_counter()
+        for _ in range(iterations * args.num_steps):
+            vplay.env.step(vplay.env.random_actions(random_actions))
+        alone.append(iterations * args.num_envs * args.num_steps / (time.perf_counter() - t0))
+    vplay.env.close()
+    return {"engine_decisions_per_s": statistics.median(engine), "learner_decisions_per_s": statistics.median(learner),
+            "engine_alone_decisions_per_s": statistics.median(alone)}
 
 
 def summary(runs: list[dict[str, float]], flops: float, peak: float) -> dict[str, Any]:
@@ -122,11 +179,22 @@ def summary(runs: list[dict[str, float]], flops: float, peak: float) -> dict[str
         "collect_decisions_per_s": med(lambda r: r["decisions"] / r["collect_s"]),
         "update_decisions_per_s": med(lambda r: r["decisions"] / r["update_s"]),
         "collect_share": med(lambda r: r["collect_s"] / (r["collect_s"] + r["update_s"])),
+        "network_share": med(lambda r: (r["forward_s"] + r["update_s"]) / (r["collect_s"] + r["update_s"])),
         "decisions_per_stretch": med(lambda r: r["decisions"]),
         "flops_per_decision": flops,
         "ceiling_decisions_per_s": peak / flops,
         "stretches": runs,
     }
+
+
+COLLECTORS = (*ppo.COLLECTORS, "overlap")
+
+
+def variant(base: ppo.Args, arch: str, collector: str) -> ppo.Args:
+    """The run's arguments for ``arch`` with ``collector`` (of :data:`COLLECTORS`)."""
+    if collector == "overlap":
+        return replace(base, arch=arch, collector="fast", overlap=True)
+    return replace(base, arch=arch, collector=collector)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -141,8 +209,19 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", default="auto", help=DEVICE_HELP)
     parser.add_argument("--torch-threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--collectors", default="fast",
+                        help=f"collectors to time, each with every network (of {', '.join(COLLECTORS)}; 'overlap' is "
+                             f"'fast' with its games in two halves, one stepping while the other is scored)")
+    parser.add_argument("--plumbing-envs", type=int, default=8192,
+                        help="games of the plumbing row (the collector with a zero-cost policy; 0: no such row)")
     parser.add_argument("--out", type=Path, help="write the figures to this JSON file")
     opts = parser.parse_args(argv)
+    collectors = [c for c in opts.collectors.split(",") if c]
+    if not collectors or set(collectors) - set(COLLECTORS):
+        parser.error(f"--collectors must list some of {', '.join(COLLECTORS)}; got {opts.collectors!r}")
+    opts.collectors = collectors
+    if opts.plumbing_envs < 0:
+        parser.error("--plumbing-envs must be 0 or more")
     archs = [a for a in opts.archs.split(",") if a]
     if not archs or set(archs) - set(ARCHITECTURES):
         parser.error(f"--archs must list some of {', '.join(ARCHITECTURES)}; got {opts.archs!r}")
@@ -168,8 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     torch.set_num_threads(opts.torch_threads)
     peak = matmul_peak(device)
-    figures = {arch: summary(*stretch(replace(base, arch=arch), opts.iterations, opts.repeats, device), peak)
-               for arch in opts.archs}
+    figures = {f"{arch} ({collector})": summary(*stretch(variant(base, arch, collector), opts.iterations,
+                                                         opts.repeats, device), peak)
+               for collector in opts.collectors for arch in opts.archs}
+    pipe = (plumbing(replace(base, num_envs=opts.plumbing_envs), opts.iterations, opts.repeats, device)
+            if opts.plumbing_envs else None)
 
     from rich.console import Console
     from rich.table import Table
@@ -177,20 +259,26 @@ def main(argv: list[str] | None = None) -> int:
     table = Table(title=f"training/ppo.py --engine vector, {opts.preset} {opts.players}p, {opts.num_envs} games "
                         f"x {opts.num_steps} decisions, on {device} ({machine(device)}); matrix products "
                         f"peak at {peak / 1e9:,.1f} GFLOP/s")
-    for column in ("network", "learner decisions/s", "collection share", "update share",
+    for column in ("network (collector)", "learner decisions/s", "collection share", "network busy share",
                    "collection alone /s", "update alone /s", "MFLOP/decision", "arithmetic ceiling /s"):
-        table.add_column(column, justify="left" if column == "network" else "right")
-    for arch, f in figures.items():
-        table.add_row(arch, f"{f['decisions_per_s']:,.0f}", f"{f['collect_share']:.0%}",
-                      f"{1 - f['collect_share']:.0%}", f"{f['collect_decisions_per_s']:,.0f}",
-                      f"{f['update_decisions_per_s']:,.0f}", f"{f['flops_per_decision'] / 1e6:,.2f}",
-                      f"{f['ceiling_decisions_per_s']:,.0f}")
-    Console().print(table)
+        table.add_column(column, justify="left" if column.startswith("network (") else "right")
+    for name, f in figures.items():
+        table.add_row(name, f"{f['decisions_per_s']:,.0f}", f"{f['collect_share']:.0%}",
+                      "-" if f["network_share"] != f["network_share"] else f"{f['network_share']:.0%}",
+                      f"{f['collect_decisions_per_s']:,.0f}", f"{f['update_decisions_per_s']:,.0f}",
+                      f"{f['flops_per_decision'] / 1e6:,.2f}", f"{f['ceiling_decisions_per_s']:,.0f}")
+    console = Console()
+    console.print(table)
+    if pipe is not None:
+        console.print(f"plumbing (the fast collector with a zero-cost policy), {opts.plumbing_envs:,} games: "
+                      f"{pipe['engine_decisions_per_s']:,.0f} engine decisions/s "
+                      f"({pipe['learner_decisions_per_s']:,.0f} learner decisions stored/s); the engine alone, "
+                      f"random legal moves in the same games: {pipe['engine_alone_decisions_per_s']:,.0f}/s")
     if opts.out:
         report = {"command": "python training/benchmarks/training_speed.py " + " ".join(argv or sys.argv[1:]),
                   "device": str(device), "machine": machine(device), "torch": torch.__version__,
                   "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(opts).items()},
-                  "matmul_peak_flops": peak, "figures": figures}
+                  "matmul_peak_flops": peak, "figures": figures, "plumbing": pipe}
         opts.out.parent.mkdir(parents=True, exist_ok=True)
         opts.out.write_text(json.dumps(report, indent=2) + "\n")
     return 0
