@@ -3,8 +3,11 @@
 Doubles print as ``5=5``; the sniff is marked ``*``. Tiles print with their joined halves
 touching, so the west-east line reads left to right; north and south arms read outwards.
 :func:`layout_picture` lays the layout out for a given width, turning a long arm back on a row of
-its own the way players lay a long line around the table; :func:`end_terms` gives each end's share
-of the count from the engine's own end values, so the count can be checked by eye.
+its own the way players lay a long line around the table (a ``|`` joins a turned row to the row
+it comes from, and means nothing else); asked to, it labels every open end where it is, ``(W)``,
+``(E)``, ``(N)``, ``(S)``, and puts the last tile played in brackets, ``[3-5]``. :func:`end_terms`
+gives each end's share of the count from the engine's own end values, so the count can be checked
+by eye.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
-from .actions import END_NAMES, LEAD, NORTH, SOUTH, WEST
+from .actions import EAST, END_NAMES, LEAD, NORTH, SOUTH, WEST
 from .game import Game, Phase
 from .rules import Rules
 from .tiles import mask_tiles, tile_set
@@ -47,22 +50,30 @@ def _tile_text(lo: int, hi: int, inner: int, leftwards: bool) -> str:
     return f"{outer}-{inner}" if leftwards else f"{inner}-{outer}"
 
 
-def layout_arms(table: Table) -> tuple[str, list[list[str]]]:
-    """The centre tile and the tiles of each arm (west, east, north, south), centre outwards."""
+END_LABELS = ("(W)", "(E)", "(N)", "(S)")
+"""The labels :func:`layout_picture` puts at the open ends, asked to."""
+
+
+def layout_arms(table: Table, last: bool = False) -> tuple[str, list[list[str]]]:
+    """The centre tile and the tiles of each arm (west, east, north, south), centre outwards;
+    with ``last``, the last tile played is in brackets."""
     ts = tile_set(table.rules.max_pip)
     arms: list[list[str]] = [[], [], [], []]
     pips = [0, 0, 0, 0]
     centre = ""
     sniff = table.sniff_tile
-    for tile, _seat, slot in table.plays:
+    final = len(table.plays) - 1 if last else -1
+    for order, (tile, _seat, slot) in enumerate(table.plays):
         lo, hi = ts.tiles[tile]
         mark = "*" if tile == sniff else ""
         if slot == LEAD:
             centre = f"{lo}={hi}{mark}" if lo == hi else f"{lo}-{hi}"
+            centre = f"[{centre}]" if order == final else centre
             pips = [lo, hi, lo, lo]
             continue
         inner = pips[slot]
-        arms[slot].append(_tile_text(lo, hi, inner, slot == WEST) + mark)
+        text = _tile_text(lo, hi, inner, slot == WEST) + mark
+        arms[slot].append(f"[{text}]" if order == final else text)
         if lo == hi and tile == sniff:
             pips[NORTH] = pips[SOUTH] = lo
         else:
@@ -71,7 +82,10 @@ def layout_arms(table: Table) -> tuple[str, list[list[str]]]:
 
 
 def _flip(text: str) -> str:
-    """A tile's text read the other way round (``3-5`` -> ``5-3``; a double stays)."""
+    """A tile's text read the other way round (``3-5`` -> ``5-3``, ``[3-5]`` -> ``[5-3]``; a
+    double or a label stays)."""
+    if text.startswith("[") and text.endswith("]"):
+        return f"[{_flip(text[1:-1])}]"
     mark = "*" if text.endswith("*") else ""
     first, sep, second = text.rstrip("*").partition("-")
     return f"{second}-{first}{mark}" if sep else text
@@ -121,27 +135,35 @@ def _snake(grid: _Grid, tiles: list[str], first: int, last: int, start: int, out
         x = left + len(shown) + GAP if direction > 0 else left - GAP - 1
 
 
-def layout_picture(table: Table, width: int | None = None) -> list[str]:
+def layout_picture(table: Table, width: int | None = None, labels: bool = False, last: bool = False) -> list[str]:
     """The layout as plain text lines: north arm above the sniff, the line, south arm below.
 
     With ``width``, no line is longer than ``width`` (at least :data:`MIN_WIDTH`) where the tiles
     allow: a line too long for it has its arms turned back on rows of their own, the west arm
-    upwards and the east arm downwards, clear of the north and south arms.
+    upwards and the east arm downwards, clear of the north and south arms. With ``labels``, each
+    open end is labelled where it is (:data:`END_LABELS`); without, an open side of the sniff
+    with no tile yet is drawn `` |``. With ``last``, the last tile played is in brackets.
     """
-    centre, arms = layout_arms(table)
+    centre, arms = layout_arms(table, last)
     if not centre:
         return ["(the table is empty)"]
+    tag = [END_LABELS[e] if labels and table.end_open[e] else "" for e in range(4)]
     line = list(reversed(arms[WEST])) + [centre] + arms[1]
     sniff_at = next((i for i, t in enumerate(line) if "*" in t), -1)
     pivot = sniff_at if sniff_at >= 0 else len(arms[WEST])
     # north tiles are written outer half first, so the column reads downwards into the sniff
-    north = ["-".join(reversed(t.split("-"))) for t in arms[NORTH]]
+    north = [_flip(t) for t in arms[NORTH]]
     south = list(arms[SOUTH])
-    if sniff_at >= 0:
+    if sniff_at >= 0 and labels:
+        north += [tag[NORTH]] if tag[NORTH] else []
+        south += [tag[SOUTH]] if tag[SOUTH] else []
+    elif sniff_at >= 0:
         north = north or ([" |"] if table.end_open[NORTH] else [])
         south = south or ([" |"] if table.end_open[SOUTH] else [])
     else:
         north = south = []
+    line = ([tag[WEST]] if tag[WEST] else []) + line + ([tag[EAST]] if tag[EAST] else [])
+    pivot += 1 if tag[WEST] else 0
     left, right = line[:pivot], line[pivot + 1:]
     left_w = sum(len(t) + GAP for t in left)
     right_w = sum(len(t) + GAP for t in right)

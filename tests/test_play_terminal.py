@@ -99,10 +99,10 @@ def test_replay_steps_on_enter_and_quits(tmp_path: Path) -> None:
     child.sendline("quit")
     child.expect(pexpect.EOF)
     replay = spawn(tmp_path, str(log), module="sniff_env.play.replay_cmd")
-    replay.expect(r"\[Enter: next move, q: quit\]")
+    replay.expect(r"\[Enter: next move, b: back, q: quit\]")
     replay.sendline("")
     replay.expect("count")
-    replay.expect(r"\[Enter: next move, q: quit\]")
+    replay.expect(r"\[Enter: next move, b: back, q: quit\]")
     replay.sendline("q")
     replay.expect(pexpect.EOF)
     replay.close()
@@ -136,7 +136,7 @@ def test_bad_inputs_explain_and_eof_saves(tmp_path: Path) -> None:
     child.sendeof()
     child.expect("end of input: the game is saved in (\\S+)")
     saved = Path(child.match.group(1))
-    child.expect("resume with: sniff play --resume")
+    child.expect(r"resume with:\s+sniff play --resume ")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
@@ -181,7 +181,7 @@ def test_save_quit_resume_and_interrupt(tmp_path: Path) -> None:
     child.expect(f"saved in {other}")
     assert load_game_log(other).game.scores == load_game_log(log).game.scores
     child.sendline("quit")
-    child.expect(f"resume with: sniff play --resume {log}")
+    child.expect(rf"resume with:\s+sniff play --resume {re.escape(str(log))}")
     child.expect(pexpect.EOF)
     resumed = spawn(tmp_path, "--resume", str(log), sigint_ignored=True)  # Ctrl-C must still save
     resumed.expect(PROMPT)

@@ -441,3 +441,64 @@ def test_the_default_opponent_is_loaded_once_and_games_cost_little_memory(tmp_pa
     agents = [session_of(client, i).seats[1].agent for i in ids]
     assert all(a is not agents[0] for a in agents[1:]), "each game has its own player (its own generator)"
     assert grown < games * 1.0, f"{games} games grew the server by {grown:.0f} MB"
+
+
+def test_a_game_chosen_in_the_form_and_its_rules_in_words(tmp_path: Path) -> None:
+    client = make_client(tmp_path)
+    setup = client.get("/api/setup").json()
+    assert {"sniff", "muggins", "sniff-digital"} <= {p["name"] for p in setup["presets"]}
+    assert [lv["name"] for lv in setup["levels"]] == ["beginner", "easy", "medium", "strong"]
+    assert next(p for p in setup["presets"] if p["name"] == "muggins")["targets"] == {"2": 250, "3": 200, "4": 200}
+    choice = {"preset": "muggins", "players": 3, "opponent": "medium", "target": 100, "muggins_claims": True}
+    view = client.post("/api/games", json=choice).json()
+    assert (view["rules"]["name"], view["rules"]["players"], view["rules"]["target"]) == ("muggins", 3, 100)
+    assert view["rules"]["muggins_claims"] and [s["name"] for s in view["seats"]] == ["You", "heuristic#1", "heuristic#2"]
+    assert view["setup"] == {**choice, "partnership": False, "rated": False}
+    assert new(client)["setup"]["opponent"] == "server", "without a choice, the server's options"
+    guide = client.get(f"/api/games/{view['id']}/guide").json()
+    text = " ".join(" ".join(s["lines"]) for s in guide["sections"])
+    assert guide["rules"] == "muggins" and "first side to 100 points" in text and "no sniff" in text
+    assert "you must claim your points" in text and "rounds to the nearest multiple of 5" in text
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+
+
+@pytest.mark.parametrize(("choice", "says"), [
+    ({"preset": "nope"}, "there is no preset 'nope'"),
+    ({"preset": "sniff", "players": 5}, "2, 3 or 4 players"),
+    ({"preset": "sniff", "players": 3, "partnership": True}, "partnerships need 4 players"),
+    ({"preset": "sniff", "target": 33}, "the target must be one of"),
+    ({"preset": "sniff", "opponent": "/tmp/policy.onnx"}, "there is no opponent"),
+    ({"preset": "sniff", "seed": 3}, "malformed request"),
+    ({"preset": "sniff", "players": "4"}, "malformed request"),
+])
+def test_a_game_that_cannot_be_chosen_is_refused(tmp_path: Path, choice: dict[str, Any], says: str) -> None:
+    client = make_client(tmp_path)
+    before = len(client.app.state.store.tables)  # type: ignore[attr-defined]
+    r = client.post("/api/games", json=choice)
+    assert r.status_code == 422 and says in r.json()["error"], r.text
+    assert len(client.app.state.store.tables) == before  # type: ignore[attr-defined]
+
+
+def test_the_score_sheet_and_the_hand_result_add_up(client: TestClient) -> None:
+    view = new(client)
+    rng = random.Random(2)
+    while view["phase"] == "play":
+        option = view["options"][rng.randrange(len(view["options"]))]
+        view = client.post(f"/api/games/{view['id']}/move",
+                           json={"version": view["version"], "action": option["action"]}).json()
+    scores = [side["score"] for side in view["sides"]]
+    assert [s["after"] for s in view["result"]["scores"]] == scores
+    assert all(s["before"] + s["play"] + s["end"] == s["after"] for s in view["result"]["scores"])
+    assert [s["total"] for s in view["sheet"][-1]["sides"]] == scores and view["sheet"][-1]["over"]
+    assert "/ 5 turns pips into points" in view["result"]["note"], "the sniff bonus's / 5 is explained"
+    if view["phase"] == "hand_over":
+        view = client.post(f"/api/games/{view['id']}/next", json={"version": view["version"]}).json()
+        assert len(view["sheet"]) == 2 and not view["sheet"][-1]["over"]
+
+
+def test_a_rated_game_gives_no_hint(tmp_path: Path) -> None:
+    rated = make_client(tmp_path, rated=True)
+    view = new(rated)
+    body = refused(rated, view["id"], "GET", f"/api/games/{view['id']}/hint", 403)
+    assert "hints are off in a rated game" in body["error"]

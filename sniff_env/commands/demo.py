@@ -10,7 +10,8 @@ from rich.markup import escape
 
 from ..game import Phase, new_game
 from ..infostate import info_state
-from ..play.screen import describe_event, with_names
+from ..play.screen import event_lines, with_names
+from ..play.sheet import hand_end_note
 from ..players import BUILTIN, load
 from ..render import count_sum, layout_picture
 from .common import add_rules_arguments, positive_int, rules_from_args, seed_int
@@ -45,7 +46,10 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"[bold]{escape(rules.name)}, {rules.num_players} players, seed {args.seed}, target "
                   f"{rules.target}: {escape(', '.join(names))}[/]")
     width = console.width - 4
-    while game.phase is not Phase.GAME_OVER and (args.hands is None or game.hand_index + 1 < args.hands):
+    note = hand_end_note(rules)
+    side_names = [" & ".join(n for s, n in enumerate(names) if rules.side_of(s) == side)
+                  for side in range(rules.num_sides)]
+    while game.phase is not Phase.GAME_OVER and (args.hands is None or len(game.results) < args.hands):
         if game.phase is Phase.HAND_OVER:
             game.start_hand()
         start = len(game.events)
@@ -53,16 +57,15 @@ def run(args: argparse.Namespace) -> int:
             seat = game.turn
             game.step(agents[seat].act(None, {"info_state": info_state(game, seat)}))
         console.print(f"[bold]── hand {game.hand_index + 1} ──[/]")
-        for e in game.events[start:]:
-            if e.kind not in ("hand_end", "game_end"):
-                console.print("  " + describe_event(game, e, names))
-        for line in layout_picture(game, width):
+        for line in event_lines(game, game.events[start:], names):
+            console.print("  " + line)
+        for line in layout_picture(game, width, labels=True):
             console.print("    " + escape(line))
         console.print(f"    {count_sum(game, game.count)}")
         for line in game.results[-1].lines:
             console.print(f"  {escape(with_names(line, names))}")
-        side_names = [" & ".join(n for s, n in enumerate(names) if rules.side_of(s) == side)
-                      for side in range(rules.num_sides)]
+        if note and any("round5" in line for line in game.results[-1].lines):
+            console.print(f"  [dim]{escape(note)}[/]")
         console.print("  scores: " + ", ".join(f"{escape(n)} {v}" for n, v in zip(side_names, game.scores)))
     if game.phase is Phase.GAME_OVER:
         verdict = "a draw" if game.winner is None else f"{side_names[game.winner]} wins"

@@ -3,31 +3,49 @@
 The layout is a text picture: the west arm, the lead and the sniff in the middle line, the east
 arm, and the north and south arms stacked above and below the sniff, laid out for the terminal's
 width (a long arm turns back on a row of its own). Doubles print as ``5=5`` and the sniff is
-marked ``*``. The count is shown as the sum of every end's share, so it can be checked by eye.
+marked ``*``; the open ends are labelled ``(W)``, ``(E)``, ``(N)``, ``(S)`` where they are, and
+the last tile played is in brackets. The count is shown as the sum of every end's share, so it
+can be checked by eye.
+
+A turn's screen fits the terminal (:func:`turn_lines`): the scores, the target and the tiles in
+every hand sit just above the moves and the prompt, folded between names, never inside one; what
+happened since the human's last move is cut to its latest lines where the screen is short, and
+a run of draws by one player reads as one line (:func:`event_lines`).
 """
 
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 
 from rich.markup import escape
+from rich.text import Text
 
 from .. import render
 from ..actions import END_NAMES, LEAD
 from ..game import Event, Game, Phase
 from ..tiles import mask_tiles
 from .session import MoveOption, Session, safe_name
+from .sheet import hand_end_note, score_sheet
 
 COMMANDS_HELP = """\
-[bold]moves[/]   a number from the list (1), or a tile and an end: 5-0 west, 50w, 0-5 w, 5:0 W
-        lead 6-6 (the first tile), 4-4 north inline (a double in line, where allowed), draw
-        a tile that fits only one place needs no end; add ! (or 'claim') to claim points
-[bold]hint[/]    the search player's estimate of every move (points margin to the end of the hand)
-[bold]undo[/]    take back your last move and the replies to it (not in a rated game)
-[bold]save[/]    save the game now (save PATH: to another file); it is also saved after every move
-[bold]quit[/]    save and leave; resume later with --resume
-[bold]help[/]    this text"""
+[bold]moves[/]    a number from the list (1), or a tile and an end: 5-0 west, 50w,
+         0-5 w; lead 6-6 (the first tile); 4-4 north inline (a double laid in
+         line, where allowed); draw. A tile that fits one place needs no end
+[bold]claim[/]    with muggins, add ! to a move (1!, 50w!) to claim its points;
+         autoclaim: claim every scoring move without ! (autoclaim again: stop)
+[bold]hint[/]     each move's value to the search player: the expected points margin
+         to the end of the hand (not in a rated game)
+[bold]undo[/]     take back your last move and the replies to it (not in a rated game)
+[bold]scores[/]   the score sheet, hand by hand      [bold]log[/]   every move of this hand
+[bold]save[/]     save now (save PATH: a copy); the game is saved after every move
+[bold]quit[/]     save and leave (sniff play --resume LOG goes on later)
+[bold]board[/]    (W) (E) (N) (S) label the open ends; [3-5] is the last tile played;
+         5=5 is a double, * the sniff; | joins a row to the row it turns from"""
+PROMPT_HELP = "type a move (1, 5-0 west, 50w, draw) or hint, undo, scores, help, quit"
+RATED_PROMPT_HELP = "type a move (1, 5-0 west, 50w, draw) or scores, log, save, help, quit (rated)"
+SEP = " · "
 
 
 def layout_picture(game: Game, width: int | None = None) -> list[str]:
@@ -101,10 +119,89 @@ def describe_event(game: Game, e: Event, names: Sequence[str], human: int = -1) 
     return e.kind
 
 
+def describe_draws(game: Game, e: Event, count: int, tiles: Sequence[int], names: Sequence[str],
+                   human: int = -1) -> str:
+    """``count`` draws in a row by one seat as one line: ``heuristic draws 11 tiles``, or the
+    tiles where they are known: ``You draw 2 tiles: 1-2, 4-4``."""
+    if count == 1:
+        return describe_event(game, e, names, human)
+    who = escape(names[e.player]) if 0 <= e.player < len(names) else ""
+    you = e.player == human or (0 <= e.player < len(names) and names[e.player] == YOU)
+    known = [game.ts.name(t) for t in tiles if t >= 0]
+    shown = f": {', '.join(known)}" if len(known) == count else ""
+    return f"{who} {'draw' if you else 'draws'} {count} tiles{shown}"
+
+
+def event_lines(game: Game, events: Sequence[Event], names: Sequence[str], human: int = -1) -> list[str]:
+    """The events in words (rich markup), a run of draws by one seat in one line, the hand's
+    and the game's end left out (their results are shown apart)."""
+    lines: list[str] = []
+    i = 0
+    while i < len(events):
+        e = events[i]
+        if e.kind in ("hand_end", "game_end"):
+            i += 1
+            continue
+        j = i + 1
+        if e.kind == "draw":
+            while j < len(events) and events[j].kind == "draw" and events[j].player == e.player:
+                j += 1
+            lines.append(describe_draws(game, e, j - i, [d.tile for d in events[i:j]], names, human))
+        else:
+            lines.append(describe_event(game, e, names, human))
+        i = j
+    return lines
+
+
+def session_event_lines(session: Session, events: Sequence[Event]) -> list[str]:
+    return event_lines(session.game, events, [p.name for p in session.seats], session.human)
+
+
+def fold(parts: Sequence[str], width: int | None, sep: str = SEP, indent: str = "  ") -> list[str]:
+    """``parts`` joined by ``sep`` into lines no wider than ``width`` (plain text; a line breaks
+    between parts only, never inside one: a part wider than the width has a line of its own)."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and (width is None or len(lines[-1]) + len(sep) + len(part) <= width):
+            lines[-1] += sep + part
+        else:
+            lines.append((indent if lines else "") + part)
+    return lines
+
+
+def rows(line: str, width: int | None) -> int:
+    """Terminal rows a line of rich markup takes at ``width`` columns (words are not broken)."""
+    plain = Text.from_markup(line).plain
+    if not width or len(plain) <= width:
+        return 1
+    return len(textwrap.wrap(plain, width, break_on_hyphens=False, drop_whitespace=False)) or 1
+
+
+def score_parts(session: Session, scores: Sequence[int] | None = None) -> list[str]:
+    """``You 40``, ``heuristic 25`` …: each side's name and score."""
+    scores = session.game.scores if scores is None else scores
+    return [f"{side_names(session, side)} {score}" for side, score in enumerate(scores)]
+
+
 def scores_line(session: Session) -> str:
-    rules = session.rules
-    parts = [f"{escape(side_names(session, side))} [bold]{score}[/]" for side, score in enumerate(session.game.scores)]
-    return "scores: " + " · ".join(parts) + f"   (target {rules.target})"
+    """``scores: You 40 · heuristic 25 (target 100)``, as rich markup (the names escaped)."""
+    parts = [escape(p) for p in score_parts(session)]
+    return "scores: " + SEP.join(parts) + f" (target {session.rules.target})"
+
+
+def status_lines(session: Session, width: int | None = None) -> list[str]:
+    """The hand, the scores, the target and the tiles each player holds, folded to ``width``
+    (never inside a name and its number): what a player must not lose from sight."""
+    game, rules = session.game, session.rules
+    prefix = f"hand {game.hand_index + 1}{SEP}scores: "
+    lines = fold([*score_parts(session), f"target {rules.target}"], width and width - len(prefix))
+    lines[0] = prefix + lines[0]
+    counts = [f"{p.name} {game.hands[s].bit_count()}" for s, p in enumerate(session.seats) if s != session.human]
+    counts.append(f"boneyard {game.boneyard_size}" + (f" ({max(game.drawable, 0)} drawable)"
+                                                      if max(game.drawable, 0) != game.boneyard_size else ""))
+    tiles = fold(counts, width and width - len("tiles in hand: "))
+    tiles[0] = "tiles in hand: " + tiles[0]
+    return [escape(line) for line in lines + tiles]
 
 
 def target_note(session: Session) -> str | None:
@@ -121,75 +218,162 @@ def target_note(session: Session) -> str | None:
 
 
 def board_lines(session: Session, width: int | None = None) -> list[str]:
-    """The layout for ``width`` columns and, once anything is played, its ends and count."""
+    """The layout for ``width`` columns, its open ends labelled and the last tile played in
+    brackets, and, once anything is played, its ends and count."""
     game = session.game
-    lines = [escape(t) for t in layout_picture(game, width)]
+    lines = [escape(t) for t in render.layout_picture(game, width, labels=True, last=True)]
     if game.plays:
-        lines += ["", *ends_lines(game)]
+        ends = ends_lines(game)
+        last_seat = game.plays[-1][1]
+        last = f"[ ] last played, by {session.seats[last_seat].name}"
+        first = fold([ends[0], last], width)
+        lines += ["", *[escape(line) for line in first], ends[1]]
     return lines
 
 
-def table_lines(session: Session, width: int | None = None) -> list[str]:
-    """The table as the human sees it: scores, hand sizes, the layout, recent events, own hand."""
-    game, rules = session.game, session.rules
+def title_line(session: Session) -> str:
+    rules, game = session.rules, session.game
     title = f"{safe_name(rules.name)} · {rules.num_players} players · hand {game.hand_index + 1}"
-    lines = [f"[bold]── {escape(title)} ──[/]", scores_line(session)]
+    return f"[bold]── {escape(title)} ──[/]"
+
+
+def table_lines(session: Session, width: int | None = None, height: int | None = None,
+                below: int = 0) -> list[str]:
+    """The table as the human sees it: the layout, what happened since the human's last move,
+    the scores and tile counts, the human's tiles. With ``height``, what happened is cut to its
+    latest events so that the whole screen, with ``below`` more lines under it, fits."""
+    game = session.game
+    top = [title_line(session), *board_lines(session, width)]
+    bottom = status_lines(session, width)
     note = target_note(session)
     if note:
-        lines.append(f"[yellow]{escape(note)}[/]")
-    others = ", ".join(
-        f"{escape(p.name)} {game.hands[s].bit_count()}" for s, p in enumerate(session.seats) if s != session.human
-    )
-    lines.append(f"tiles in hand: {others}    boneyard: {game.boneyard_size} ({max(game.drawable, 0)} drawable)")
-    lines.append("")
-    lines += board_lines(session, width)
-    recent = session.recent_events()
-    if recent:
-        lines.append("[dim]what happened:[/]")
-        lines += [f"  {describe(session, e)}" for e in recent if e.kind not in ("hand_end", "game_end")]
+        bottom.append(f"[yellow]{escape(note)}[/]")
     hand = " ".join(game.ts.name(t) for t in mask_tiles(game.hands[session.human]))
-    lines.append(f"your tiles: [bold]{hand or '(none)'}[/]")
-    return lines
+    bottom.append(f"your tiles: [bold]{hand or '(none)'}[/]")
+    recent = session_event_lines(session, session.recent_events(limit=40))[-12:]
+    if height is not None and recent:
+        used = sum(rows(line, width) for line in top + bottom) + below + 1
+        room = max(height - used - 1, 1)
+        if len(recent) > room:
+            recent = recent[-room:]
+    middle = (["[dim]what happened:[/]", *[f"  {line}" for line in recent]] if recent else [])
+    return top + middle + bottom
 
 
-def options_lines(session: Session, options: list[MoveOption]) -> list[str]:
+def option_text(o: MoveOption, number: int, claims: bool, autoclaim: bool) -> str:
+    score = f"+{o.points}" if o.points else ""
+    if o.points and claims:
+        score += " (claimed)" if autoclaim else f" (claim: {number}!)"
+    if o.domino:
+        score += " domino!"
+    return f"{number:>2}) {o.text:<12} {score}".rstrip()
+
+
+def options_lines(session: Session, options: list[MoveOption], width: int | None = None,
+                  height: int | None = None, autoclaim: bool = False) -> list[str]:
+    """The numbered moves (in columns when a list would not fit ``height`` rows), what ! does
+    with muggins, and what may be typed."""
     claims = session.rules.muggins_claims
+    texts = [option_text(o, i, claims, autoclaim) for i, o in enumerate(options, 1)]
     lines = ["your moves:"]
-    for i, o in enumerate(options, 1):
-        score = f"+{o.points}" if o.points else ""
-        if o.points and claims:
-            score += " (add ! to claim; unclaimed, they go to the next player)"
-        if o.domino:
-            score += " domino!"
-        lines.append(f"  {i:>2}) {o.text:<18} {score}".rstrip())
-    lines.append("[dim]type a move (1, 5-0 west, 50w, draw) or hint, undo, save, help, quit[/]")
+    cell = max((len(t) for t in texts), default=0) + 3
+    across = max(1, ((width or 80) - 2) // cell) if height is not None and len(texts) > height else 1
+    for r in range(0, len(texts), across):
+        lines.append("  " + "".join(t.ljust(cell) for t in texts[r:r + across]).rstrip())
+    scoring = next((i for i, o in enumerate(options, 1) if o.points), 0)
+    if claims and scoring:
+        lines.append("[dim]autoclaim is on: a scoring move claims its points[/]" if autoclaim else
+                     f"[dim]add ! to claim the points ({scoring}!); unclaimed, the next player takes them[/]")
+    lines.append(f"[dim]{RATED_PROMPT_HELP if session.rated else PROMPT_HELP}[/]")
     return lines
+
+
+def turn_lines(session: Session, options: list[MoveOption], width: int | None = None,
+               height: int | None = None, autoclaim: bool = False) -> list[str]:
+    """The whole screen of a turn, to fit ``height`` rows with the prompt under it: the moves
+    in columns where one column would not leave room, and what happened cut to its latest."""
+    moves = options_lines(session, options, width, None, autoclaim)
+    if height is not None:
+        top = [title_line(session), *board_lines(session, width), *status_lines(session, width), ""]
+        room = height - sum(rows(line, width) for line in top) - 3
+        if len(moves) > room:
+            moves = options_lines(session, options, width, max(room - 3, 1), autoclaim)
+    below = sum(rows(line, width) for line in moves)
+    return table_lines(session, width, height, below) + moves
 
 
 def hint_lines(hints: list[tuple[MoveOption, float]], options: list[MoveOption]) -> list[str]:
-    lines = ["hint (search player): points now, and the expected points margin to the end of the hand"]
+    lines = ["hint (search player): each move's points now, and its expected points",
+             "margin to the end of the hand"]
     for o, value in hints:
         lines.append(f"  {options.index(o) + 1:>2}) {o.text:<18} now +{o.points:<3} margin {value:+.1f}")
     return lines
 
 
-def hand_over_lines(session: Session, width: int | None = None) -> list[str]:
-    """The final layout, every hand revealed and the end-of-hand scoring explained, with names."""
+def hand_summary(session: Session, width: int | None = None) -> list[str]:
+    """What the hand just over gave each side, in play and at its end, folded to ``width``."""
+    sheet = score_sheet(session.game)
+    if not sheet or not sheet[-1].over:
+        return []
+    row = sheet[-1]
+    assert row.end is not None
+    prefix = "this hand (in play, at the end): "
+    parts = [f"{side_names(session, side)} {row.play[side]:+d} {row.end[side]:+d} = {row.gained[side]:+d}"
+             for side in range(len(row.play))]
+    lines = fold(parts, width and width - len(prefix))
+    lines[0] = prefix + lines[0]
+    return [escape(line) for line in lines]
+
+
+def sheet_lines(session: Session) -> list[str]:
+    """The score sheet: per hand, each side's points in play and at the end, and the total."""
+    sheet = score_sheet(session.game)
+    names = [side_names(session, side) for side in range(session.rules.num_sides)]
+    cells = [[f"{'hand':>4}", *names]]
+    for row in sheet:
+        line = [f"{row.hand:>4}"]
+        for side in range(len(names)):
+            end = "" if row.end is None else f" {row.end[side]:+d}"
+            line.append(f"{row.play[side]:+d}{end} = {row.total[side]}")
+        cells.append(line)
+    width = [max(len(c[i]) for c in cells) for i in range(len(names) + 1)]
+    title = f"[bold]score sheet[/] (target {session.rules.target}): per hand, points in play, at the end of the hand"
+    lines = [f"{title}, and the total"]
+    for c in cells:
+        lines.append("  " + "   ".join(escape(text.ljust(w)) for text, w in zip(c, width)).rstrip())
+    if sheet and not sheet[-1].over:
+        lines.append(f"  [dim]hand {sheet[-1].hand} is in play[/]")
+    return lines
+
+
+def hand_over_lines(session: Session, width: int | None = None, height: int | None = None) -> list[str]:
+    """The final layout, every hand revealed and the end-of-hand scoring explained, with names,
+    what the hand gave each side and the new scores (with ``height``, what happened is cut to
+    its latest events so that the whole fits)."""
     game = session.game
     result = game.results[-1]
     names = [p.name for p in session.seats]
     lines = [f"[bold]── hand {game.hand_index + 1} is over ──[/]"]
-    recent = [e for e in session.recent_events() if e.kind not in ("hand_end", "game_end")]
-    lines += [f"  {describe(session, e)}" for e in recent]
-    lines += ["", *board_lines(session, width), ""]
-    for s, p in enumerate(session.seats):
-        tiles = " ".join(game.ts.name(t) for t in mask_tiles(game.hands[s])) or "(none)"
-        lines.append(f"  {escape(p.name)}: {tiles}  ({result.pips[s]} pips)")
-    lines += [f"  {escape(with_names(line, names))}" for line in result.lines]
-    lines.append(scores_line(session))
+    tail = ["", *board_lines(session, width), ""]
+    held = [f"{p.name} {' '.join(game.ts.name(t) for t in mask_tiles(game.hands[s])) or 'none'} ({result.pips[s]})"
+            for s, p in enumerate(session.seats)]
+    held_lines = fold(held, width and width - 2 - len("left in hand: "))
+    held_lines[0] = "left in hand: " + held_lines[0]
+    tail += [f"  {escape(line)}" for line in held_lines]
+    said = [with_names(line, names) for line in result.lines if not line.startswith("pips left:")]
+    tail += [f"  {escape(line)}" for line in fold(said, width and width - 2)]
+    note = hand_end_note(session.rules)
+    if note and any("round5" in line for line in result.lines):
+        tail.append(f"  [dim]{escape(note)}[/]")
+    tail += hand_summary(session, width)
+    tail.append(scores_line(session))
     if game.phase is Phase.GAME_OVER:
-        lines.append(f"[bold]the game is over: {escape(winner_text(session))}[/]")
-    return lines
+        tail.append(f"[bold]the game is over: {escape(winner_text(session))}[/]")
+    recent = [f"  {line}" for line in session_event_lines(session, session.recent_events(limit=60))]
+    if height is not None:
+        room = max(height - sum(rows(line, width) for line in lines + tail) - 2, 1)
+        recent = recent[-room:]
+    return lines + recent + tail
 
 
 def winner_text(session: Session) -> str:

@@ -125,15 +125,30 @@ class AgentCache:
     def __len__(self) -> int:
         return len(self._loaded)
 
+    def _sibling(self, spec: str, rules: Rules) -> Player | None:
+        """A player of ``spec`` for ``rules`` on the network already loaded for other rules of
+        the same spec (rules it can play: another target, say), so that a network is loaded once
+        whatever the rules of the games it plays; None where there is none (call with the lock)."""
+        from ..players.policy import PolicyPlayer
+
+        for (other, _), loaded in self._loaded.items():
+            if other == spec and type(loaded) is PolicyPlayer:
+                fit = policy_fit(loaded, rules)
+                if fit is not None and fit.ok:
+                    return PolicyPlayer(loaded.network, loaded.meta, rules, loaded.name, loaded.sample)
+        return None
+
     def load(self, spec: str, rules: Rules, seed: int) -> Player:
         with self._lock:
             template = self._loaded.get((spec, rules))
+            if template is None:
+                template = self._sibling(spec, rules)
             if template is None:
                 try:
                     template = load(spec, rules=rules, seed=seed)
                 except (ValueError, ImportError, OSError) as exc:
                     template = exc
-                self._loaded[(spec, rules)] = template
+            self._loaded[(spec, rules)] = template
         if isinstance(template, Exception):
             raise template
         player = copy.copy(template)

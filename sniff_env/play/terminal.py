@@ -3,11 +3,18 @@
 The log is written after every move of the human, so nothing is lost to a closed terminal;
 a move whose log cannot be written is taken back, with a message. End of input (Ctrl-D) and
 Ctrl-C save and leave with a note saying how to resume.
+
+Each turn's screen is made to fit the terminal (see :func:`.screen.turn_lines`): the scores and
+the tiles in every hand stay on it above the prompt. Text is wrapped between words; a command
+to type again (resume, replay) has a line of its own, so that it can be copied whole.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -18,11 +25,35 @@ from rich.markup import escape
 
 from ..errors import SniffError
 from ..game import Phase
+from ..gamelog import hand_starts
 from . import screen
 from .moves import MoveInputError, parse_move
 from .session import Session
 
 QUIT_WORDS = {"quit", "exit", "q"}
+
+
+def terminal_console() -> Console:
+    """A console for the player's terminal, sized as the terminal is (``COLUMNS`` and ``LINES``
+    win where set): where ``TERM`` says the terminal is dumb, rich assumes 80 by 25, even on a
+    terminal whose size it could read."""
+    console = Console(highlight=False)
+    if console.is_terminal and console.is_dumb_terminal:
+        try:
+            columns, lines = os.get_terminal_size(sys.stdout.fileno())
+        except (OSError, ValueError):
+            return console
+        env = os.environ
+        columns = int(env["COLUMNS"]) if env.get("COLUMNS", "").isdigit() else columns
+        lines = int(env["LINES"]) if env.get("LINES", "").isdigit() else lines
+        if columns > 0 and lines > 0:
+            console.size = (columns, lines)
+    return console
+
+
+def command_line(*words: str | Path) -> str:
+    """A command to type, its arguments quoted for the shell where they need it."""
+    return " ".join(shlex.quote(str(w)) for w in words)
 
 
 class Terminal:
@@ -31,12 +62,26 @@ class Terminal:
     def __init__(self, session: Session, console: Console | None = None,
                  read: Callable[[str], str] | None = None) -> None:
         self.session = session
-        self.console = console or Console(highlight=False)
+        self.console = console or terminal_console()
         self.read = read or self.console.input
+        self.autoclaim = False
+        """Whether the human's scoring moves claim their points without ``!`` (muggins)."""
 
-    def say(self, lines: list[str] | str) -> None:
+    @property
+    def height(self) -> int | None:
+        """The terminal's rows (None where the output is no terminal: nothing is cut)."""
+        return self.console.height if self.console.is_terminal else None
+
+    def say(self, lines: list[str] | str, fold: bool = True) -> None:
+        """Print rich markup, wrapped between words at the terminal's width (``fold=False``:
+        left to the terminal, for a line that names a file, which must not be cut)."""
         for line in [lines] if isinstance(lines, str) else lines:
-            self.console.print(line, soft_wrap=True)
+            self.console.print(line, soft_wrap=not fold, overflow="fold")
+
+    def say_command(self, lead: str, *words: str | Path) -> None:
+        """``lead`` and, on a line of its own, a command to type (never folded by this program)."""
+        self.say(lead)
+        self.console.print("  " + escape(command_line(*words)), soft_wrap=True)
 
     def run(self) -> int:
         """Play until the game ends or the player leaves; returns the exit status. Ctrl-C saves
@@ -70,10 +115,11 @@ class Terminal:
             self.say(f"{why}: [red]the game is not saved: {escape(str(exc))}[/]")
             return
         if self.session.game.phase is Phase.GAME_OVER:
-            self.say(f"{why}: the game log is in {escape(str(path))}")
+            self.say(f"{why}: the game log is in {escape(str(path))}", fold=False)
+            self.say_command("watch it again:", "sniff", "replay", path)
         else:
-            self.say(f"{why}: the game is saved in {escape(str(path))}\n"
-                     f"resume with: sniff play --resume {escape(str(path))}")
+            self.say(f"{why}: the game is saved in {escape(str(path))}", fold=False)
+            self.say_command("resume with:", "sniff", "play", "--resume", path)
 
     def _loop(self) -> int:
         session = self.session
@@ -83,15 +129,20 @@ class Terminal:
         while True:
             game = session.game
             if game.phase is not Phase.PLAY:
-                self.say(screen.hand_over_lines(session, self.console.width))
+                height = self.height
+                self.say(screen.hand_over_lines(session, self.console.width, height and height - 1))
                 if game.phase is Phase.GAME_OVER:
                     path = session.save()
-                    self.say(f"game log: {escape(str(path))}\nwatch it again: sniff replay {escape(str(path))}")
+                    self.say(f"game log: {escape(str(path))}", fold=False)
+                    self.say_command("watch it again:", "sniff", "replay", path)
                     return 0
-                answer = self.read("press Enter for the next hand (or quit) ").strip().lower()
+                answer = self.read("press Enter for the next hand (or quit, scores) ").strip().lower()
                 if answer in QUIT_WORDS:
                     self._leave("bye")
                     return 0
+                if answer == "scores":
+                    self.say(screen.sheet_lines(session))
+                    self.read("press Enter for the next hand ")
                 self._try(lambda: session.commit(session.next_hand, "the next deal"))
                 continue
             if not self._turn():
@@ -101,8 +152,7 @@ class Terminal:
         """Show the table and read until the human moves (True) or quits (False)."""
         session = self.session
         options = session.options()
-        self.say(screen.table_lines(session, self.console.width))
-        self.say(screen.options_lines(session, options))
+        self.say(screen.turn_lines(session, options, self.console.width, self.height, self.autoclaim))
         while True:
             text = self.read("> ").strip()
             word, _, rest = text.partition(" ")
@@ -115,6 +165,9 @@ class Terminal:
             if word in ("help", "?", "h"):
                 self.say(screen.COMMANDS_HELP)
             elif word == "hint":
+                if session.rated:
+                    self.say("[red]hints are off in a rated game[/]")
+                    continue
                 self.say("thinking…")
                 self.say(screen.hint_lines(session.hint(), options))
             elif word == "undo":
@@ -122,13 +175,22 @@ class Terminal:
                     continue
                 self.say("[yellow]your last move is taken back[/]")
                 return True
+            elif word in ("scores", "sheet"):
+                self.say(screen.sheet_lines(session))
+            elif word == "log":
+                start = (hand_starts(session.game.events) or [0])[-1]
+                self.say(["this hand so far:", *[f"  {line}" for line in screen.session_event_lines(
+                    session, session.game.public_events(session.human, start))]])
+            elif word == "autoclaim" or text.lower() in ("claim always", "always claim"):
+                self._toggle_autoclaim(rest.strip().lower())
             elif word == "save":
                 try:
                     path = session.save(Path(rest.strip()) if rest.strip() else None)
                 except SniffError as exc:
                     self.say(f"[red]cannot save: {escape(str(exc))}[/]")
                     continue
-                self.say(f"saved in {escape(str(path))}; resume with: sniff play --resume {escape(str(path))}")
+                self.say(f"saved in {escape(str(path))}", fold=False)
+                self.say_command("resume with:", "sniff", "play", "--resume", path)
             else:
                 try:
                     move = parse_move(session.game, text, [o.action for o in options])
@@ -137,11 +199,20 @@ class Terminal:
                     continue
                 chosen = next(o for o in options if o.action == move.action)
                 if move.claim and not chosen.points:
-                    self.say(f"[red]{escape(chosen.text)} scores nothing (the count would not score): there "
-                             f"are no points to claim; type the move without ! to play it[/]")
+                    self.say(f"[red]{escape(chosen.text)} scores nothing: no points to claim (type it "
+                             f"without ! to play it)[/]")
                     continue
-                if self._try(partial(session.commit, partial(session.play, move.action, move.claim))):
+                claim = move.claim or (self.autoclaim and chosen.points > 0)
+                if self._try(partial(session.commit, partial(session.play, move.action, claim))):
                     return True
+
+    def _toggle_autoclaim(self, how: str) -> None:
+        if not self.session.rules.muggins_claims:
+            self.say("these rules have no muggins: every move scores its points without a claim")
+            return
+        self.autoclaim = {"on": True, "off": False}.get(how, not self.autoclaim)
+        self.say("autoclaim is on: every scoring move of yours claims its points" if self.autoclaim
+                 else "autoclaim is off: add ! to a scoring move to claim its points")
 
     def _try(self, act: Callable[[], None]) -> bool:
         """Run ``act``; a refusal (a rule, or a log that cannot be written) is shown, not raised."""

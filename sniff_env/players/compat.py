@@ -3,8 +3,8 @@
 A policy network reads the observation of :mod:`sniff_env.observation` and answers one logit
 per action. It can play a game whose rules differ from its training rules only where the
 difference keeps the observation's layout and the action space, and where the observation
-expresses the new value in the terms the network learned. Every field of
-:class:`~sniff_env.rules.Rules` is one of four kinds:
+expresses the new value in the terms the network learned, or where it does not change what a
+move of the policy does. Every field of :class:`~sniff_env.rules.Rules` is one of five kinds:
 
 ==========  ==========================================================  ========================
 kind        fields                                                      a difference is
@@ -19,12 +19,14 @@ shown       ``sniff``, ``double_placement``, ``scoring``, ``points``,    refused
             ``hand_end``, ``win_during_hand``                            block), but the network
                                                                          saw one value only
 unseen      ``hand_size``, ``boneyard_reserve``, ``first_hand_lead``,    refused: the network
-            ``next_hand_lead``, ``lead_tile``, ``sniff_sides_open``,     cannot tell them apart
-            ``muggins_claims``
+            ``next_hand_lead``, ``lead_tile``, ``sniff_sides_open``      cannot tell them apart
+moot        ``muggins_claims``: an agent claims every point it scores,   allowed, with a notice
+            so its moves score as they did in training; what others
+            leave unclaimed reaches it as a change of the scores
 ==========  ==========================================================  ========================
 
-:func:`compare_rules` sorts the differences between two rule sets into the allowed (``scaled``)
-and the refused ones; it is a pure function of the two rule sets.
+:func:`compare_rules` sorts the differences between two rule sets into the allowed (``scaled``
+and ``moot``) and the refused ones; it is a pure function of the two rule sets.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class FieldKind(StrEnum):
     SCALED = "scaled"
     SHOWN = "shown"
     UNSEEN = "unseen"
+    MOOT = "moot"
 
 
 FIELD_KINDS: dict[str, FieldKind] = {
@@ -66,12 +69,16 @@ FIELD_KINDS: dict[str, FieldKind] = {
     "next_hand_lead": FieldKind.UNSEEN,
     "lead_tile": FieldKind.UNSEEN,
     "sniff_sides_open": FieldKind.UNSEEN,
-    "muggins_claims": FieldKind.UNSEEN,
+    "muggins_claims": FieldKind.MOOT,
 }
 """The kind of every rules field but ``name`` (which is no rule: equal rules may differ in it)."""
 
 _READS: dict[str, str] = {"target": "the scores by the target"}
 """How the observation reads each ``scaled`` field."""
+_MOOT: dict[str, str] = {"muggins_claims": "it claims every point it scores, so a claim changes none of its moves"}
+"""Why each ``moot`` field changes nothing the policy does."""
+ALLOWED = (FieldKind.SCALED, FieldKind.MOOT)
+"""The kinds of difference a policy plays under."""
 
 _WHY: dict[FieldKind, str] = {
     FieldKind.LAYOUT: "it changes the network's input or output",
@@ -99,7 +106,8 @@ class RulesFit:
     trained: Rules
     asked: Rules
     readable: tuple[Difference, ...]
-    """Differences the policy can read (``scaled`` fields): it plays, with a notice."""
+    """Differences the policy can read (``scaled`` fields) or that change none of its moves
+    (``moot`` ones): it plays, with a notice."""
     refused: tuple[Difference, ...]
     """Differences it cannot play under."""
 
@@ -112,10 +120,18 @@ class RulesFit:
         """One line saying which readable rules differ (None when none do)."""
         if not self.readable or self.refused:
             return None
-        trained = ", ".join(f"{d.field} {d.trained}" for d in self.readable)
-        asked = ", ".join(f"{d.field} {d.asked}" for d in self.readable)
-        reads = " and ".join(_READS[d.field] for d in self.readable)
-        return f"{name} was trained for {trained}; it plays {asked} here (its observation scales {reads})"
+        scaled = [d for d in self.readable if d.kind is FieldKind.SCALED]
+        lines = []
+        if scaled:
+            trained = ", ".join(f"{d.field} {d.trained}" for d in scaled)
+            asked = ", ".join(f"{d.field} {d.asked}" for d in scaled)
+            reads = " and ".join(_READS[d.field] for d in scaled)
+            lines.append(f"{name} was trained for {trained}; it plays {asked} here (its observation scales {reads})")
+        for d in self.readable:
+            if d.kind is FieldKind.MOOT:
+                lines.append(f"{name} was trained with {d.field}={d.trained} and plays {d.field}={d.asked} here: "
+                             f"{_MOOT[d.field]}")
+        return "; ".join(lines)
 
     def refusal(self, name: str) -> str:
         """Why the policy cannot play the asked rules, each refused difference spelled out."""
@@ -133,8 +149,8 @@ def compare_rules(trained: Rules, asked: Rules) -> RulesFit:
     ]
     return RulesFit(
         trained, asked,
-        tuple(d for d in diffs if d.kind is FieldKind.SCALED),
-        tuple(d for d in diffs if d.kind is not FieldKind.SCALED),
+        tuple(d for d in diffs if d.kind in ALLOWED),
+        tuple(d for d in diffs if d.kind not in ALLOWED),
     )
 
 

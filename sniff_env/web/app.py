@@ -2,12 +2,18 @@
 
 ======================================  =========================================================
 ``GET  /``                              the page (``?game=ID`` reopens a game; ``#replay``: replays)
-``POST /api/games``                     a new game with the server's options; its view
+``GET  /api/setup``                     what the new-game form offers (presets, opponents, targets)
+``POST /api/games``                     a new game with the server's options, or as chosen:
+                                        ``{"preset", "players", "partnership",
+                                        "muggins_claims", "target", "opponent", "rated"}``;
+                                        its view
+``GET  /api/games/{id}/guide``          the game's rules in words, for the help panel
 ``GET  /api/games/{id}``                the human seat's view (what that seat may know)
 ``POST /api/games/{id}/move``           ``{"version", "action", "claim"}``: play, then the agents
 ``POST /api/games/{id}/undo``           ``{"version"}``: take back the last move (not when rated)
 ``POST /api/games/{id}/next``           ``{"version"}``: deal the next hand
-``GET  /api/games/{id}/hint``           the search player's value of each legal move
+``GET  /api/games/{id}/hint``           the search player's value of each legal move (not in a
+                                        rated game: 403)
 ``GET  /api/games/{id}/log``            once the game is over, its JSON log (the format of
                                         ``sniff play``); until then what the human's seat may
                                         know of it (``sniff-seat-log``: no seed, no other hand)
@@ -50,8 +56,19 @@ from ..game import Phase
 from ..gamelog import game_log, seat_log
 from ..play.session import LogWriteError
 from .borders import Borders
+from .guide import guide, setup_choices
 from .replays import Stopped, replay_answer
-from .sessions import Table, TableOptions, TableStore, WebError, held, held_async, log_refusal, stopping
+from .sessions import (
+    GameChoice,
+    Table,
+    TableOptions,
+    TableStore,
+    WebError,
+    held,
+    held_async,
+    log_refusal,
+    stopping,
+)
 from .workers import Busy, Workers
 
 STATIC = Path(__file__).parent / "static"
@@ -71,6 +88,19 @@ class Versioned(BaseModel):
 class MoveRequest(Versioned):
     action: int
     claim: bool = False
+
+
+class NewGameRequest(BaseModel):
+    """A game as chosen in the new-game form (see :class:`~.sessions.GameChoice`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    preset: str
+    players: int = 2
+    partnership: bool = False
+    muggins_claims: bool = False
+    target: int = 0
+    opponent: str = "strong"
+    rated: bool = False
 
 
 def _error(status: int, message: str, headers: Mapping[str, str] | None = None, **extra: Any) -> JSONResponse:
@@ -103,6 +133,8 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
     app.add_middleware(Borders, hosts=options.hosts, max_body=MAX_BODY)
     replays = threading.BoundedSemaphore(MAX_REPLAYS)
     page_html = (STATIC / "index.html").read_bytes()
+    icon = (STATIC / "favicon.svg").read_bytes()
+    choices = setup_choices()
 
     @app.exception_handler(WebError)
     async def web_error(_: Request, exc: WebError) -> JSONResponse:
@@ -130,9 +162,25 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
     async def page() -> Response:
         return Response(page_html, media_type="text/html")
 
+    @app.api_route("/favicon.ico", methods=["GET", "HEAD"], include_in_schema=False)
+    async def favicon() -> Response:
+        return Response(icon, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+    @app.get("/api/setup")
+    async def setup() -> JSONResponse:
+        return JSONResponse(choices)
+
     @app.post("/api/games")
-    async def new_game() -> JSONResponse:
-        return await pool.run(lambda: JSONResponse(store.new().view()))
+    async def new_game(body: NewGameRequest | None = None) -> JSONResponse:
+        choice = None if body is None else GameChoice(**body.model_dump())
+        if choice is not None:
+            choice.rules()  # a bad choice is refused here, before a worker is taken
+        return await pool.run(lambda: JSONResponse(store.new(choice).view()))
+
+    @app.get("/api/games/{game_id}/guide")
+    async def rules_guide(game_id: str) -> JSONResponse:
+        table = store.get(game_id)
+        return JSONResponse({"rules": table.session.rules.name, "sections": guide(table.session.rules)})
 
     @app.get("/api/games/{game_id}")
     async def view(game_id: str) -> JSONResponse:
@@ -197,6 +245,8 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
     async def hint(game_id: str) -> JSONResponse:
         table = store.get(game_id)
         async with held_async(table, stop=pool.closing):
+            if table.session.rated:
+                raise WebError(403, "hints are off in a rated game")
             if not table.session.human_to_move:
                 raise WebError(409, "a hint is for your turn, and it is not your turn")
             if table.hinting:

@@ -1,5 +1,9 @@
 """The server's games: each a :class:`~sniff_env.play.session.Session` behind an id and a version.
 
+A game has the server's options (``sniff serve``'s), or those a player chose in the page's
+new-game form (:class:`GameChoice`: a preset, the players, partnerships, muggins claims, a
+target among :data:`TARGETS` and an opponent level among :data:`LEVELS`, never a file).
+
 The version counts the changes of a game. Every request that changes one names the version it
 was made for, so a move sent from an old page (another tab, a double click) is refused instead
 of being applied to a position its sender never saw.
@@ -33,6 +37,7 @@ from typing import Any
 from ..errors import SniffError
 from ..gamelog import load_game_log
 from ..play.session import AgentCache, LogWriteError, Session, default_save_path
+from ..presets import PRESET_NAMES, make_rules
 from ..rules import Rules
 from .views import seat_view
 
@@ -61,6 +66,60 @@ class WebError(SniffError):
         """Headers of the refusal (``Retry-After`` where trying again later may work)."""
         retry = self.extra.get("retry_after_s")
         return {"Retry-After": str(max(1, math.ceil(retry)))} if isinstance(retry, (int, float)) else {}
+
+
+LEVELS: dict[str, tuple[str, str | None, str]] = {
+    "beginner": ("Beginner", "random", "plays a legal tile at random"),
+    "easy": ("Easy", "greedy", "takes the most points it can, move by move"),
+    "medium": ("Medium", "heuristic", "scores, blocks and keeps a balanced hand"),
+    "strong": ("Strong", None, "the trained agent made for these rules (Medium where none was)"),
+}
+"""The opponents a player may choose in the browser: name -> (label, player spec, what it does);
+the spec None is the shipped agent that fits the rules, else ``heuristic``."""
+TARGETS = (0, 30, 50, 100, 150, 200, 250)
+"""The targets a player may choose in the browser (0: the preset's own)."""
+
+
+@dataclass(frozen=True)
+class GameChoice:
+    """A game asked for in the browser: a preset and what may be changed of it, an opponent level."""
+
+    preset: str
+    players: int = 2
+    partnership: bool = False
+    muggins_claims: bool = False
+    target: int = 0
+    opponent: str = "strong"
+    rated: bool = False
+
+    def rules(self) -> Rules:
+        """The rules, or a :class:`WebError` (422) saying what cannot be chosen."""
+        if self.preset not in PRESET_NAMES:
+            raise WebError(422, f"there is no preset {self.preset!r}; choose one of {', '.join(PRESET_NAMES)}")
+        if self.players not in (2, 3, 4):
+            raise WebError(422, f"a game has 2, 3 or 4 players, not {self.players}")
+        if self.partnership and self.players != 4:
+            raise WebError(422, "partnerships need 4 players")
+        if self.target not in TARGETS:
+            raise WebError(422, f"the target must be one of {', '.join(map(str, TARGETS[1:]))} (or 0: the preset's)")
+        if self.opponent not in LEVELS:
+            raise WebError(422, f"there is no opponent {self.opponent!r}; choose one of {', '.join(LEVELS)}")
+        extra: dict[str, Any] = {"partnership": self.partnership, "muggins_claims": self.muggins_claims}
+        if self.target:
+            extra["target"] = self.target
+        try:
+            return make_rules(self.preset, self.players, **extra)
+        except SniffError as exc:
+            raise WebError(422, str(exc)) from None
+
+
+def setup_of(rules: Rules, opponent: str, rated: bool) -> dict[str, Any]:
+    """A game's settings as the page's new-game form shows them."""
+    preset = rules.name if rules.name in PRESET_NAMES else PRESET_NAMES[0]
+    default = make_rules(preset, rules.num_players).target
+    return {"preset": preset, "players": rules.num_players, "partnership": rules.partnership,
+            "muggins_claims": rules.muggins_claims, "target": 0 if rules.target == default else rules.target,
+            "opponent": opponent, "rated": rated}
 
 
 def _positive(name: str, value: float) -> None:
@@ -111,9 +170,13 @@ class Table:
     lock: threading.Lock = field(default_factory=threading.Lock)
     hinting: bool = False
     """Whether a hint for this game is being worked out (one at a time)."""
+    opponent: str = "server"
+    """The opponent level the game was asked with (``server``: the server's own opponents)."""
 
     def view(self) -> dict[str, Any]:
-        return {"id": self.id, "version": self.version, **seat_view(self.session)}
+        s = self.session
+        return {"id": self.id, "version": self.version, **seat_view(s),
+                "setup": setup_of(s.rules, self.opponent, s.rated)}
 
     def check(self, version: int) -> None:
         if version != self.version:
@@ -201,8 +264,8 @@ class TableStore:
                 break
             self._drop(oldest.id, f"it was idle for more than {limit / 60:g} minutes")
 
-    def _add(self, session: Session) -> Table:
-        table = Table(secrets.token_urlsafe(9), session)
+    def _add(self, session: Session, opponent: str = "server") -> Table:
+        table = Table(secrets.token_urlsafe(9), session, opponent=opponent)
         with self._lock:
             table.used = now = self.clock()
             self._sweep(now)
@@ -218,10 +281,23 @@ class TableStore:
         except LogWriteError as exc:
             raise log_refusal("the new game", exc) from None
 
-    def new(self) -> Table:
-        """A new game with the server's options (its seed for the first game only); its log is
-        written at once, to a new file."""
+    def new(self, choice: GameChoice | None = None) -> Table:
+        """A new game with the server's options (its seed for the first game only), or as the
+        player chose it in the browser; its log is written at once, to a new file."""
         o = self.options
+        if choice is not None:
+            from ..play.commands import chosen_opponents
+
+            rules = choice.rules()
+            spec = LEVELS[choice.opponent][1]
+            opponents, note = chosen_opponents([spec] if spec else [], rules)
+            session = Session.start(rules, opponents, rated=choice.rated or o.rated, agents=self.agents)
+            if note and note not in session.notes:
+                session.notes.insert(0, note)
+            session.save_path = server_log_path(session.seed, o.games_dir)
+            session.advance()
+            self._log_first(session)
+            return self._add(session, choice.opponent)
         with self._lock:
             first, self._first = self._first, False
         session = Session.start(o.rules, list(o.opponents), human=o.seat, partner=o.partner,

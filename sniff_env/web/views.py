@@ -3,10 +3,12 @@
 :func:`seat_view` is built from :func:`~sniff_env.infostate.info_state` and
 :meth:`~sniff_env.game.Game.public_events` only, so it never holds a tile the seat may not see:
 not the other hands, not the boneyard, not what others drew. Once a hand is over every hand is
-public, and the view reveals them with the end-of-hand scoring. :func:`replay_frames` shows a
-logged game from outside the table, every hand face up, one frame per decision; it works hand by
-hand (each event is described once, and no frame rescans the game's history), so its time is
-linear in the size of what it yields.
+public, and the view reveals them with the end-of-hand scoring and what the hand gave each
+side; every view carries the score sheet (:mod:`~sniff_env.play.sheet`), hand by hand.
+:func:`replay_frames` shows a logged game from outside the table, every hand face up, one frame
+per decision; it works hand by hand (each event is described once, the score sheet is kept as
+it goes, and no frame rescans the game's history), so its time is linear in the size of what it
+yields.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from ..actions import EAST, END_NAMES, LEAD, NORTH, SOUTH, WEST
 from ..game import Event, Game, Phase
 from ..gamelog import GameLog
 from ..infostate import InfoState, info_state
-from ..play.screen import describe, target_note, winner_text, with_names
+from ..play.screen import describe, side_names, target_note, winner_text, with_names
 from ..play.session import HUMAN, Session
+from ..play.sheet import HandScore, hand_end_note, score_sheet
 from ..render import count_sum, end_terms
 from ..tiles import TileSet, mask_tiles
 
@@ -110,17 +113,24 @@ def _sides(session: Session, scores: tuple[int, ...]) -> list[dict[str, Any]]:
     ]
 
 
-def _result_json(session: Session, game: Game) -> dict[str, Any] | None:
-    """The last hand's end, with every hand revealed (public once the hand is over)."""
+def _result_json(session: Session, game: Game, row: HandScore) -> dict[str, Any] | None:
+    """The last hand's end, with every hand revealed (public once the hand is over), and what it
+    gave each side (``row``: the hand's line of the score sheet)."""
     if game.phase is Phase.PLAY or len(game.results) != game.hand_index + 1:
         return None
     ts, result = game.ts, game.results[-1]
     names = [p.name for p in session.seats]
+    note = hand_end_note(session.rules)
     out: dict[str, Any] = {
         "ended_by": result.ended_by, "winner": result.winner, "side_points": list(result.side_points),
         "lines": [with_names(line, names) for line in result.lines],
+        "note": note if note and any("round5" in line for line in result.lines) else "",
         "hands": [{"seat": s, "name": p.name, "tiles": [_pair(ts, t) for t in mask_tiles(game.hands[s])],
                    "pips": result.pips[s]} for s, p in enumerate(session.seats)],
+        "scores": [{"side": side, "names": side_names(session, side), "before": total - gained, "play": play,
+                    "end": end, "after": total}
+                   for side, (play, end, total, gained) in enumerate(zip(row.play, row.end or (), row.total,
+                                                                          row.gained))],
     }
     if game.phase is Phase.GAME_OVER:
         winners = [p.name for s, p in enumerate(session.seats)
@@ -138,9 +148,17 @@ def _rules_json(session: Session) -> dict[str, Any]:
             "muggins_claims": rules.muggins_claims, "partnership": rules.partnership}
 
 
-def _base(session: Session, info: InfoState, events: list[dict[str, Any]]) -> dict[str, Any]:
+def _sheet_json(sheet: list[HandScore]) -> list[dict[str, Any]]:
+    """The score sheet: per hand, per side, the points in play, at the end (null while the hand
+    is in play) and the total after it."""
+    return [{"hand": r.hand, "over": r.over,
+             "sides": [{"play": r.play[i], "end": None if r.end is None else r.end[i], "total": r.total[i]}
+                       for i in range(len(r.play))]} for r in sheet]
+
+
+def _base(session: Session, info: InfoState, events: list[dict[str, Any]], sheet: list[HandScore]) -> dict[str, Any]:
     """The fields the seat's view and a replay frame share; ``events``: the current hand's, as
-    :func:`event_json` gives them."""
+    :func:`event_json` gives them; ``sheet``: the score sheet, the current hand last."""
     game, ts = session.game, session.game.ts
     seat = session.human
     return {
@@ -155,8 +173,9 @@ def _base(session: Session, info: InfoState, events: list[dict[str, Any]]) -> di
         "boneyard": {"size": info.boneyard_size, "drawable": max(info.drawable, 0)},
         "layout": layout_json(ts, info, _inline_flags(game)),
         "events": events,
-        "result": _result_json(session, game),
+        "result": _result_json(session, game, sheet[-1]) if sheet else None,
         "target_note": target_note(session),
+        "sheet": _sheet_json(sheet),
     }
 
 
@@ -168,7 +187,7 @@ def seat_view(session: Session) -> dict[str, Any]:
     start = hand_start(game.events)
     mark = max(session.mark - start, 0)
     events = [event_json(session, ts, e, i >= mark) for i, e in enumerate(game.public_events(seat, start))]
-    view = _base(session, info, events)
+    view = _base(session, info, events, score_sheet(game))
     options = []
     if session.human_to_move:
         for o in session.options():
@@ -195,22 +214,36 @@ def replay_frames(log: GameLog) -> Iterator[dict[str, Any]]:
     one at a time, so a caller may stop early)."""
     game = Game(log.rules, log.seed, max_hands=log.max_hands)
     view = Session.viewer(log, game)
-    ts = game.ts
+    ts, rules = game.ts, log.rules
     described: list[dict[str, Any]] = []  # the current hand's events, each described once
+    sheet: list[HandScore] = []  # the finished hands' lines of the score sheet
+    total = [0] * rules.num_sides  # the scores before the current hand
+    play = [0] * rules.num_sides  # the current hand's points in play so far
 
     def frame(title: str) -> dict[str, Any]:
         events = game.events
         for e in events[start + len(described):]:
             described.append(event_json(view, ts, e, False))
+            if e.kind in ("play", "muggins") and e.points:
+                play[rules.side_of(e.player)] += e.points
         mark = view.mark - start
         shown = [{**d, "recent": i >= mark} if i >= mark else d for i, d in enumerate(described)]
-        out = _base(view, info_state(game, 0), shown)
+        over = len(game.results) == game.hand_index + 1
+        end = tuple(game.results[-1].side_points) if over else None
+        now = tuple(t + p + (end[i] if end else 0) for i, (t, p) in enumerate(zip(total, play)))
+        out = _base(view, info_state(game, 0), shown, [*sheet, HandScore(game.hand_index + 1, tuple(play), end, now)])
         out["title"] = title
         out["hands"] = [[_pair(ts, t) for t in mask_tiles(h)] for h in game.hands]
         return out
 
     start = 0
     for rec in log.records:
+        if game.results:
+            end = game.results[-1].side_points
+            sheet.append(HandScore(game.hand_index + 1, tuple(play), tuple(end),
+                                   tuple(t + p + e for t, p, e in zip(total, play, end))))
+            total[:] = sheet[-1].total
+            play[:] = [0] * rules.num_sides
         described.clear()
         game.start_hand(rec.deal)
         start = hand_start(game.events)

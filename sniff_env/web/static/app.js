@@ -6,6 +6,11 @@
 
 const U = 40;             // the short side of a tile on the table, in SVG units
 const GAP = 2;            // space between tiles on the table
+const PITCH = 2 * U + GAP; // from one row of a turned arm to the next
+const HAND = 34;          // the short side of a tile in the hand, in CSS pixels
+const LEAST = 0.64;       // a tile on the table is never smaller than this share of one in the hand
+const READABLE = 15;      // the smallest text on the table (an end's number), in CSS pixels
+const TOUCH = 48;         // the smallest side of a drop target on screen, in CSS pixels (at least 44)
 const SVGNS = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
@@ -31,8 +36,9 @@ const app = {
   replay: null,       // {frames, index} while replaying a log
   busy: false,
   closed: null,       // the version whose result panel the player closed
+  setup: null,        // what the new-game form offers (from the server, once)
+  scale: null,        // CSS pixels per SVG unit of the last drawn layout
 };
-const TOUCH = 48;     // the smallest side of a drop target on screen, in CSS pixels (at least 44)
 window.sniff = app;
 
 // -- talking to the server -------------------------------------------------------------------
@@ -68,12 +74,15 @@ async function load(id) {
   return data;
 }
 
-async function newGame() {
-  const data = await api("POST", "/api/games");
-  if (!data) return;
+// A new game: with the server's options, or as chosen in the new-game form (`choice`).
+async function newGame(choice) {
+  const data = await api("POST", "/api/games", choice && choice.preset ? choice : undefined);
+  if (!data) return null;
   history.replaceState(null, "", `/?game=${encodeURIComponent(data.id)}`);
   notice("");
+  app.closed = null;
   show(data);
+  return data;
 }
 
 async function change(path, extra = {}) {
@@ -149,131 +158,242 @@ function tileSvg(pips, size, cls = "") {
 const key = (pips) => `${pips[0]}-${pips[1]}`;
 
 // -- the layout --------------------------------------------------------------------------------
+// The line (the west arm, the lead, the east arm) runs through a pivot: the sniff once there is
+// one, else the lead. From the pivot each half of the line runs outwards and, where the next tile
+// would leave the table, turns: a corner tile stands across the row, and the line comes back on
+// a new row beside the last one, the left half turning upwards and the right half downwards. The
+// sniff's north and south arms run up and down from it and turn right and left, clear of the
+// line's rows. An arm is laid in its own frame: p along its first row, away from the pivot, and q
+// across it, towards the side it turns to; `toXY` places the frame on the table.
+
 // Crosswise doubles stand across the line; the stubby sniff and in-line doubles lie along it.
 function crosswise(t, stubby) {
   return t.double && !t.inline && !(t.sniff && stubby);
 }
 
-function layoutGeometry(layout, stubby) {
-  const placed = [];   // {t, x, y, vertical, first, second}
-  const box = { minX: 0, maxX: 0, minY: -U, maxY: U };
-  const put = (t, x, y, vertical, first, second) => {
-    placed.push({ t, x, y, vertical, first, second });
-    const w = vertical ? U : 2 * U, h = vertical ? 2 * U : U;
-    box.minX = Math.min(box.minX, x); box.maxX = Math.max(box.maxX, x + w);
-    box.minY = Math.min(box.minY, y); box.maxY = Math.max(box.maxY, y + h);
-  };
-  const ends = {};
-  if (!layout.centre) return { placed, box: { minX: -U, maxX: U, minY: -U, maxY: U }, ends, sniffX: null };
-  let sniff = null;
-  const c = layout.centre;
-  const cw = crosswise(c, stubby) ? U : 2 * U;
-  put(c, -cw / 2, crosswise(c, stubby) ? -U : -U / 2, cw === U, c.pips[0], c.pips[1]);
-  if (c.sniff) sniff = { x: 0, half: crosswise(c, stubby) ? U : U / 2 };
-  for (const [name, dir] of [["west", -1], ["east", 1]]) {
-    let cursor = dir * (cw / 2 + GAP);
-    for (const t of layout.arms[name]) {
-      const cross = crosswise(t, stubby);
-      const w = cross ? U : 2 * U;
-      const x = dir < 0 ? cursor - w : cursor;
-      const [first, second] = dir < 0 ? [t.outer, t.inner] : [t.inner, t.outer];
-      put(t, x, cross ? -U : -U / 2, cross, first, second);
-      if (t.sniff) sniff = { x: x + w / 2, half: cross ? U : U / 2 };
-      cursor += dir * (w + GAP);
+// Lays `items` ({t, near, far, cross}) from p = `start` outwards, no tile past p = `limit`, a row
+// running back no nearer than p = `back`. Returns each tile's rectangle in the frame, with the
+// side of its near half; the last item is a phantom where it marks an open end's next spot.
+function snake(items, start, limit, back) {
+  const out = [];
+  let d = 1, q = 0, c = start, inRow = 0;
+  items.forEach((it, i) => {
+    const last = i === items.length - 1;
+    const cross = it.cross && inRow > 0;   // the first tile of a turned row lies along it
+    const len = cross ? U : 2 * U;
+    const need = len + (last ? 0 : GAP + U);  // room after it for a corner, but after the last
+    const fits = d > 0 ? c + need <= limit : c - need >= back;
+    if (fits || inRow === 0) {
+      const p0 = d > 0 ? c : c - len, w = cross ? 2 * U : U;
+      out.push({ it, p0, p1: p0 + len, q0: q - w / 2, q1: q + w / 2, alongP: !cross, nearLow: d > 0 });
+      c += d * (len + GAP);
+      inRow += 1;
+      return;
     }
-    ends[name] = { x: dir < 0 ? cursor - 2 * U : cursor, y: -U / 2, vertical: false };
-  }
-  if (sniff) {
-    for (const [name, dir] of [["north", -1], ["south", 1]]) {
-      let cursor = dir * (sniff.half + GAP);
-      for (const t of layout.arms[name]) {
-        const cross = crosswise(t, stubby);
-        const h = cross ? U : 2 * U;
-        const y = dir < 0 ? cursor - h : cursor;
-        const [first, second] = dir < 0 ? [t.outer, t.inner] : [t.inner, t.outer];
-        put(t, cross ? sniff.x - U : sniff.x - U / 2, y, !cross, first, second);
-        cursor += dir * (h + GAP);
-      }
-      ends[name] = { x: sniff.x - U / 2, y: dir < 0 ? cursor - 2 * U : cursor, vertical: true };
-    }
-  }
-  return { placed, box, ends, sniffX: sniff ? sniff.x : null };
+    // the corner: across the row, its near half level with the row, its far half beyond it
+    const p0 = d > 0 ? c : c - U;
+    out.push({ it, p0, p1: p0 + U, q0: q - U / 2, q1: q + 3 * U / 2, alongP: false, nearLow: true, corner: true });
+    q += PITCH;
+    d = -d;
+    c = d > 0 ? p0 : p0 + U;   // the next tile's near half lies under the corner's far half
+    inRow = 0;
+  });
+  return out;
 }
 
-// The smallest width of the view box (SVG units): narrower on a phone, so tiles stay large.
-const minViewWidth = (svg) => (svg.clientWidth && svg.clientWidth < 560 ? 8 : 12) * U;
-
-function drawLayout(svg, layout, stubby, targets, freshFrom, tries = 0, least = 0) {
-  svg.replaceChildren();
-  const geo = layoutGeometry(layout, stubby);
-  const box = { ...geo.box };
-  // SVG units per CSS pixel, estimated from the layout before the targets are added
-  const viewW = Math.max(box.maxX - box.minX + 1.2 * U, minViewWidth(svg));
-  const viewH = Math.max(box.maxY - box.minY + 1.2 * U, 7 * U);
-  if (!least) least = TOUCH * unitsPerPx(svg, viewW, viewH);
+// Every tile of `layout` (and a phantom at each open end, its next spot) placed on the table, the
+// pivot's centre at (0, 0): `L`, `R` the table's left and right edges, `T`, `B` its top and
+// bottom, relative to the pivot.
+function arrange(layout, stubby, L, R, T, B) {
+  const c = layout.centre;
+  const line = [
+    ...[...layout.arms.west].reverse().map((t) => ({ t, a: t.outer, b: t.inner, end: null })),
+    { t: c, a: c.pips[0], b: c.pips[1] },
+    ...layout.arms.east.map((t) => ({ t, a: t.inner, b: t.outer })),
+  ];
+  let pivot = line.findIndex((x) => x.t.sniff);
+  const hasSniff = pivot >= 0;
+  if (!hasSniff) pivot = layout.arms.west.length;
+  const p = line[pivot];
+  const pcross = crosswise(p.t, stubby);
+  const pw = pcross ? U : 2 * U, ph = pcross ? 2 * U : U;
+  const open = Object.fromEntries(layout.ends.map((e) => [e.end, e]));
+  const phantom = (end) => (open[end] && open[end].open ? [{ phantom: end, near: open[end].pip, far: open[end].pip, cross: false }] : []);
+  const item = (x, near, far) => ({ t: x.t, near, far, cross: crosswise(x.t, stubby) });
+  const clear = U + 2 * GAP;   // how near the sniff's column a turned row may come back
+  const arms = [
+    { items: [...line.slice(0, pivot).reverse().map((x) => item(x, x.b, x.a)), ...phantom("west")],
+      start: pw / 2 + GAP, limit: -L, back: hasSniff ? clear : -R, toXY: (pp, qq) => [-pp, -qq] },
+    { items: [...line.slice(pivot + 1).map((x) => item(x, x.a, x.b)), ...phantom("east")],
+      start: pw / 2 + GAP, limit: R, back: hasSniff ? clear : L, toXY: (pp, qq) => [pp, qq] },
+  ];
+  if (hasSniff) {
+    const column = (name) => layout.arms[name].map((t) => ({ t, near: t.inner, far: t.outer, cross: crosswise(t, stubby) }));
+    arms.push({ items: [...column("north"), ...phantom("north")], start: ph / 2 + GAP, limit: -T, back: clear,
+                toXY: (pp, qq) => [qq, -pp] });
+    arms.push({ items: [...column("south"), ...phantom("south")], start: ph / 2 + GAP, limit: B, back: clear,
+                toXY: (pp, qq) => [-qq, pp] });
+  }
+  const placed = [{ t: p.t, x: -pw / 2, y: -ph / 2, vertical: pcross, first: p.a, second: p.b }];
+  const spots = {};
+  for (const arm of arms) {
+    for (const r of snake(arm.items, arm.start, arm.limit, arm.back)) {
+      const [x0, y0] = arm.toXY(r.p0, r.q0), [x1, y1] = arm.toXY(r.p1, r.q1);
+      const x = Math.min(x0, x1), y = Math.min(y0, y1), w = Math.abs(x1 - x0), h = Math.abs(y1 - y0);
+      const vertical = h > w;
+      if (r.it.phantom) {
+        spots[r.it.phantom] = { x, y, w, h, vertical };
+        continue;
+      }
+      // which half is nearer the pivot: its centre, in the frame, then on the table
+      const nearP = r.alongP ? (r.nearLow ? r.p0 + U / 2 : r.p1 - U / 2) : (r.p0 + r.p1) / 2;
+      const nearQ = r.alongP ? (r.q0 + r.q1) / 2 : r.q0 + U / 2;
+      const [nx, ny] = arm.toXY(nearP, nearQ);
+      const nearFirst = vertical ? ny < y + h / 2 : nx < x + w / 2;
+      placed.push({ t: r.it.t, x, y, vertical, first: nearFirst ? r.it.near : r.it.far,
+                    second: nearFirst ? r.it.far : r.it.near });
+    }
+  }
+  const box = { minX: Infinity, maxX: -Infinity, minY: Infinity, maxY: -Infinity };
   const grow = (x, y, w, h) => {
     box.minX = Math.min(box.minX, x); box.maxX = Math.max(box.maxX, x + w);
     box.minY = Math.min(box.minY, y); box.maxY = Math.max(box.maxY, y + h);
   };
-  for (const p of geo.placed) {
-    const cls = [p.t.sniff ? "sniff" : "", p.t.order >= freshFrom ? "fresh" : ""].join(" ");
-    const g = tile(svg, p.x, p.y, p.first, p.second, p.vertical, U, cls);
-    g.dataset.tile = key(p.t.pips);
-    if (p.t.sniff) {
-      const star = el("text", { x: p.x - 4, y: p.y + 9, class: "sniff-mark" }, svg);
-      star.textContent = "★ sniff";
+  for (const q of placed) grow(q.x, q.y, q.vertical ? U : 2 * U, q.vertical ? 2 * U : U);
+  for (const s of Object.values(spots)) grow(s.x, s.y, s.w, s.h);
+  return { placed, spots, box, sniff: hasSniff };
+}
+
+// The scale (CSS pixels per unit) and the pivot's place that show the whole layout largest, its
+// tiles no smaller than LEAST of the hand's, in a table `widthPx` wide and, where it can be,
+// `heightPx` high; the picture is then as high as it needs (`heightUnits`).
+function fit(layout, stubby, widthPx, heightPx, phone) {
+  const most = (phone ? 0.78 : 1.1), least = LEAST * HAND / U;
+  let best = null;
+  for (let s = most; ; s = Math.max(least, s * 0.93)) {
+    const pad = Math.max(0.35 * U, 18 / s);
+    const W = widthPx / s - 2 * pad, H = heightPx / s - 2 * pad;
+    let top = null;
+    // the north and south arms run as far as the table's height, or further where their turned
+    // columns would otherwise run off its side
+    for (const tall of [1, 1.6, 2.4, 3.5, 5]) {
+      const tries = [];
+      for (let k = 1; k <= 9; k++) {
+        const px = -W / 2 + (k / 10) * W;                // the pivot's centre, from the table's centre
+        const geo = arrange(layout, stubby, -W / 2 - px, W / 2 - px, -tall * H / 2, tall * H / 2);
+        const w = geo.box.maxX - geo.box.minX, h = geo.box.maxY - geo.box.minY;
+        const off = Math.abs((geo.box.minX + geo.box.maxX) / 2 + px);   // from the middle of the table
+        tries.push({ s, pad, px, geo, w, h, score: h * 4 + off + (w > W + 0.5 ? 1e6 : 0) });
+      }
+      tries.sort((a, b) => a.score - b.score);
+      if (!top || tries[0].score < top.score) top = tries[0];
+      if (top.w <= W + 0.5 || !hasSniff(layout)) break;
+    }
+    if (!best || top.score < best.score) best = top;
+    if (top.w <= W + 0.5 && top.h <= H + 0.5) { best = top; break; }
+    if (s <= least) break;
+  }
+  return best;
+}
+
+// Whether the layout has a sniff (north and south arms that a taller table lets run longer).
+const hasSniff = (layout) => [...layout.arms.west, layout.centre, ...layout.arms.east].some((t) => t.sniff);
+
+// `px` CSS pixels in units, at scale `s` (CSS pixels per unit).
+const units = (px, s) => px / s;
+
+function drawLayout(svg, layout, stubby, targets, freshFrom) {
+  svg.replaceChildren();
+  svg.style.minHeight = "";   // measured without the height a longer layout asked for before
+  const phone = svg.clientWidth > 0 && svg.clientWidth < 560;
+  const widthPx = svg.clientWidth || 800, heightPx = Math.max(svg.clientHeight || 300, 120);
+  if (!layout.centre) {
+    drawEmpty(svg, layout, targets, widthPx, heightPx);
+    return;
+  }
+  const { s, pad, px, geo, w, h } = fit(layout, stubby, widthPx, heightPx, phone);
+  app.scale = s;
+  const lastOrder = Math.max(...geo.placed.map((q) => q.t.order));
+  for (const q of geo.placed) {
+    const cls = [q.t.sniff ? "sniff" : "", q.t.order >= freshFrom ? "fresh" : "", q.t.order === lastOrder ? "last" : ""];
+    const g = tile(svg, q.x, q.y, q.first, q.second, q.vertical, U, cls.join(" ").trim());
+    g.dataset.tile = key(q.t.pips);
+    g.dataset.order = q.t.order;
+    if (q.t.sniff) {
+      const star = el("text", { x: q.x + (q.vertical ? U / 2 : U), y: q.y - units(3, s), class: "sniff-mark",
+                                 "font-size": units(14, s) }, svg);
+      star.textContent = "★";
     }
   }
-  // Drop targets: one per legal placement of the selected tile, at its open end, widened to
-  // `least` around its spot; where widened targets would cover one another, they are placed
-  // apart (see `separate`).
+  drawEnds(svg, layout, geo.spots, targets, s);
+  // the view: the table's width at this scale, and the layout's height (at least the table's)
+  const W = widthPx / s;
+  const needed = h + 2 * pad;
+  const H = Math.max(heightPx / s, needed);
+  const cy = (geo.box.minY + geo.box.maxY) / 2;
+  // a layout narrower than the table is centred on it (it is laid out the same wherever it sits)
+  const cx = w + 2 * pad <= W ? (geo.box.minX + geo.box.maxX) / 2 : -px;
+  svg.setAttribute("viewBox", `${cx - W / 2} ${cy - H / 2} ${W} ${H}`);
+  svg.style.minHeight = needed * s > heightPx + 1 ? `${Math.ceil(needed * s)}px` : "";
+}
+
+function drawEmpty(svg, layout, targets, widthPx, heightPx) {
+  const s = Math.min(1, LEAST * HAND / U * 1.6);
+  app.scale = s;
+  const W = widthPx / s, H = heightPx / s;
+  svg.setAttribute("viewBox", `${-W / 2} ${-H / 2} ${W} ${H}`);
+  svg.style.minHeight = "";
+  drawEnds(svg, layout, { lead: { x: -U, y: -U / 2, w: 2 * U, h: U, vertical: false } }, targets, s);
+  if (!targets.length) {
+    const t = el("text", { x: 0, y: 0, class: "empty-note", "font-size": units(15, s) }, svg);
+    t.textContent = "the table is empty";
+  }
+}
+
+// Drop targets where the picked tile may go (at least TOUCH pixels a side, placed apart), and a
+// marker at every other open end: the number a tile must match there, and the end's name.
+function drawEnds(svg, layout, spots, targets, s) {
+  const least = units(TOUCH, s);
   const byEnd = {};
-  const spots = [];
+  const wanted = [];
   for (const o of targets) {
-    const spot = o.end === "lead" ? { x: -U, y: -U / 2, vertical: false } : geo.ends[o.end];
+    const spot = spots[o.end];
     if (!spot) continue;
     const k = byEnd[o.end] = (byEnd[o.end] || 0) + 1;
-    const shift = (k - 1) * (spot.vertical ? 0 : 2 * U + GAP) * (o.end === "west" ? -1 : 1);
-    const shiftY = (k - 1) * (spot.vertical ? 2 * U + GAP : 0) * (o.end === "north" ? -1 : 1);
-    const w0 = spot.vertical ? U : 2 * U, h0 = spot.vertical ? 2 * U : U;
-    const w = Math.max(w0, least), h = Math.max(h0, least);
-    spots.push({ o, base: { x: spot.x + shift, y: spot.y + shiftY, w: w0, h: h0 }, w, h });
+    const w = Math.max(spot.w, least), h = Math.max(spot.h, least);
+    const step = (spot.vertical ? h : w) + GAP;
+    const base = { x: spot.x + (spot.vertical ? 0 : (k - 1) * step), y: spot.y + (spot.vertical ? (k - 1) * step : 0),
+                   w: spot.w, h: spot.h };
+    wanted.push({ o, base, w, h });
   }
-  for (const { o, r: { x, y, w, h } } of separate(spots)) {
+  for (const { o, r: { x, y, w, h } } of separate(wanted)) {
     const gives = o.points && app.state.rules.muggins_claims && !claiming();
     const g = el("g", { class: `target${gives ? " gives" : ""}`, "data-action": o.action, "data-end": o.end,
                         role: "button", tabindex: 0 }, svg);
-    el("rect", { x, y, width: w, height: h, rx: 6 }, g);
-    const label = el("text", { x: x + w / 2, y: y + h / 2 + 5 }, g);
+    el("rect", { x, y, width: w, height: h, rx: units(6, s) }, g);
+    const label = el("text", { x: x + w / 2, y: y + h / 2 + units(5, s), "font-size": units(15, s) }, g);
     label.textContent = (o.inline ? "in line " : "") + (o.points ? pointsText(o, true) : o.end === "lead" ? "lead" : "play");
     const title = el("title", {}, g);
     title.textContent = o.text + (o.points ? `: ${pointsText(o, false)}` : "");
     g.addEventListener("click", () => app.play(o.action));
     g.addEventListener("keydown", (ev) => { if (ev.key === "Enter") app.play(o.action); });
-    grow(x, y, w, h);
   }
-  // Open ends that the selected tile cannot use are marked faintly.
-  if (layout.centre) {
-    for (const e of layout.ends) {
-      const spot = geo.ends[e.end];
-      if (!e.open || !spot || byEnd[e.end]) continue;
-      const w = spot.vertical ? U : 2 * U, h = spot.vertical ? 2 * U : U;
-      const g = el("g", { class: "open-end" }, svg);
-      el("rect", { x: spot.x + (spot.vertical ? 0 : U / 2), y: spot.y + (spot.vertical ? U / 2 : 0),
-                   width: U, height: U, rx: 5 }, g);
-      const t = el("text", { x: spot.x + w / 2, y: spot.y + h / 2 + 5 }, g);
-      t.textContent = e.pip;
-      grow(spot.x, spot.y, w, h);
-    }
-  }
-  const pad = U * 0.6;
-  const w = Math.max(box.maxX - box.minX + 2 * pad, minViewWidth(svg)), h = Math.max(box.maxY - box.minY + 2 * pad, 7 * U);
-  const cx = (box.minX + box.maxX) / 2, cy = (box.minY + box.maxY) / 2;
-  svg.setAttribute("viewBox", `${cx - w / 2} ${cy - h / 2} ${w} ${h}`);
-  // the targets widened the view, so shrank on screen: draw again with targets made for the new scale
-  const needed = TOUCH * unitsPerPx(svg, w, h);
-  if (targets.length && needed > least + 0.5 && tries < 4) {
-    drawLayout(svg, layout, stubby, targets, freshFrom, tries + 1, needed * 1.05);
+  if (!layout.centre) return;
+  for (const e of layout.ends) {
+    const spot = spots[e.end];
+    if (!e.open || !spot || byEnd[e.end]) continue;
+    const side = Math.max(U, units(READABLE * 2.2, s));
+    // the marker sits on the spot's half next to the line
+    const cx = spot.x + spot.w / 2, cy = spot.y + spot.h / 2;
+    const g = el("g", { class: "open-end", "data-end": e.end }, svg);
+    el("rect", { x: cx - side / 2, y: cy - side / 2, width: side, height: side, rx: units(6, s) }, g);
+    const n = el("text", { x: cx, y: cy + units(READABLE * 0.36, s), class: "pip-value",
+                           "font-size": units(READABLE * 1.05, s) }, g);
+    n.textContent = e.pip;
+    const name = el("text", { x: cx, y: cy - side / 2 + units(9, s), class: "end-name", "font-size": units(8.5, s) }, g);
+    name.textContent = e.end.toUpperCase();
+    const title = el("title", {}, g);
+    title.textContent = `${e.end} end: a ${e.pip} plays here`;
   }
 }
 
@@ -308,69 +428,115 @@ function separate(spots, budget = 20000) {
   return spots.map((s, i) => ({ ...s, r: found ? chosen[i] : options[i][0] }));
 }
 
-// SVG units per CSS pixel for a view box of w×h units in `svg` (the box is fitted whole).
-function unitsPerPx(svg, w, h) {
-  return svg.clientWidth ? Math.max(w / svg.clientWidth, h / (svg.clientHeight || 1)) : 1;
-}
-
 // -- the page ------------------------------------------------------------------------------------
-function scoresHtml(view) {
-  const target = view.rules.target;
-  return view.sides.map((s) => {
-    const pct = Math.max(0, Math.min(100, (100 * s.score) / target));
-    return `<div class="side ${s.yours ? "yours" : ""}"><span class="names">${esc(s.names.join(" & "))}</span>
-      <span class="bar"><span style="width:${pct}%"></span></span><b>${s.score}</b></div>`;
-  }).join("") + `<div class="target muted">target ${target}</div>`;
-}
-
 function esc(text) {
   return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 }
 
-function drawOpponents(view, hands) {
+// One chip per seat: its name, its side's score, the tiles it holds (face up in a replay).
+function drawSeats(view, hands) {
   const box = $("opponents");
   box.replaceChildren();
+  const scoreOf = (seat) => view.sides[seat.side] ? view.sides[seat.side].score : 0;
+  const target = view.rules.target;
   for (const s of view.seats) {
-    if (s.you) continue;
     const div = document.createElement("div");
-    div.className = "opponent" + (view.phase === "play" && view.turn === s.seat ? " to-play" : "");
+    const toPlay = view.phase === "play" && view.turn === s.seat;
+    div.className = `seat ${s.you ? "you" : "opponent"}${toPlay ? " to-play" : ""}`;
     div.dataset.seat = s.seat;
-    div.innerHTML = `<div class="who">${esc(s.name)} <span class="muted">· ${s.tiles} tile${s.tiles === 1 ? "" : "s"}</span></div>`;
-    const size = 18;
+    const pct = Math.max(0, Math.min(100, (100 * scoreOf(s)) / target));
+    const score = view.rules.partnership ? "" :
+      `<b class="score" title="score">${scoreOf(s)}</b><span class="bar"><span style="width:${pct}%"></span></span>`;
+    div.innerHTML = `<span class="who">${esc(s.name)}</span>${score}` +
+      `<span class="count muted" title="tiles in hand">${s.tiles} tile${s.tiles === 1 ? "" : "s"}</span>`;
     const open = hands ? hands[s.seat] : null;
-    const svg = el("svg", { width: s.tiles * (size + 3) + 2, height: 2 * size + 2 });
-    for (let i = 0; i < s.tiles; i++) {
-      if (open) tile(svg, 1 + i * (size + 3), 1, open[i][0], open[i][1], true, size);
-      else tileBack(svg, 1 + i * (size + 3), 1, size);
+    if (!s.you && (open || s.tiles)) {
+      const size = open ? 12 : 7;
+      const svg = el("svg", { class: "tiles", width: Math.min(s.tiles, 12) * (size + 2) + 2, height: 2 * size + 2 });
+      for (let i = 0; i < Math.min(s.tiles, 12); i++) {
+        if (open) tile(svg, 1 + i * (size + 2), 1, open[i][0], open[i][1], true, size);
+        else tileBack(svg, 1 + i * (size + 2), 1, size);
+      }
+      div.appendChild(svg);
     }
-    div.appendChild(svg);
     box.appendChild(div);
   }
+}
+
+// In partnerships, each side's score (the seats show it otherwise).
+function drawScores(view) {
+  const box = $("scores");
+  box.hidden = !view.rules.partnership;
+  box.innerHTML = view.sides.map((s) => `<span class="side${s.yours ? " yours" : ""}"><span class="names">` +
+    `${esc(s.names.join(" & "))}</span> <b>${s.score}</b></span>`).join("");
+}
+
+// The events, a run of draws by one player as one line.
+function grouped(events) {
+  const out = [];
+  for (const e of events) {
+    const prev = out[out.length - 1];
+    if (e.kind === "draw" && prev && prev.kind === "draw" && prev.seat === e.seat) {
+      prev.n += 1;
+      if (e.recent) prev.recent = true;
+      if (prev.tiles && e.tile) prev.tiles.push(e.tile); else prev.tiles = null;
+      continue;
+    }
+    out.push({ ...e, n: 1, tiles: e.tile ? [e.tile] : null });
+  }
+  for (const e of out) {
+    if (e.kind === "draw" && e.n > 1) {
+      const who = e.text.replace(/ draws? .*$/, "");
+      const verb = /^.* draw /.test(e.text) ? "draw" : "draws";
+      e.text = `${who} ${verb} ${e.n} tiles` + (e.tiles ? `: ${e.tiles.map(key).join(", ")}` : "");
+    }
+  }
+  return out;
+}
+
+function eventItem(e) {
+  const li = document.createElement("li");
+  li.className = `${e.kind}${e.recent ? " recent" : ""}`;
+  const scored = e.points && e.text.match(/^(.*?)\s*(\+\d+)$/);
+  li.textContent = scored ? scored[1] + " " : e.text;
+  if (scored) {
+    const b = document.createElement("b");
+    b.textContent = scored[2];
+    li.appendChild(b);
+  }
+  return li;
 }
 
 function drawLog(events) {
   const log = $("log");
   log.replaceChildren();
-  for (const e of events) {
-    const li = document.createElement("li");
-    li.className = `${e.kind}${e.recent ? " recent" : ""}`;
-    const scored = e.points && e.text.match(/^(.*?)\s*(\+\d+)$/);
-    li.textContent = scored ? scored[1] + " " : e.text;
-    if (scored) {
-      const b = document.createElement("b");
-      b.textContent = scored[2];
-      li.appendChild(b);
-    }
-    log.appendChild(li);
-  }
+  const items = grouped(events);
+  for (const e of items) log.appendChild(eventItem(e));
   log.scrollTop = log.scrollHeight;
+  // the latest moves, beside the table on a narrow screen
+  const recent = $("recent");
+  recent.replaceChildren();
+  for (const e of items.filter((x) => x.kind !== "hand_end" && x.kind !== "game_end").slice(-3)) recent.appendChild(eventItem(e));
+}
+
+function drawSheet(view) {
+  const sheet = $("sheet");
+  const names = view.sides.map((s) => s.names.join(" & "));
+  const head = `<thead><tr><th>hand</th>${names.map((n) => `<th>${esc(n)}</th>`).join("")}</tr></thead>`;
+  const signed = (n) => `${n >= 0 ? "+" : "−"}${Math.abs(n)}`;
+  const rows = (view.sheet || []).map((r) => `<tr${r.over ? "" : ' class="in-play"'}><td>${r.hand}</td>` +
+    r.sides.map((x) => {
+      const parts = signed(x.play) + (r.over ? ` ${signed(x.end)}` : "");
+      return `<td><b>${x.total}</b> <span class="muted" title="in play${r.over ? ", at the end of the hand" : " so far"}">${parts}</span></td>`;
+    }).join("") + "</tr>");
+  sheet.innerHTML = head + `<tbody>${rows.join("")}</tbody>`;
 }
 
 function drawCommon(view, hands) {
   $("rules").textContent = `${view.rules.name} · ${view.rules.players} players · ${view.rules.scoring} · ` +
-    `hand ${view.hand_number}`;
-  $("scores").innerHTML = scoresHtml(view);
-  drawOpponents(view, hands);
+    `to ${view.rules.target} · hand ${view.hand_number}${view.rated ? " · rated" : ""}`;
+  drawSeats(view, hands);
+  drawScores(view);
   $("count").textContent = view.layout.count;
   $("count-sum").replaceChildren();
   const shares = view.layout.ends.filter((e) => e.counts);
@@ -395,6 +561,7 @@ function drawCommon(view, hands) {
     (view.boneyard.drawable !== view.boneyard.size ? ` <span class="muted">(${view.boneyard.drawable} drawable)</span>` : "");
   $("boneyard").appendChild(label);
   drawLog(view.events);
+  drawSheet(view);
   drawResult(view);
 }
 
@@ -415,30 +582,42 @@ function drawResult(view) {
   close.textContent = "×";
   close.addEventListener("click", () => { app.closed = resultKey(view); drawResult(view); });
   box.appendChild(close);
-  for (const h of r.hands) {
-    const row = document.createElement("div");
-    row.className = "reveal";
-    row.innerHTML = `<span class="who">${esc(h.name)}</span>`;
-    for (const t of h.tiles) row.appendChild(tileSvg(t, 16));
-    if (!h.tiles.length) row.insertAdjacentHTML("beforeend", `<span class="muted">no tiles left</span>`);
-    row.insertAdjacentHTML("beforeend", `<span class="pips">${h.pips} pips</span>`);
-    box.appendChild(row);
+  // what the hand gave each side, and the new scores
+  if (r.scores) {
+    const table = document.createElement("table");
+    table.className = "hand-scores";
+    table.innerHTML = `<thead><tr><th></th><th>before</th><th>in play</th><th>end of hand</th><th>now</th></tr></thead><tbody>` +
+      r.scores.map((s) => `<tr><th>${esc(s.names)}</th><td>${s.before}</td><td>${s.play >= 0 ? "+" : ""}${s.play}</td>` +
+        `<td>${s.end >= 0 ? "+" : ""}${s.end}</td><td><b>${s.after}</b></td></tr>`).join("") + "</tbody>";
+    box.appendChild(table);
   }
-  const ul = document.createElement("ul");
-  for (const line of r.lines) {
-    const li = document.createElement("li");
-    li.textContent = line;
-    ul.appendChild(li);
-  }
-  box.appendChild(ul);
   if (!app.replay) {
     const button = document.createElement("button");
     const over = r.winner_text !== undefined;
     button.textContent = over ? "New game" : "Next hand";
     button.id = over ? "result-new" : "result-next";
-    button.addEventListener("click", over ? newGame : () => change("next"));
+    button.className = "primary";
+    button.addEventListener("click", over ? () => newGame(app.state && app.state.setup && app.state.setup.opponent !== "server"
+      ? app.state.setup : null) : () => change("next"));
     box.appendChild(button);
   }
+  for (const h of r.hands) {
+    const row = document.createElement("div");
+    row.className = "reveal";
+    row.innerHTML = `<span class="who">${esc(h.name)}</span>`;
+    for (const t of h.tiles) row.appendChild(tileSvg(t, 14));
+    if (!h.tiles.length) row.insertAdjacentHTML("beforeend", `<span class="muted">no tiles left</span>`);
+    row.insertAdjacentHTML("beforeend", `<span class="pips">${h.pips} pips</span>`);
+    box.appendChild(row);
+  }
+  const ul = document.createElement("ul");
+  for (const line of r.lines.concat(r.note ? [r.note] : [])) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    if (line === r.note) li.className = "muted";
+    ul.appendChild(li);
+  }
+  box.appendChild(ul);
 }
 
 const resultKey = (view) => `${view.id || "replay"}:${view.version ?? view.title}`;
@@ -456,6 +635,7 @@ function render() {
   if (!view) return;
   $("replay-bar").hidden = true;
   $("me").hidden = false;
+  $("moves-panel").hidden = false;
   document.body.dataset.version = view.version;
   document.body.dataset.phase = view.phase;
   drawCommon(view, null);
@@ -475,7 +655,7 @@ function render() {
     b.className = `hand-tile${playable ? " playable" : ""}${app.selected === k ? " selected" : ""}`;
     b.dataset.tile = k;
     b.title = k;
-    b.appendChild(tileSvg(pips, 34));
+    b.appendChild(tileSvg(pips, HAND));
     b.addEventListener("click", () => pick(k));
     hand.appendChild(b);
   }
@@ -505,6 +685,7 @@ function render() {
   $("claim-box").hidden = !view.rules.muggins_claims;
   $("undo").disabled = !view.can_undo;
   $("undo").hidden = view.rated;
+  $("hint").hidden = view.rated;
   $("hint").disabled = !view.your_turn;
   $("next-hand").hidden = view.phase !== "hand_over";
   const moves = $("moves");
@@ -518,11 +699,21 @@ function render() {
     const hint = value !== undefined
       ? ` <i title="the search player's expected points margin to the end of the hand">hint ${value >= 0 ? "+" : ""}${value.toFixed(1)}</i>` : "";
     const points = o.points ? ` <b title="points this move scores now">${esc(pointsText(o, true).replace(/^\+/, "scores +"))}</b>` : "";
-    b.innerHTML = `${esc(o.text)}${points}${o.domino ? " <b>domino!</b>" : ""}${hint}`;
+    b.innerHTML = `<span class="text">${esc(o.text)}</span>${points}${o.domino ? " <b>domino!</b>" : ""}${hint}`;
     b.addEventListener("click", () => app.play(o.action));
     moves.appendChild(b);
   }
-  for (const note of view.notes) notice(note, "info");
+  if (!options.length) {
+    moves.innerHTML = `<p class="muted">${view.phase === "play" ? `${esc(turnName)} is to play` : "no moves: the hand is over"}</p>`;
+  }
+  // the hint's summary, under the moves (so that they stay where they are)
+  $("hint-note").textContent = app.hints ? app.hintText || "" : "";
+  $("hint-note").hidden = !app.hints;
+  // a note about the players (who plays and why) is shown once, when the game is first drawn
+  if (view.notes.length && app.noted !== view.id) {
+    app.noted = view.id;
+    notice(view.notes.join(" "), "info");
+  }
 }
 
 function recentPlayOrder(view) {
@@ -559,14 +750,81 @@ async function hint() {
     const data = await api("GET", `/api/games/${encodeURIComponent(app.state.id)}/hint`);
     if (data && data.version === app.state.version) {
       app.hints = Object.fromEntries(data.hints.map((h) => [h.action, h.value]));
-      notice(`hint: best is ${data.hints[0].text} (expected points margin to the end of the hand ` +
-             `${data.hints[0].value >= 0 ? "+" : ""}${data.hints[0].value.toFixed(1)}); ` +
-             `"scores" is what a move scores now, "hint" its expected margin`, "info");
+      app.hintText = `Hint: best is ${data.hints[0].text} (expected points margin to the end of the hand ` +
+        `${data.hints[0].value >= 0 ? "+" : ""}${data.hints[0].value.toFixed(1)}). "scores" is what a move ` +
+        `scores now, "hint" its expected margin.`;
     }
   } finally {
     $("hint").textContent = "Hint";
     render();
   }
+}
+
+// -- the new-game form and the help ----------------------------------------------------------
+async function openSetup() {
+  if (!app.setup) app.setup = await api("GET", "/api/setup");
+  if (!app.setup) return;
+  const form = $("setup-form");
+  const was = (app.state && app.state.setup) || {};
+  const preset = $("setup-preset");
+  preset.replaceChildren(...app.setup.presets.map((p) => new Option(p.name, p.name)));
+  preset.value = was.preset || app.setup.presets[0].name;
+  const level = $("setup-opponent");
+  level.replaceChildren(...app.setup.levels.map((l) => new Option(`${l.label}`, l.name)));
+  level.value = was.opponent && was.opponent !== "server" ? was.opponent : "strong";
+  form.elements.players.value = String(was.players || 2);
+  $("setup-partnership").checked = !!was.partnership;
+  $("setup-claims").checked = !!was.muggins_claims;
+  $("setup-rated").checked = !!was.rated;
+  setupChanged(was.target || 0);
+  $("setup").showModal();
+}
+
+function setupChanged(target) {
+  const form = $("setup-form");
+  const p = app.setup.presets.find((x) => x.name === $("setup-preset").value) || app.setup.presets[0];
+  const players = form.elements.players.value;
+  $("setup-about").textContent = p.summary;
+  $("setup-partnership").disabled = players !== "4";
+  if (players !== "4") $("setup-partnership").checked = false;
+  const l = app.setup.levels.find((x) => x.name === $("setup-opponent").value);
+  $("setup-opponent-about").textContent = l ? l.about : "";
+  const select = $("setup-target");
+  const keep = target === undefined ? Number(select.value || 0) : target;
+  select.replaceChildren(...app.setup.targets.map((t) =>
+    new Option(t ? `${t} points` : `${p.targets[players]} points (the preset's)`, String(t))));
+  select.value = String(app.setup.targets.includes(keep) ? keep : 0);
+}
+
+function setupChoice() {
+  const form = $("setup-form");
+  return {
+    preset: $("setup-preset").value, players: Number(form.elements.players.value),
+    partnership: $("setup-partnership").checked, muggins_claims: $("setup-claims").checked,
+    target: Number($("setup-target").value), opponent: $("setup-opponent").value, rated: $("setup-rated").checked,
+  };
+}
+
+async function openHelp() {
+  const body = $("help-body");
+  const id = app.state && app.state.id;
+  if (id) {
+    const data = await api("GET", `/api/games/${encodeURIComponent(id)}/guide`);
+    if (data) {
+      body.replaceChildren();
+      for (const section of data.sections) {
+        const h = document.createElement("h3");
+        h.textContent = section.title;
+        body.appendChild(h);
+        for (const line of section.lines) {
+          const p = document.createElement("p");
+          p.textContent = line;
+          body.appendChild(p);
+        }
+      }
+    }
+  }
+  $("help").showModal();
 }
 
 // -- replay ------------------------------------------------------------------------------------
@@ -584,6 +842,7 @@ function showFrame() {
   const frame = r.frames[r.index];
   $("replay-bar").hidden = false;
   $("me").hidden = true;
+  $("moves-panel").hidden = true;
   $("status").textContent = "";
   const slider = $("rp-slider");
   slider.max = r.frames.length - 1;
@@ -601,8 +860,22 @@ function step(to) {
   showFrame();
 }
 
+function redraw() {
+  if (app.replay) showFrame(); else render();
+}
+
 // -- wiring ------------------------------------------------------------------------------------
-$("new-game").addEventListener("click", newGame);
+$("new-game").addEventListener("click", openSetup);
+$("setup-preset").addEventListener("change", () => setupChanged());
+$("setup-opponent").addEventListener("change", () => setupChanged());
+$("setup-players").addEventListener("change", () => setupChanged());
+$("setup-cancel").addEventListener("click", () => $("setup").close());
+$("setup-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  if (await newGame(setupChoice())) $("setup").close();
+});
+$("help-open").addEventListener("click", openHelp);
+$("help-close").addEventListener("click", () => $("help").close());
 $("hint").addEventListener("click", hint);
 $("undo").addEventListener("click", () => change("undo"));
 $("next-hand").addEventListener("click", () => change("next"));
@@ -616,11 +889,15 @@ $("rp-last").addEventListener("click", () => step(Infinity));
 $("rp-slider").addEventListener("input", (ev) => step(Number(ev.target.value)));
 $("rp-close").addEventListener("click", () => { app.replay = null; render(); });
 document.addEventListener("keydown", (ev) => {
+  if (document.querySelector("dialog[open]")) return;
   if (app.replay && ev.key === "ArrowRight") step(app.replay.index + 1);
   if (app.replay && ev.key === "ArrowLeft") step(app.replay.index - 1);
   if (!app.replay && ev.key === "Escape" && app.selected) { app.selected = null; render(); }
 });
+let resizing = null;
+window.addEventListener("resize", () => { clearTimeout(resizing); resizing = setTimeout(redraw, 80); });
 app.openReplayText = async (text, name = "log.json") => openReplay({ text: async () => text, name });
+app.newGame = newGame;
 
 (async function start() {
   const id = new URLSearchParams(location.search).get("game");
