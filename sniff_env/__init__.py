@@ -47,9 +47,13 @@ register_all()
 
 
 def __getattr__(name: str) -> Any:
+    """The lazy names, imported on first use and kept (so that later lookups find them)."""
     if name in _LAZY:
         module, attr = _LAZY[name]
-        return getattr(importlib.import_module(module), attr)
-    if name in _LAZY_MODULES:
-        return importlib.import_module(f"sniff_env.{name}")
-    raise AttributeError(f"module 'sniff_env' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), attr)
+    elif name in _LAZY_MODULES:
+        value = importlib.import_module(f"sniff_env.{name}")
+    else:
+        raise AttributeError(f"module 'sniff_env' has no attribute {name!r}")
+    globals()[name] = value
+    return value

@@ -6,7 +6,7 @@ This environment follows the conventions of the PettingZoo classic environments.
 | Import             | `from sniff_env import sniff_v0` (`sniff_v0.env`, `raw_env`) |
 |--------------------|------------------------------------------------------------|
 | Actions            | Discrete                                                   |
-| Parallel API       | No                                                         |
+| Parallel API       | Yes: `sniff_v0.parallel_env` (turn-based, see below)       |
 | Manual Control     | No                                                         |
 | Agents             | `agents= ['player_0', 'player_1', ...]` (seat order)       |
 | Agents             | 2, 3 or 4                                                  |
@@ -25,22 +25,40 @@ can be overridden by keyword (``scoring="primes"``, ``max_pip=12``, ``partnershi
 
 Play goes to the left: after ``player_i`` comes ``player_{i+1}``. An agent is asked to act only
 when it has a legal action; forced draws and forced passes are applied by the engine and
-reported in ``infos``.
+reported in ``infos``. Every game ends: one still short of the target after ``max_hands`` hands
+(100 by default) ends there, the highest score winning.
 
 ### Arguments
 
-``env(ruleset="sniff", num_players=2, render_mode=None, **options)``: ``options`` are rules
-fields (see ``sniff rules``) and these environment options:
+``env(ruleset="sniff", num_players=2, render_mode=None, illegal="penalty", **options)``:
+``render_mode`` is ``None``, ``"ansi"`` (the table as text), ``"human"`` (printed) or
+``"rgb_array"`` (the table as a picture, :mod:`sniff_env.drawing`); ``illegal`` says what an
+illegal action does: ``"penalty"`` ends the game with -1 for its mover (the classic
+convention), ``"random"`` plays a uniformly random legal move in its place (for samplers that
+ignore the mask, such as PettingZoo's ``max_cycles_test``). ``options`` are rules fields (see
+``sniff rules``) and these environment options:
 
 * ``reward``: ``"game"`` (default) or ``"points"``, see Rewards.
 * ``episode``: ``"game"`` (default; hand after hand to the target) or ``"hand"`` (one hand).
 * ``max_cycles``: truncate after this many rounds (``num_players`` decisions each); ``None``.
-* ``max_hands``: end the game after this many hands even short of the target; ``None``.
+* ``max_hands``: end the game after this many hands even short of the target, the highest score
+  winning (a tie is a draw); 100 by default (:data:`~sniff_env.game.DEFAULT_MAX_HANDS`), so that
+  every game ends; ``None`` lifts the bound.
 * ``infos``: ``"empty"`` (default; every ``infos[agent]`` is an empty dict, as in the classic
   environments, so any library can batch it) or ``"full"`` (see Infos).
 
 ``reset(seed=None, options={"deal": {"hands": [[(5, 5), (3, 5), ...], ...], "boneyard":
 [...], "leader": 0}})`` plays a scripted first hand. The same seed gives the same game.
+
+An unknown keyword or render mode raises :class:`~sniff_env.errors.UnknownOptionError`, a
+``TypeError`` as Python raises for an unexpected keyword (libraries that build environments by
+id retry without their optional keywords on one); a bad value of a known option raises a
+``ValueError`` saying what is allowed.
+
+``sniff_v0.parallel_env(...)`` (also ``pettingzoo.make("parallel", "sniff_env/sniff_v0", ...)``)
+takes the same arguments and is the turn-based parallel form of ``env``
+(:mod:`sniff_env.parallel`): each step applies the action of the agent to act and ignores the
+others', whose masks are zeros; its ``max_cycles`` counts steps.
 
 ### Observation Space
 
@@ -105,7 +123,9 @@ is, and the public observation) for centralised critics; ``state_space`` describ
 
 ### Version History
 
-* v0: Initial release.
+* v0: Initial release. Since then, within v0: the parallel form, ``render_mode="rgb_array"``,
+  ``illegal="random"``, and the default bound of 100 hands, which changes no game that reached
+  its target sooner (the games it ends did not end before).
 
 """
 
@@ -126,8 +146,8 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import END_NAMES, LEAD, Move
-from .errors import GameOverError, IllegalMoveError
-from .game import Event, Game, Phase, new_game
+from .errors import GameOverError, IllegalMoveError, UnknownOptionError, unknown_options
+from .game import DEFAULT_MAX_HANDS, Event, Game, Phase, new_game
 from .infostate import InfoState, info_state
 from .observation import Observer
 from .presets import make_rules
@@ -143,15 +163,39 @@ EPISODE_MODES = ("game", "hand")
 INFO_MODES = ("empty", "full")
 ENV_OPTIONS = ("reward", "episode", "max_cycles", "max_hands", "infos")
 RESET_OPTIONS = ("deal",)
+RENDER_MODES = ("ansi", "human", "rgb_array")
+ILLEGAL_MODES = ("penalty", "random")
+"""What an illegal action does through :func:`env`: end the game with -1 for its mover, or play a
+random legal move in its place."""
 
 
-def env(ruleset: str = "sniff", num_players: int = 2, render_mode: str | None = None, **options: Any) -> AECEnv:
+def env(ruleset: str = "sniff", num_players: int = 2, render_mode: str | None = None, illegal: str = "penalty",
+        **options: Any) -> AECEnv:
     """The Sniff AEC environment wrapped as PettingZoo classic environments are (its action
-    checks explicit, where PettingZoo's bounds check is an ``assert``)."""
+    checks explicit, where PettingZoo's bounds check is an ``assert``); ``illegal`` as
+    :data:`ILLEGAL_MODES` (see the module docs)."""
+    if illegal not in ILLEGAL_MODES:
+        raise ValueError(f"illegal={illegal!r} is not allowed; choose one of {ILLEGAL_MODES}")
     e: AECEnv = raw_env(ruleset, num_players, render_mode, **options)
-    e = IllegalEndsGame(e, illegal_reward=-1)
+    e = IllegalEndsGame(e, illegal_reward=-1) if illegal == "penalty" else IllegalPlaysRandom(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+def check_options(callee: str, options: Mapping[str, Any], extra: tuple[str, ...] = ()) -> None:
+    """Raise :class:`UnknownOptionError` for a keyword of ``options`` that is neither an
+    environment option, a rules field nor one of ``extra``."""
+    unknown = set(options) - set(ENV_OPTIONS) - set(field_names()) - set(extra)
+    if unknown:
+        fields = ", ".join(f for f in field_names() if f not in ("num_players", "name"))
+        raise unknown_options(callee, unknown, f"environment options: {', '.join((*ENV_OPTIONS, *extra))}; "
+                                               f"rules fields: {fields}")
+
+
+def check_render_mode(render_mode: object) -> None:
+    """Raise :class:`UnknownOptionError` unless ``render_mode`` is None or one of :data:`RENDER_MODES`."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise UnknownOptionError(f"render_mode={render_mode!r} is not offered; choose None or one of {RENDER_MODES}")
 
 
 def checked_action(action: object, num_actions: int) -> int:
@@ -197,6 +241,21 @@ class IllegalEndsGame(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
         self._terminated = True
 
 
+class IllegalPlaysRandom(wrappers.BaseWrapper):  # type: ignore[misc]
+    """An illegal whole-number action is replaced by a uniformly random legal move of its mover,
+    drawn from the environment's generator (so a seed still fixes the game); an action that is no
+    whole number still raises :class:`IllegalMoveError`. For samplers that ignore the mask."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):
+            raw = self.env.unwrapped
+            legal = raw.game.legal_actions()
+            if checked_action(action, raw.num_actions) not in legal:
+                action = legal[int(raw.np_random.integers(len(legal)))]
+        super().step(action)
+
+
 def observation_bounds(observer: Observer) -> tuple[np.ndarray, np.ndarray]:
     """The low and high bounds of every feature of ``observer``'s vector."""
     size = observer.size
@@ -212,23 +271,20 @@ def observation_bounds(observer: Observer) -> tuple[np.ndarray, np.ndarray]:
 class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
     """Sniff and its Fives-family relatives as a PettingZoo AEC environment (see the module docs)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "sniff_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "name": "sniff_v0",
+                                          "is_parallelizable": False, "render_fps": 2}
 
     def __init__(
         self, ruleset: str = "sniff", num_players: int = 2, render_mode: str | None = None, **options: Any
     ) -> None:
         EzPickle.__init__(self, ruleset, num_players, render_mode, **options)
         super().__init__()
-        unknown = set(options) - set(ENV_OPTIONS) - set(field_names())
-        if unknown:
-            raise ValueError(
-                f"unknown option(s) {sorted(unknown)}; environment options: {', '.join(ENV_OPTIONS)}; "
-                f"rules fields: {', '.join(f for f in field_names() if f not in ('num_players', 'name'))}"
-            )
+        check_options(f"{type(self).__name__}.__init__", options)
+        check_render_mode(render_mode)
         reward = options.pop("reward", "game")
         episode = options.pop("episode", "game")
         max_cycles = options.pop("max_cycles", None)
-        max_hands = options.pop("max_hands", None)
+        max_hands = options.pop("max_hands", DEFAULT_MAX_HANDS)
         infos = options.pop("infos", "empty")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward={reward!r} is not allowed; choose one of {REWARD_MODES}")
@@ -239,8 +295,6 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         for key, value in (("max_cycles", max_cycles), ("max_hands", max_hands)):
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
                 raise ValueError(f"{key} must be a positive whole number or None; got {value!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not allowed; choose one of None, 'ansi', 'human'")
         self.rules: Rules = make_rules(ruleset, num_players, **options)
         self.render_mode = render_mode
         self.reward_mode: str = reward
@@ -535,11 +589,16 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         out[n * t + t + n :] = self.observer.encode_game(game, 0)
         return out
 
-    def render(self) -> str | None:
-        """``ansi``: the table as a string; ``human``: printed."""
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the table as a string; ``human``: printed; ``rgb_array``: the table as a
+        ``(height, width, 3)`` uint8 picture (:func:`sniff_env.drawing.table_frame`)."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if self.render_mode == "rgb_array":
+            from .drawing import table_frame
+
+            return table_frame(self.game)
         text = render_table(self.game)
         if self.render_mode == "human":
             print(text)
@@ -547,7 +606,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         return text
 
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Nothing to release."""
 
     # -- copies (deepcopy and pickle) ------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:

@@ -19,6 +19,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "play": ("sniff_env.play.commands", "play against the agents in the terminal, with hints, undo and saved games"),
     "replay": ("sniff_env.play.replay_cmd", "step through a saved game log, or print it with --all"),
     "serve": ("sniff_env.web.commands", "play in the browser: a local web table with hints, undo, saved games and replays"),
+    "docs": ("sniff_env.commands.docs", "build the API reference (HTML pages from the docstrings, by pdoc)"),
+    "warmup": ("sniff_env.commands.warmup", "compile the batched engine's kernels ahead (minutes, once per install)"),
 }
 
 

@@ -31,3 +31,19 @@ class IllegalMoveError(SniffError):
 
 class GameOverError(SniffError):
     """A move or request that needs a hand in progress, made when none is."""
+
+
+class UnknownOptionError(SniffError, TypeError):
+    """A keyword an environment does not take, or a render mode it does not offer. It is a
+    ``TypeError`` too, as Python raises for an unexpected keyword argument, because libraries that
+    build environments by id (stable-baselines3's ``make_vec_env``, TorchRL's ``GymEnv``) retry
+    without their optional keywords on a ``TypeError`` only."""
+
+
+def unknown_options(callee: str, unknown: set[str], allowed: str) -> UnknownOptionError:
+    """The error for the keywords ``unknown`` given to ``callee``: Python's own words for the first
+    of them (which libraries look for), then all of them and ``allowed``, what may be given."""
+    names = sorted(unknown)
+    return UnknownOptionError(
+        f"{callee}() got an unexpected keyword argument {names[0]!r}: unknown option(s) {names}; {allowed}"
+    )

@@ -74,6 +74,14 @@ class HandRecord:
 _ALL_ENDS = (WEST, EAST, NORTH, SOUTH)
 
 
+DEFAULT_MAX_HANDS = 100
+"""The environments' bound on the hands of a game (their ``max_hands``; ``None`` lifts it): a game
+still short of the target after this many hands ends there, the highest score winning and a tie
+being a draw. Random play under some rule sets drifts below zero for ever, so without a bound
+some games would never end; games that reach the target sooner are not changed by it. The rules
+engine itself (:func:`new_game`) has no bound unless one is given."""
+
+
 def checked_max_hands(max_hands: object) -> int | None:
     """``max_hands``, a harness's limit on the hands of a game: ``None`` or a positive whole number
     (anything else raises :class:`SniffError`)."""

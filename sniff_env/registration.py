@@ -4,7 +4,8 @@
 ``gymnasium.make``          ``"sniff_env/Sniff-v0"``: :class:`~sniff_env.wrappers.SniffSingleAgentEnv`
 ``gymnasium.make_vec``      ``"sniff_env/Sniff-v0"`` with ``vectorization_mode="vector_entry_point"``:
                             :class:`~sniff_env.vector.gym_vector.SniffGymVectorEnv`
-``pettingzoo.make``         ``("aec", "sniff_env/sniff_v0")``: :func:`sniff_env.sniff_v0.env`
+``pettingzoo.make``         ``("aec", "sniff_env/sniff_v0")``: :func:`sniff_env.sniff_v0.env`;
+                            ``("parallel", "sniff_env/sniff_v0")``: :func:`sniff_env.sniff_v0.parallel_env`
 ==========================  ===================================================================
 
 Importing ``sniff_env`` must not import either library (the rules core needs neither), so each
@@ -42,11 +43,14 @@ def register_gymnasium() -> None:
 
 
 def register_pettingzoo() -> None:
-    """Register :data:`PETTINGZOO_ID` in PettingZoo's AEC registry (a no-op if it is there)."""
+    """Register :data:`PETTINGZOO_ID` in PettingZoo's AEC and parallel registries (a no-op where
+    it is there already)."""
     import pettingzoo  # type: ignore[import-untyped]
 
     if "sniff_env/sniff-v0" not in pettingzoo.aec_registry:  # PettingZoo keeps ids as "name-v0"
         pettingzoo.register("aec", PETTINGZOO_ID, entry_point="sniff_env.sniff_v0:env")
+    if "sniff_env/sniff-v0" not in pettingzoo.parallel_registry:
+        pettingzoo.register("parallel", PETTINGZOO_ID, entry_point="sniff_env.sniff_v0:parallel_env")
 
 
 REGISTRARS: dict[str, Callable[[], None]] = {"gymnasium": register_gymnasium, "pettingzoo": register_pettingzoo}

@@ -2,10 +2,23 @@
 
 :class:`SniffSingleAgentEnv` steps the learner's decision, then plays every other seat with
 its policy until the learner must act again or the episode ends. The learner sees only its
-own observation (the flat vector; the mask through :meth:`~SniffSingleAgentEnv.action_masks`,
-as sb3-contrib's ``MaskablePPO`` wants, and in ``info["action_mask"]``) and its own rewards, the
-terminal one included. With ``infos="full"`` the info also holds the learner's ``events`` and,
-while it is to act, its ``info_state``; ``env.unwrapped.aec`` is the AEC environment.
+own observation and its own rewards, the terminal one included. Its action mask comes in one
+of two layouts, chosen by ``mask``:
+
+* ``"info"`` (the default): the observation is the flat vector and the mask is in
+  ``info["action_mask"]`` (and :meth:`~SniffSingleAgentEnv.action_masks`, as sb3-contrib's
+  ``MaskablePPO`` wants);
+* ``"obs"``: the observation is ``Dict(observation=Box, action_mask=Box(0, 1, int8))``, the layout
+  of the vector env (:mod:`sniff_env.vector.gym_vector`) and of the AEC env, for libraries that
+  read the mask from the observation (TorchRL's ``ActionMask`` transform).
+
+Once the episode is over (terminated or truncated) the mask marks action 0 alone, a placeholder
+that is never played (:mod:`sniff_env.masks`): a sampler that draws from it before resetting
+never meets an empty mask. With ``infos="full"`` the info also holds the learner's ``events``
+and, while it is to act, its ``info_state``; ``env.unwrapped.aec`` is the AEC environment. An
+unknown keyword or render mode raises :class:`~sniff_env.errors.UnknownOptionError` (a
+``TypeError``); ``render_mode="rgb_array"`` renders the table as a picture
+(:mod:`sniff_env.drawing`), once per learner step under Gymnasium's ``RecordVideo``.
 
 Registered with Gymnasium as ``sniff_env/Sniff-v0`` (opponents ``"heuristic"`` there).
 """
@@ -18,8 +31,9 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 
-from .aec import checked_action, raw_env
+from .aec import RENDER_MODES, check_options, check_render_mode, checked_action, raw_env
 from .errors import IllegalMoveError
+from .masks import episode_over_mask
 
 PolicyFn = Callable[[dict[str, np.ndarray], dict[str, Any]], int]
 Policy = PolicyFn | str | Any
@@ -28,6 +42,8 @@ of an exported policy: see :func:`sniff_env.players.load`), a callable
 ``f(observation_dict, info) -> action`` or an object with ``.act(observation, info)``."""
 
 ILLEGAL_MODES = ("penalty", "raise")
+MASK_LAYOUTS = ("info", "obs")
+"""Where the learner's action mask goes: ``info["action_mask"]``, or the observation dict."""
 
 
 class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -38,11 +54,13 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     uniform random legal play). Players named by a spec are reseeded from the environment's
     generator at every reset. ``illegal``:
     ``"penalty"`` ends the episode with -1 for an illegal learner action (as ``env()`` does),
-    ``"raise"`` raises :class:`~sniff_env.errors.IllegalMoveError`. Other keywords go to
-    :class:`~sniff_env.aec.raw_env` (rules fields, ``reward``, ``episode``, ``max_cycles``...).
+    ``"raise"`` raises :class:`~sniff_env.errors.IllegalMoveError`. ``mask``: one of
+    :data:`MASK_LAYOUTS` (see the module docs). Other keywords go to
+    :class:`~sniff_env.aec.raw_env` (rules fields, ``reward``, ``episode``, ``max_cycles``,
+    ``max_hands``...).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
     def __init__(
         self,
@@ -52,8 +70,13 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         opponents: Policy | Sequence[Policy] | None = None,
         illegal: str = "penalty",
         render_mode: str | None = None,
+        mask: str = "info",
         **options: Any,
     ) -> None:
+        check_options(f"{type(self).__name__}.__init__", options, ("learner", "opponents", "illegal", "mask"))
+        check_render_mode(render_mode)
+        if mask not in MASK_LAYOUTS:
+            raise ValueError(f"mask={mask!r} is not allowed; choose one of {MASK_LAYOUTS}")
         self.aec = raw_env(ruleset, num_players, render_mode=render_mode, **options)
         n = num_players
         if learner != "random" and not (isinstance(learner, int) and not isinstance(learner, bool) and 0 <= learner < n):
@@ -72,9 +95,12 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.learner = 0 if learner == "random" else int(learner)
         self.illegal = illegal
         self.render_mode = render_mode
+        self.mask_layout = mask
         agent0 = self.aec.possible_agents[0]
-        self.observation_space = self.aec.observation_space(agent0)["observation"]  # type: ignore[index]
+        space = self.aec.observation_space(agent0)
+        self.observation_space = space if mask == "obs" else space["observation"]  # type: ignore[index]
         self.action_space = self.aec.action_space(agent0)  # type: ignore[assignment]
+        self._over_mask = episode_over_mask(self.aec.num_actions)
 
     def _player(self, policy: Policy | None) -> Policy | None:
         """``policy``, or the player its spec names (for these rules)."""
@@ -115,18 +141,32 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                 action = policy(obs, aec.full_info(agent))
             aec.step(action)  # checked there: a policy must return a whole number
 
-    def _result(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def _over(self) -> bool:
+        aec, agent = self.aec, self.agent
+        return bool(aec.terminations[agent] or aec.truncations[agent])
+
+    def _mask(self) -> np.ndarray:
+        """The learner's mask: its legal moves, or the placeholder once the episode is over."""
+        return self._over_mask.copy() if self._over() else self.aec.observe(self.agent)["action_mask"].copy()
+
+    def _view(self, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """The learner's observation and ``info`` with its mask, in the chosen layout."""
+        vector = self.aec.observe(self.agent)["observation"].copy()  # the env caches its observations
+        if self.mask_layout == "obs":
+            return {"observation": vector, "action_mask": self._mask()}, info
+        info["action_mask"] = self._mask()
+        return vector, info
+
+    def _result(self) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         aec, agent = self.aec, self.agent
         reward = float(aec._cumulative_rewards[agent])
         aec._cumulative_rewards[agent] = 0.0
-        obs = aec.observe(agent)
-        info = dict(aec.infos[agent])
-        info["action_mask"] = obs["action_mask"].copy()  # the env caches its observations
-        return obs["observation"].copy(), reward, bool(aec.terminations[agent]), bool(aec.truncations[agent]), info
+        obs, info = self._view(dict(aec.infos[agent]))
+        return obs, reward, bool(aec.terminations[agent]), bool(aec.truncations[agent]), info
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         for player in self._spec_players:
             player.reset(seed=int(self.np_random.integers(2**31)))
@@ -141,30 +181,30 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         obs, _, _, _, info = self._result()
         return obs, info
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The learner's action, then the other seats' until the learner is to act again. An
         action that is no whole number (a bool, a float, text) raises :class:`IllegalMoveError`
         whatever ``illegal`` says; a whole number that is not legal (out of range too) ends the
         episode with -1 (``illegal="penalty"``) or raises (``"raise"``)."""
-        aec, agent = self.aec, self.agent
+        aec = self.aec
         index = checked_action(action, aec.num_actions)
         try:
             aec.step(index)
         except IllegalMoveError:
             if self.illegal == "raise":
                 raise
-            obs = aec.observe(agent)["observation"].copy()
             for a in aec.agents:
                 aec.terminations[a] = True
-            return obs, -1.0, True, False, {"illegal_action": index}
+            obs, info = self._view({"illegal_action": index})
+            return obs, -1.0, True, False, info
         self._play_others()
         return self._result()
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as booleans (all False when the episode is over)."""
-        return self.aec.observe(self.agent)["action_mask"].astype(bool)
+        """The learner's legal actions as booleans (the placeholder once the episode is over)."""
+        return self._mask().astype(bool)
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         return self.aec.render()
 
     def close(self) -> None:

@@ -30,3 +30,14 @@ def test_rules_and_demo_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "--all"]) == 0
     assert main(["demo", "--preset", "muggins", "--seed", "3"]) == 0
     assert "scores:" in capsys.readouterr().out
+
+
+def test_warmup_compiles_every_kernel_family_stage_by_stage(capsys: pytest.CaptureFixture[str]) -> None:
+    from sniff_env.commands.warmup import STAGES
+
+    assert main(["warmup"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(("compiling the batched engine's kernels", "loading the batched engine's kernels"))
+    assert [line.split(" ...")[0] for line in out[1:-1]] == [f"[{i}/{len(STAGES)}] {label}"
+                                                              for i, (label, _) in enumerate(STAGES, 1)]
+    assert out[-1].startswith("ready in ")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -167,3 +168,30 @@ def test_staged_path_of_a_gpu_gives_the_batch_of_the_direct_path() -> None:
         results.append(Collector(play, config, net, torch.device("cpu"), staged=staged).collect(
             net, pool, torch.Generator().manual_seed(3))[0])
     assert all(torch.equal(results[0][key], results[1][key]) for key in results[0])
+
+
+def test_a_batch_that_does_not_fit_names_the_option(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--num-envs 100000000"):
+        ppo.main(["--engine", "vector", "--num-envs", "100000000", "--out-dir", str(tmp_path), "--progress", "false",
+                  "--tensorboard", "false"])
+    assert not any(tmp_path.iterdir())
+
+
+def test_running_out_of_device_memory_mid_run_names_the_options_and_keeps_the_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real, calls = ppo.update, []
+
+    def update(*args: object, **kwargs: object) -> dict[str, float]:
+        calls.append(1)
+        if len(calls) == 3:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ppo, "update", update)
+    with pytest.raises(ConfigError, match="--num-minibatches"):
+        ppo.main(["--engine", "vector", "--num-envs", "8", "--num-steps", "8", "--hidden", "8", "--checkpoint-every", "1",
+                  "--eval-every", "0", "--out-dir", str(tmp_path), "--exp-name", "oom", "--progress", "false",
+                  "--tensorboard", "false"])
+    ckpt = torch.load(tmp_path / "oom" / "checkpoint.pt", weights_only=True)
+    assert ckpt["iteration"] == 2

@@ -46,6 +46,7 @@ def _probe(root: Path, cache: Path) -> dict[str, Any]:
     assert out.returncode == 0, out.stderr
     result: dict[str, Any] = json.loads(out.stdout)
     assert result["package"].startswith(str(root))
+    result["announced"] = out.stderr.count("compiling the batched engine")
     return result
 
 
@@ -56,13 +57,14 @@ def test_a_changed_rule_reaches_the_compiled_callers_that_inline_it(tmp_path: Pa
     cache = tmp_path / "cache"
     first = _probe(root, cache)
     again = _probe(root, cache)
-    assert (first["misses"], first["hits"]) == (1, 0)
+    assert (first["misses"], first["hits"], first["announced"]) == (1, 0, 1)  # an empty cache: it says so, once
     assert (again["misses"], again["hits"], again["keys"]) == (0, 1, first["keys"])  # a second process reuses it
+    assert again["announced"] == 0
     source = kernels.read_text()
     assert source.count(RULE) == 1
     kernels.write_text(source.replace(RULE, CHANGED))
     after = _probe(root, cache)
-    assert after["misses"] == 1 and after["path"] != first["path"]
+    assert after["misses"] == 1 and after["path"] != first["path"] and after["announced"] == 1
     doubled = [key + key // 1024 * 1024 for key in first["keys"]]  # a key is points * 1024 + pips
     assert after["keys"] == doubled != first["keys"]
 

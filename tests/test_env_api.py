@@ -51,7 +51,7 @@ def test_pickle_round_trip(preset: str, n: int, extra: dict[str, bool]) -> None:
 def test_metadata_spaces_and_agents() -> None:
     env = sniff_env.raw_env("sniff", 3)
     assert env.metadata["name"] == "sniff_v0" and env.metadata["is_parallelizable"] is False
-    assert env.metadata["render_modes"] == ["ansi", "human"]
+    assert env.metadata["render_modes"] == ["ansi", "human", "rgb_array"] and env.metadata["render_fps"] == 2
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
     assert env.action_space("player_1").n == 176
     assert env.observation_space("player_0") is env.observation_space("player_0")

@@ -49,7 +49,7 @@ def test_wrapped_env_illegal_action_ends_game_with_penalty() -> None:
         ({"scoring": "sevens"}, RulesError, "scoring='sevens'"),
         ({"ruleset": "poker"}, RulesError, "unknown preset 'poker'"),
         ({"num_players": 9}, RulesError, "9 players"),
-        ({"render_mode": "rgb_array"}, ValueError, "render_mode='rgb_array'"),
+        ({"render_mode": "rgb"}, TypeError, "render_mode='rgb'"),
     ],
 )
 def test_bad_constructor_arguments(kwargs: dict[str, object], error: type[Exception], match: str) -> None:

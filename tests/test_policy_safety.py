@@ -369,6 +369,21 @@ def test_expand_beyond_its_bound_fails_instead_of_allocating(tmp_path: Path) -> 
         load(str(expanding("huge.onnx", [2**13, 2**13])), rules=RULES)  # 256 MB, far over its bound
 
 
+def test_a_graph_that_allocates_beyond_the_capped_arena_fails_instead_of_taking_the_memory(tmp_path: Path) -> None:
+    """Allowed operators only: each observation times a weight vector of 200,000 (875 MB for two)."""
+    import resource
+
+    nodes, weights = logits_of("total")
+    outer = [helper.make_node("Unsqueeze", ["obs", "axis"], ["column"]), helper.make_node("Mul", ["column", "long"], ["big"]),
+             helper.make_node("ReduceSum", ["big"], ["total"], keepdims=0)]
+    weights |= {"axis": np.array([2], np.int64), "long": np.ones(200_000, np.float32)}
+    path = graph_file(tmp_path / "outer.onnx", [*outer, *nodes], weights)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(PolicyError, match="fails on observations .*(memory|Mul node)"):
+        load(str(path), rules=RULES)
+    assert (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024 < 600 * 2**20
+
+
 def test_the_load_time_forward_pass_is_stopped_by_its_watchdog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Allowed operators only, but slow: 200 products of 1024 x 1024 matrices."""
     nodes, weights = logits_of("mean")

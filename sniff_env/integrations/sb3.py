@@ -9,7 +9,8 @@
 It is :class:`sniff_env.vector.gym_vector.SniffGymVectorEnv` (same keywords) under SB3's
 conventions: the observation is the flat vector (the masks come from ``env_method("action_masks")``,
 where sb3-contrib asks for them), ``dones`` mark ended games, whose ``infos[i]`` hold
-``terminal_observation``, ``winner`` and ``final_scores``; games reset themselves.
+``terminal_observation``, ``winner`` and ``final_scores``; games reset themselves. With
+``render_mode="rgb_array"``, ``get_images()`` draws every game and ``render()`` tiles them.
 """
 
 from __future__ import annotations
@@ -89,4 +90,7 @@ class SniffSB3VecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None for _ in range(self.num_envs)]
+        """One picture per game with ``render_mode="rgb_array"`` (SB3's ``render`` tiles them)."""
+        if self.venv.render_mode != "rgb_array":
+            return [None for _ in range(self.num_envs)]
+        return list(self.venv.render() or ())

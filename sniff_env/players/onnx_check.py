@@ -21,7 +21,10 @@ can be asked for any shape. :func:`guard_expands` bounds it: before each ``Expan
 checks its target shape, and one of more than :data:`EXPAND_ELEMENTS_PER_ROW` elements per
 observation of the batch is replaced by sizes of -1, which onnxruntime refuses ("invalid expand
 shape", as it refuses any negative size): the run fails instead of allocating, and the loader's
-forward pass reports it. Time: the loader's forward pass runs under a watchdog
+forward pass reports it. Products of sizes the graph holds (an outer product of two long weight
+vectors, say) are bounded by the arena the load-time pass allocates from
+(:data:`.onnx_policy.CHECK_MEMORY_BYTES`): beyond it the pass fails. Time: the loader's forward
+pass runs under a watchdog
 (:mod:`.onnx_policy`), and onnxruntime's constant folding, which would run the graph's constant
 parts while building the session, is turned off.
 """

@@ -15,6 +15,10 @@ is keyed to that digest too, so a cache built from other sources is never loaded
 Each change of the sources makes a new directory; the directories of older sources are never
 read again and can be deleted. With no writable place, the functions compile in every process
 (with a warning).
+
+Compiling everything takes a few minutes, once per change of the sources: the first function
+a process has to compile while the cache of these sources is still empty prints
+:data:`ANNOUNCEMENT` on stderr, and ``sniff warmup`` compiles every kernel ahead, stage by stage.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -79,6 +84,29 @@ if CACHE_DIR is None:
                   RuntimeWarning, stacklevel=1)
 
 
+ANNOUNCEMENT = ("sniff-env: compiling the batched engine (about 2-3 minutes, once; every later process loads it "
+                "from {where}; `sniff warmup` compiles it ahead)...")
+"""The line printed when a process starts compiling into an empty cache."""
+_announced = False
+
+
+def cache_is_empty(cache: Path | None = None) -> bool:
+    """Whether the cache of these sources (default :data:`CACHE_DIR`) holds no compiled function yet."""
+    cache = CACHE_DIR if cache is None else cache
+    return cache is None or not any(cache.rglob("*.nbi"))
+
+
+def announce_compiling() -> None:
+    """Print :data:`ANNOUNCEMENT` on stderr if the cache of these sources is empty; at most once
+    per process, at its first compilation."""
+    global _announced
+    if _announced:
+        return
+    _announced = True
+    if cache_is_empty():
+        print(ANNOUNCEMENT.format(where=CACHE_DIR), file=sys.stderr, flush=True)
+
+
 class _SourcesLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
     """Numba's cache locator for :data:`CACHE_DIR`; the source stamp includes the digest."""
 
@@ -107,6 +135,13 @@ class SourcesCache(caching.FunctionCache):
     even a locator chosen through ``NUMBA_CACHE_LOCATOR_CLASSES`` cannot load stale code)."""
 
     _impl_class = _SourcesCacheImpl
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        """The cached function, or None (then numba compiles it, announced if the cache is empty)."""
+        found = super().load_overload(sig, target_context)  # type: ignore[no-untyped-call]
+        if found is None:
+            announce_compiling()
+        return found
 
     def _index_key(self, sig: Any, codegen: Any) -> tuple[Any, ...]:
         return (*super()._index_key(sig, codegen), SOURCES_DIGEST)  # type: ignore[no-untyped-call]

@@ -13,13 +13,15 @@ dones            ``[B]`` bool: the episode (a game, or a hand) ended with this s
 Rewards, as in the AEC environment:
 
 * ``"game"``: when a game ends, +1 to the winning side and -1/(sides - 1) to each other side
-  (zero-sum: -1 with two sides, -1/2 each with three); a drawn game (only possible with
+  (zero-sum: -1 with two sides, -1/2 each with three); a drawn game (only possible at
   ``max_hands``) gives 0. With ``episode="hand"`` the same is paid at every hand end for the
   hand's own points: the side that gained most in the hand wins it (a shared best is a draw).
 * ``"points"``: after every step, each side's score change minus the mean change of the other
   sides (zero-sum).
 
-``episode="hand"`` marks ``dones`` at every hand end; the game itself goes on into its next hand
+Every game ends: ``max_hands`` (default :data:`~sniff_env.game.DEFAULT_MAX_HANDS`, 100; ``None``
+lifts it) ends a game still short of the target after that many hands, the highest score
+winning. ``episode="hand"`` marks ``dones`` at every hand end; the game itself goes on into its next hand
 (scores carry over) until it ends and a new one starts. Finished games restart at once with the
 next seed (``seed``, ``seed + 1``, ... in order of need); ``infos`` then reports, for the finished
 episodes, ``final_scores``, ``winner`` (side, -1 none) and ``seed``. The observation and mask
@@ -40,6 +42,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
+from ..game import DEFAULT_MAX_HANDS
 from ..presets import make_rules
 from ..rules import Rules
 from . import kernels as K
@@ -80,14 +83,14 @@ class SniffVectorEnv:
         reward: Reward = "points",
         episode: Episode = "game",
         num_players: int = 2,
-        max_hands: int | None = None,
+        max_hands: int | None = DEFAULT_MAX_HANDS,
         threads: int | None = None,
         max_bytes: int | None = None,
         **overrides: Any,
     ) -> None:
-        """``max_hands`` as in :class:`sniff_env.game.Game`; ``threads`` and ``max_bytes`` (the
-        memory the batch may take) as in :class:`VectorEngine`. Bad values raise a
-        :class:`sniff_env.errors.SniffError` naming what is allowed."""
+        """``max_hands`` as in :class:`sniff_env.game.Game` (here 100 by default); ``threads`` and
+        ``max_bytes`` (the memory the batch may take) as in :class:`VectorEngine`. Bad values raise
+        a :class:`sniff_env.errors.SniffError` naming what is allowed."""
         if reward not in ("points", "game"):
             raise BatchError(f"reward must be 'points' or 'game'; got {reward!r}")
         if episode not in ("game", "hand"):

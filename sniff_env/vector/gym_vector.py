@@ -19,12 +19,20 @@ rewards              the learner's, summed from its decision to its next (``rewa
                      +1 / -1/(sides-1) at the end; ``"points"``: the score differences)
 autoreset            ``SAME_STEP``: an episode that ends returns the next episode's first
                      observation; ``infos["final_obs"]`` (with ``"_final_obs"``) holds the
-                     learner's last view, ``infos["final_info"]`` its ``winner`` (side, -1 draw)
-                     and ``final_scores``
+                     learner's last view (its mask marks the placeholder action 0 alone, see
+                     :mod:`sniff_env.masks`), ``infos["final_info"]`` its ``winner`` (side, -1
+                     draw) and ``final_scores``
+game length          ``max_hands`` (default 100, ``None`` lifts it) ends a game still short of
+                     the target after that many hands, the highest score winning, so every
+                     episode ends
+rendering            ``render_mode="rgb_array"``: :meth:`render` returns one RGB frame per game
+                     (:func:`sniff_env.drawing.engine_frame`: the batched engine keeps no layout,
+                     so a frame shows each end, the count, every hand and the tiles played)
 ===================  ===========================================================================
 
 An illegal learner action raises :class:`~sniff_env.errors.IllegalMoveError` before any game
-changes. ``reset(seed=s)`` numbers the games' deals ``s``, ``s + 1``, ... in order of need, so a
+changes; an unknown keyword or render mode raises :class:`~sniff_env.errors.UnknownOptionError`
+(a ``TypeError``, as for any unexpected keyword). ``reset(seed=s)`` numbers the games' deals ``s``, ``s + 1``, ... in order of need, so a
 seed fixes every game; deals the learner never gets to act in are played out and skipped.
 """
 
@@ -39,9 +47,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from ..aec import observation_bounds
-from ..errors import IllegalMoveError
+from ..errors import IllegalMoveError, UnknownOptionError, unknown_options
+from ..game import DEFAULT_MAX_HANDS
+from ..masks import episode_over_mask
 from ..player_specs import BUILTIN, parse_spec
 from ..presets import make_rules
+from ..rules import field_names
 from ..strategy import Weights, checked_tiebreak
 from . import kernels as K
 from ._compile import compiled
@@ -57,6 +68,7 @@ COMPILED = {"heuristic": HEURISTIC, "greedy": GREEDY, "random": RANDOM}
 SKIP, CONTINUE, APPLY = 0, 1, 2
 """What :func:`advance` does with a game: nothing; play its other seats; apply ``actions[b]`` first."""
 VECTOR_OPTIONS = ("reward", "episode", "max_hands", "threads")
+RENDER_MODES = ("rgb_array",)
 
 
 class BatchPolicy(Protocol):
@@ -155,7 +167,9 @@ def seat_views(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarr
 class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     """``num_envs`` games on the batched engine, one learning seat each (see the module docs)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {
+        "autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": list(RENDER_MODES), "render_fps": 2,
+    }
 
     def __init__(
         self,
@@ -166,11 +180,21 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         opponents: Opponent | Sequence[Opponent] | None = "heuristic",
         reward: str = "game",
         episode: str = "game",
-        max_hands: int | None = None,
+        max_hands: int | None = DEFAULT_MAX_HANDS,
         threads: int | None = None,
+        render_mode: str | None = None,
         **overrides: Any,
     ) -> None:
         """``overrides``: rules fields (see ``sniff rules``); ``opponents=None`` is ``"random"``."""
+        unknown = set(overrides) - set(field_names())
+        if unknown:
+            fields = ", ".join(f for f in field_names() if f not in ("name", "num_players"))
+            raise unknown_options(f"{type(self).__name__}.__init__", unknown,
+                                  f"options: {', '.join(VECTOR_OPTIONS)}, learner, opponents, render_mode; "
+                                  f"rules fields: {fields}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise UnknownOptionError(f"render_mode={render_mode!r} is not offered; choose None or 'rgb_array'")
+        self.render_mode = render_mode
         rules = make_rules(ruleset, num_players, **overrides)
         n = rules.num_players
         if learner != "random" and not (isinstance(learner, int) and not isinstance(learner, bool) and 0 <= learner < n):
@@ -257,6 +281,15 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     def action_masks(self) -> np.ndarray:
         """``[num_envs, num_actions]`` booleans: the learner's legal actions in each game."""
         return self._engine.mask.astype(bool)
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        """With ``render_mode="rgb_array"``, one ``[height, width, 3]`` uint8 frame per game."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        from ..drawing import engine_frame
+
+        return tuple(engine_frame(self._engine, b) for b in range(self.num_envs))
 
     def close_extras(self, **kwargs: Any) -> None:
         if hasattr(self, "_venv"):  # not when the constructor refused its arguments
@@ -346,9 +379,9 @@ def _final_infos(num_envs: int, games: np.ndarray, views: np.ndarray, winner: np
     flag = np.zeros(num_envs, np.bool_)
     flag[games] = True
     final_obs = np.full(num_envs, None, object)
-    no_mask = np.zeros(num_actions, np.int8)
+    over = episode_over_mask(num_actions)
     for i, b in enumerate(games.tolist()):
-        final_obs[b] = {"observation": views[i], "action_mask": no_mask}
+        final_obs[b] = {"observation": views[i], "action_mask": over}
     win = np.zeros(num_envs, np.int64)
     win[games] = winner
     final = np.zeros((num_envs, scores.shape[1]), np.int64)

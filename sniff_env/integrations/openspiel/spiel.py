@@ -13,6 +13,7 @@ import numpy as np
 import pyspiel
 
 from ...errors import RulesError
+from ...game import DEFAULT_MAX_HANDS  # the environments' bound: OpenSpiel needs a bounded game too
 from ...infostate import info_state
 from ...observation import Observer
 from ...presets import make_rules
@@ -23,10 +24,6 @@ from .text import information_state_string, observation_string, state_string
 
 SHORT_NAME = "python_sniff"
 EPISODES = ("game", "hand")
-DEFAULT_MAX_HANDS = 100
-"""A whole game still short of the target after this many hands ends there (the highest score
-wins, a tie is a draw): OpenSpiel needs a bounded game, and weak play under some rule sets
-drifts below zero for ever."""
 KEEP = -1
 """The value of an int (or 0/1 bool) rules parameter that keeps the ruleset's value."""
 
