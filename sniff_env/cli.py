@@ -26,6 +26,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sniff", description="Sniff and the Fives family of dominoes.")
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"sniff-env {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)

@@ -41,3 +41,11 @@ def test_warmup_compiles_every_kernel_family_stage_by_stage(capsys: pytest.Captu
     assert [line.split(" ...")[0] for line in out[1:-1]] == [f"[{i}/{len(STAGES)}] {label}"
                                                               for i, (label, _) in enumerate(STAGES, 1)]
     assert out[-1].startswith("ready in ")
+
+
+def test_version_names_the_package(capsys: pytest.CaptureFixture[str]) -> None:
+    from sniff_env import __version__
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"sniff-env {__version__}"

@@ -16,11 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_server import ARGS, CHROMIUM, games_folder, require_browser, run_server  # noqa: F401  (the games fixture)
+from web_server import (  # noqa: F401  (the games and browser fixtures)
+    DESKTOP,
+    PHONE,
+    browser_fixture,
+    games_folder,
+    open_page,
+    require_browser,
+    run_server,
+    state,
+)
 
 RESULTS = Path(__file__).resolve().parents[1] / "checkpoints" / "results"
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 TOUCH = 44
 
 playwright_api = require_browser()
@@ -30,26 +37,6 @@ playwright_api = require_browser()
 def server(games: Path) -> Iterator[str]:
     yield from run_server(games, "--seed", "11", "--opponent", "random", "--rule", "muggins_claims=true",
                           "--rule", "target=40", "--hint-budget", "0.1")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-def open_page(browser: Any, server: str, viewport: dict[str, int]) -> Any:
-    page = browser.new_page(viewport=viewport, has_touch=viewport is PHONE)
-    page.set_default_timeout(10_000)
-    page.goto(server)
-    page.wait_for_function("window.sniff && window.sniff.state")
-    return page
-
-
-def state(page: Any) -> dict[str, Any]:
-    return dict(page.evaluate("JSON.parse(JSON.stringify(window.sniff.state))"))
 
 
 def wait_past(page: Any, version: int) -> dict[str, Any]:

@@ -19,11 +19,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_server import ARGS, CHROMIUM, games_folder, require_browser, run_server  # noqa: F401  (the games fixture)
+from web_server import (  # noqa: F401  (the games and browser fixtures)
+    DESKTOP,
+    PHONE,
+    browser_fixture,
+    games_folder,
+    open_page,
+    require_browser,
+    run_server,
+    state,
+)
 
 RESULTS = Path(__file__).resolve().parents[1] / "checkpoints" / "results"
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 LONG = 20
 """Tiles on the table that make a long hand (seed 21: the human's last turn of hand 1 has 20)."""
 
@@ -34,26 +41,6 @@ playwright_api = require_browser()
 def server(games: Path) -> Iterator[str]:
     yield from run_server(games, "--seed", "21", "--preset", "muggins", "--players", "4", "--opponent", "random",
                           "--rule", "muggins_claims=true", "--hint-budget", "0.05")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-def open_page(browser: Any, url: str, viewport: dict[str, int]) -> Any:
-    page = browser.new_page(viewport=viewport, has_touch=viewport is PHONE)
-    page.set_default_timeout(15_000)
-    page.goto(url)
-    page.wait_for_function("window.sniff && window.sniff.state")
-    return page
-
-
-def state(page: Any) -> dict[str, Any]:
-    return dict(page.evaluate("JSON.parse(JSON.stringify(window.sniff.state))"))
 
 
 def tiles_down(s: dict[str, Any]) -> int:

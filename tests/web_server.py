@@ -95,3 +95,31 @@ def require_browser() -> Any:
 def games_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The server's folder of game logs (one per test module)."""
     return tmp_path_factory.mktemp("games")
+
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module", name="browser")
+def browser_fixture() -> Iterator[Any]:
+    """Headless Chromium, one per test module."""
+    api = require_browser()
+    with api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser: Any, url: str, viewport: dict[str, int]) -> Any:
+    """A page of the table at ``url`` in ``viewport`` (touch on the phone), once its state is in."""
+    page = browser.new_page(viewport=viewport, has_touch=viewport is PHONE)
+    page.set_default_timeout(15_000)
+    page.goto(url)
+    page.wait_for_function("window.sniff && window.sniff.state")
+    return page
+
+
+def state(page: Any) -> dict[str, Any]:
+    """The page's game state, as the page holds it."""
+    return dict(page.evaluate("JSON.parse(JSON.stringify(window.sniff.state))"))

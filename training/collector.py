@@ -151,7 +151,7 @@ class Collector:
         span = self._store(count, rows)
         t0 = time.perf_counter()
         with torch.inference_mode():
-            logits, values = net(self.obs[span])
+            logits, values = forward_inputs(net, prepare_inputs(net, self.obs[span], grouped=False))
             logits = logits.float().cpu()  # waits for the device
         self.network_s += time.perf_counter() - t0
         acts, logps = draw(logits, rows, eng.legal, eng.S[:, K.NLEGAL], sampler)

@@ -6,6 +6,10 @@ built-in) or the batched one (:class:`VectorSelfPlay`, :func:`collect_vector`; t
 compiled over its arrays, :mod:`training.compiled_players`). Either way each (game, seat) forms
 a chain for GAE, rewards between two of its decisions accrue to the earlier one, a decision with
 a single legal action is not stored, and :func:`ppo_batch` assembles the same batch.
+
+:func:`collect_vector` is the reference for the batched engine: ``training/ppo.py`` collects
+with :class:`training.collector.Collector` (buffers allocated once, no per-step lists), whose
+exact mode is tested to hand the update the same batch.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from sniff_env.rewards import points_rewards, win_rewards
 from sniff_env.rules import Rules
 from training.advantages import chain_advantages
 from training.compiled_players import compiled_builtin
+from training.config import ConfigError
 from training.device import host_view
 from training.evaluate import masked_logits
 from training.network import Inputs, concat_inputs, forward_inputs, prepare_inputs
@@ -243,10 +248,14 @@ class VectorSelfPlay:
     def __init__(self, rules: Rules, num_envs: int, seed: int, reward: str, max_hands: int,
                  selfplay_prob: float, rng: random.Random, builtins: tuple[str, ...] = ()) -> None:
         from sniff_env.vector import SniffVectorEnv
+        from sniff_env.vector.checks import BatchError
 
         self.rules, self.rng, self.selfplay_prob = rules, rng, selfplay_prob
         self.n = rules.num_players
-        self.env = SniffVectorEnv(rules, num_envs, seed=seed, reward=reward, max_hands=max_hands)  # type: ignore[arg-type]
+        try:
+            self.env = SniffVectorEnv(rules, num_envs, seed=seed, reward=reward, max_hands=max_hands)  # type: ignore[arg-type]
+        except BatchError as exc:  # a batch that does not fit: the option to change, in one line
+            raise ConfigError(f"--num-envs {num_envs}: {exc}") from None
         self.builtins = [compiled_builtin(self.env.engine, spec) for spec in builtins]
         self.obs, self.mask, self.seat = (np.array(x) for x in self.env.reset())
         self.table = np.full((num_envs, self.n), LEARNER, np.int64)

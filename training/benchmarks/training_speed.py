@@ -37,6 +37,10 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
+# torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
+# on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import numpy as np
 import torch
 
