@@ -31,7 +31,8 @@ PACKAGES = ("sniff_env", "training")
 
 INTERFACE = {
     "_replace", "_asdict", "_fields", "_make", "_field_defaults",  # collections.namedtuple
-    "_cumulative_rewards",  # pettingzoo.AECEnv
+    "_cumulative_rewards", "_accumulate_rewards", "_deads_step_first",  # pettingzoo.AECEnv's helpers for its envs
+    "_exit",  # os._exit (documented: leave without cleanup, in a forked worker)
     "_check",  # torch._check
     "_CacheLocator", "_SourceFileBackedLocatorMixin", "_cache", "_index_key",  # numba's cache, in vector/_compile.py
 }

@@ -108,13 +108,13 @@ STAGES: tuple[tuple[str, Callable[[], None]], ...] = (
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..vector import _compile
+    from ..vector import CACHE_DIR, cache_is_empty, quiet_announcement
 
-    where = _compile.CACHE_DIR
-    cold = _compile.cache_is_empty()
+    where = CACHE_DIR
+    cold = cache_is_empty()
     print(("compiling" if cold else "loading") + f" the batched engine's kernels ({where or 'no writable cache'}); "
           + ("a few minutes, once" if cold else "they are compiled already"), flush=True)
-    _compile._announced = True  # this command says what it does itself
+    quiet_announcement()  # this command says what it does itself
     start = time.perf_counter()
     for i, (label, stage) in enumerate(STAGES, 1):
         print(f"[{i}/{len(STAGES)}] {label} ...", end="", flush=True)

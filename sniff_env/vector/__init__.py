@@ -7,8 +7,8 @@ kernels of one's own over them.
 
 from __future__ import annotations
 
-from ._compile import compiled
+from ._compile import CACHE_DIR, cache_is_empty, compiled, quiet_announcement
 from .engine import VectorEngine
 from .env import SniffVectorEnv
 
-__all__ = ["SniffVectorEnv", "VectorEngine", "compiled"]
+__all__ = ["CACHE_DIR", "SniffVectorEnv", "VectorEngine", "cache_is_empty", "compiled", "quiet_announcement"]

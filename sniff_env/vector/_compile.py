@@ -107,6 +107,12 @@ def announce_compiling() -> None:
         print(ANNOUNCEMENT.format(where=CACHE_DIR), file=sys.stderr, flush=True)
 
 
+def quiet_announcement() -> None:
+    """Count the notice as given: for a caller that says what it compiles itself (``sniff warmup``)."""
+    global _announced
+    _announced = True
+
+
 class _SourcesLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
     """Numba's cache locator for :data:`CACHE_DIR`; the source stamp includes the digest."""
 
