@@ -136,7 +136,9 @@ class Collector:
         actions[learn] = acts.numpy()
         keep = nlegal[learn] > 1
         kept = torch.from_numpy(np.flatnonzero(keep)).to(self.device)
-        span = self._store(count, learn[keep])
+        span = slice(count, count + int(keep.sum()))
+        self.obs[span] = obs.index_select(0, kept)  # the rows already staged, not gathered again
+        self.mask[span] = mask.index_select(0, kept)
         self.actions[span] = acts.to(self.device)[kept]
         self.logprobs[span] = logps.to(self.device)[kept]
         self.values[span] = values[kept]
