@@ -24,7 +24,7 @@ from training.collector import Collector, RolloutConfig, buffer_bytes, chain_gae
 from training.config import ConfigError
 from training.network import make_net
 from training.overlap import OverlappedCollector
-from training.ppo_rollout import SelfPlay, VectorSelfPlay, collect_vector, reward_scale
+from training.ppo_rollout import LEARNER, SelfPlay, VectorSelfPlay, collect_vector, reward_scale
 from training.sampling import draw
 from training.snapshots import SnapshotBank
 
@@ -195,3 +195,26 @@ def test_running_out_of_device_memory_mid_run_names_the_options_and_keeps_the_ch
                   "--tensorboard", "false"])
     ckpt = torch.load(tmp_path / "oom" / "checkpoint.pt", weights_only=True)
     assert ckpt["iteration"] == 2
+
+
+def test_tables_drawn_at_once_seat_one_opponent_per_side_in_the_configured_shares() -> None:
+    rules = make_rules("sniff", num_players=4, partnership=True)
+    play = VectorSelfPlay(rules, 8, 3, "points", 5, 0.25, random.Random(5), ("greedy", "heuristic"))
+    play.pool_size = 2
+    games = np.arange(8)
+    codes: list[int] = []
+    for _ in range(500):
+        play.draw_tables(games)
+        for row in play.table.tolist():
+            learns = [s for s in range(4) if row[s] == LEARNER]
+            if len(learns) == 4:
+                codes.append(LEARNER)
+                continue
+            assert len(learns) == 2 and len({rules.side_of(s) for s in learns}) == 1  # one side learns
+            opponent = {row[s] for s in range(4) if s not in learns}
+            assert len(opponent) == 1  # the other side is one opponent
+            codes.append(opponent.pop())
+    shares = {c: codes.count(c) / len(codes) for c in set(codes)}
+    assert abs(shares.pop(LEARNER) - 0.25) < 0.03
+    assert set(shares) == {0, 1, -2, -3}  # two snapshots and the two built-ins, evenly
+    assert all(abs(share - 0.75 / 4) < 0.03 for share in shares.values())

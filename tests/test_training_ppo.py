@@ -168,3 +168,35 @@ def test_init_from_an_exported_policy_starts_from_its_weights(tmp_path: Path) ->
         assert torch.equal(trained[key], started[key]), key
     with pytest.raises(ValueError, match="other rules"):
         main([*base, "--exp-name", "c", "--preset", "muggins", "--init", str(policy)])
+
+
+def test_bfloat16_training_keeps_float32_weights_repeats_and_resumes(tmp_path: Path) -> None:
+    """``--precision bf16``: matrix products in bfloat16, the weights, optimizer and checkpoint in
+    float32; the same seed gives the same run, and a resumed run keeps the precision."""
+    base = ["--engine", "vector", "--num-envs", "16", "--num-steps", "16", "--eval-every", "0",
+            "--snapshot-every", "1", "--progress", "false", "--tensorboard", "false", "--out-dir", str(tmp_path),
+            "--precision", "bf16"]
+    models = []
+    for run in ("a", "b"):
+        assert main([*base, "--total-steps", "512", "--exp-name", run]) == 0
+        ckpt = torch.load(tmp_path / run / "checkpoint.pt", weights_only=False)
+        assert ckpt["args"]["precision"] == "bf16"
+        assert all(v.dtype == torch.float32 for v in ckpt["model"].values() if v.is_floating_point())
+        models.append(ckpt["model"])
+    assert all(torch.equal(models[0][k], models[1][k]) for k in models[0])
+    fp32 = ["--precision" if a == "--precision" else ("fp32" if a == "bf16" else a) for a in base]
+    assert main([*fp32, "--total-steps", "512", "--exp-name", "c"]) == 0
+    other = torch.load(tmp_path / "c" / "checkpoint.pt", weights_only=False)["model"]
+    assert any(not torch.equal(models[0][k], other[k]) for k in other)  # bfloat16 products change the update
+    assert main([*base, "--total-steps", "1024", "--exp-name", "a", "--resume", str(tmp_path / "a" / "checkpoint.pt"),
+                 "--force"]) == 0
+    assert torch.load(tmp_path / "a" / "checkpoint.pt", weights_only=False)["global_step"] > 0
+
+
+def test_an_unknown_precision_is_refused_naming_the_choices() -> None:
+    from training.device import precision
+
+    with pytest.raises(ConfigError, match="precision .* must be one of 'fp32', 'bf16'; got 'fp8'"):
+        main(["--precision", "fp8"])
+    with pytest.raises(ConfigError, match="fp32, bf16"):
+        precision("fp8", torch.device("cpu"))

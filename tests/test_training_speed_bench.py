@@ -32,3 +32,17 @@ def test_a_small_run_reports_rates_and_an_arithmetic_ceiling_above_them(tmp_path
     assert mlp["ceiling_decisions_per_s"] == report["matmul_peak_flops"] / mlp["flops_per_decision"]
     assert 0 < mlp["decisions_per_s"] < mlp["ceiling_decisions_per_s"]
     assert mlp["decisions_per_s"] <= min(mlp["collect_decisions_per_s"], mlp["update_decisions_per_s"])
+
+
+def test_bfloat16_rows_use_the_bfloat16_peak_and_the_minibatches_asked_for(tmp_path: Path) -> None:
+    out = tmp_path / "speed.json"
+    assert main(["--archs", "mlp", "--num-envs", "16", "--num-steps", "4", "--iterations", "1", "--repeats", "1",
+                 "--precisions", "fp32,bf16", "--num-minibatches", "2", "--plumbing-envs", "0",
+                 "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert set(report["figures"]) == {"mlp (fast)", "mlp (fast, bf16)"}
+    assert report["settings"]["num_minibatches"] == 2
+    peaks = report["matmul_peak_flops_by_precision"]
+    row = report["figures"]["mlp (fast, bf16)"]
+    assert row["ceiling_decisions_per_s"] == peaks["bf16"] / row["flops_per_decision"]
+    assert report["plumbing"] is None

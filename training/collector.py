@@ -19,6 +19,7 @@ network call for a forced move (its only action is certain, and a forced move is
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,6 +98,10 @@ class Collector:
         self.step_start = np.zeros(config.num_steps + 1, np.int64)
         self.last = np.full((B, n), -1, np.int64)
         self.games = np.arange(B)
+        with warnings.catch_warnings():  # the engine's arrays are read-only views: they are only read
+            warnings.simplefilter("ignore", UserWarning)
+            self._engine_obs = torch.from_numpy(eng.obs)
+            self._engine_mask = torch.from_numpy(eng.mask.view(np.int8))
         self.bank = SnapshotBank(like, device, stacked=not config.exact)
         self.network_s = 0.0
         """Seconds spent in the networks' forward passes (learner and snapshots) so far."""
@@ -111,9 +116,11 @@ class Collector:
 
     def _gather(self, rows: np.ndarray, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Copy the observations and masks of games ``rows`` into CPU tensors ``obs`` and ``mask``
-        (a mask is 0 or 1: its int8 bytes are read as booleans)."""
-        np.take(self.engine.obs, rows, axis=0, out=obs.numpy())
-        np.take(self.engine.mask, rows, axis=0, out=mask.view(torch.int8).numpy())
+        (a mask is 0 or 1: its int8 bytes are read as booleans; ``index_select`` gathers about
+        three times faster than ``np.take`` here)."""
+        index = torch.from_numpy(rows)
+        torch.index_select(self._engine_obs, 0, index, out=obs)
+        torch.index_select(self._engine_mask, 0, index, out=mask.view(torch.int8))
         return obs, mask.view(torch.bool)
 
     def _store(self, at: int, rows: np.ndarray) -> slice:
@@ -273,8 +280,12 @@ class Collector:
             play.episode_wins.extend(won[one_side].astype(float).tolist())
         last[finished] = -1
         over = infos.get("game_over", dones)
-        for g in finished[over[finished]].tolist():  # the opponents' draw: one per finished game
-            play.draw_table(g)
+        ended = finished[over[finished]]  # the opponents' draw: one per finished game
+        if self.config.exact:  # game by game, the reference's draws
+            for g in ended.tolist():
+                play.draw_table(g)
+        else:
+            play.draw_tables(ended)
 
     def _batch(self, count: int) -> Batch:
         """The stored decisions with GAE advantages and returns over their chains (a chain whose

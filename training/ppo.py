@@ -35,7 +35,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from sniff_env.rules import Rules
 from training.collector import Collector, RolloutConfig
 from training.config import FORCE_HELP, ConfigError, check_run_outputs, parse_config, rules_for, run_script
-from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
+from training.device import DEVICE_HELP, PRECISION_HELP, PRECISIONS, cpu_module, cpu_state, host_view, precision, resolve_device
 from training.evaluate import evaluator, masked_logits
 from training.network import (
     ARCHITECTURES,
@@ -129,6 +129,7 @@ class Args:
                           "number) into two batches, one stepping on the engine's threads while the network scores "
                           "the other"},
     )
+    precision: str = field(default="fp32", metadata={"choices": PRECISIONS, "help": PRECISION_HELP})
     collector: str = field(
         default="fast",
         metadata={"choices": COLLECTORS, "help": "with engine 'vector': 'fast' (buffers on the device, draws over the "
@@ -283,20 +284,22 @@ def train(args: Args) -> Path:
             if args.anneal_lr:
                 frac = 1.0 - (iteration - 1.0) / num_iterations
                 optimizer.param_groups[0]["lr"] = frac * args.learning_rate
-            if collector is not None:
-                batch, sps = collector.collect(net, play.pool, sampler)
-                play.episode_returns += collector.pop_wins()
-            elif vplay is not None:
-                vplay.pool_size = len(play.pool)
-                batch, sps = collect_vector(
-                    args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler
-                )
-                play.episode_returns += vplay.episode_wins
-                vplay.episode_wins.clear()
-            else:
-                batch, sps = collect(args, play, net, sampler, n)
+            with precision(args.precision, device):
+                if collector is not None:
+                    batch, sps = collector.collect(net, play.pool, sampler)
+                    play.episode_returns += collector.pop_wins()
+                elif vplay is not None:
+                    vplay.pool_size = len(play.pool)
+                    batch, sps = collect_vector(
+                        args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler
+                    )
+                    play.episode_returns += vplay.episode_wins
+                    vplay.episode_wins.clear()
+                else:
+                    batch, sps = collect(args, play, net, sampler, n)
             global_step += len(batch["actions"])
-            stats = update(args, net, optimizer, batch, sampler)
+            with precision(args.precision, device):
+                stats = update(args, net, optimizer, batch, sampler)
             if iteration % args.snapshot_every == 0:
                 play.pool.append(cpu_state(net.state_dict()))
                 del play.pool[: -args.pool_size]
@@ -348,8 +351,8 @@ def update(
     inputs = ({"obs": on_device["obs"]} | kept) if kept else prepare_inputs(net, on_device["obs"])
     size = len(batch["actions"])
     mb = max(1, size // args.num_minibatches)
-    clipfracs: list[float] = []
-    sums: dict[str, list[float]] = {}
+    clipfracs: list[torch.Tensor] = []
+    sums: dict[str, list[torch.Tensor]] = {}
     for _ in range(args.update_epochs):
         order = torch.randperm(size, generator=sampler)
         for start in range(0, size, mb):
@@ -366,7 +369,7 @@ def update(
             ratio = logratio.exp()
             with torch.no_grad():
                 approx_kl = ((ratio - 1) - logratio).mean()
-                clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
+                clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean())
             adv = on_device["advantages"][idx]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
@@ -380,12 +383,13 @@ def update(
                 ("losses/policy_loss", pg_loss), ("losses/value_loss", v_loss),
                 ("losses/entropy", entropy.mean()), ("losses/approx_kl", approx_kl),
             ):
-                sums.setdefault(key, []).append(value.item())
-    stats = {key: float(np.mean(values)) for key, values in sums.items()}
+                sums.setdefault(key, []).append(value.detach())
+    # read once at the end: a read per minibatch would wait for a GPU every time
+    stats = {key: float(torch.stack(values).double().mean()) for key, values in sums.items()}
     y_pred, y_true = batch["values"].cpu().numpy(), batch["returns"].cpu().numpy()
     var_y = np.var(y_true)
     stats["losses/explained_variance"] = float("nan") if var_y == 0 else float(1 - np.var(y_true - y_pred) / var_y)
-    stats["losses/clipfrac"] = float(np.mean(clipfracs)) if clipfracs else 0.0
+    stats["losses/clipfrac"] = float(torch.stack(clipfracs).double().mean()) if clipfracs else 0.0
     return stats
 
 

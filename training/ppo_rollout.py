@@ -272,6 +272,21 @@ class VectorSelfPlay:
         pick = self.rng.randrange(self.pool_size + len(self.builtins))
         row[self.side != learner_side] = pick if pick < self.pool_size else -2 - (pick - self.pool_size)
 
+    def draw_tables(self, games: np.ndarray) -> None:
+        """:meth:`draw_table` for every game of ``games`` at once, as array operations (the same
+        distribution from one seed drawn from ``rng``, not the same draws)."""
+        self.table[games] = LEARNER
+        options = self.pool_size + len(self.builtins)
+        if not options or not games.size:
+            return
+        gen = np.random.default_rng(self.rng.getrandbits(64))
+        mixed = games[gen.random(games.size) >= self.selfplay_prob]
+        learner_side = self.side[gen.integers(self.n, size=mixed.size)]
+        pick = gen.integers(options, size=mixed.size)
+        code = np.where(pick < self.pool_size, pick, -2 - (pick - self.pool_size))
+        against = self.side[None, :] != learner_side[:, None]
+        self.table[mixed] = np.where(against, code[:, None], LEARNER)
+
 
 def collect_vector(
     args: Any, play: VectorSelfPlay, net: nn.Module, frozen: Any, sampler: torch.Generator

@@ -51,8 +51,8 @@ class SnapshotBank:
         return logits
 
     def logits_each(self, index: int, obs: torch.Tensor) -> torch.Tensor:
-        """Snapshot ``index``'s logits for ``obs`` (one network, one pass)."""
-        with torch.inference_mode():
+        """Snapshot ``index``'s logits for ``obs`` (one network, one pass, in float32)."""
+        with torch.inference_mode(), torch.autocast(obs.device.type, enabled=False):
             return self._one(self._states[index], obs)
 
     def logits(self, obs: torch.Tensor, which: np.ndarray) -> torch.Tensor:
@@ -76,7 +76,9 @@ class SnapshotBank:
         pos_t = torch.from_numpy(pos).to(obs.device)
         padded = obs.new_zeros(len(self._states), int(counts.max()), obs.shape[1])
         padded[snap_t, pos_t] = obs
-        with torch.inference_mode():
+        # float32 whatever the trainer's precision: an opponent's choices are not learned from, and
+        # casting every snapshot's weights on every call would cost more than it saves
+        with torch.inference_mode(), torch.autocast(obs.device.type, enabled=False):
             block = vmap(self._one)(self._stack, padded)
         return block[snap_t, pos_t]
 

@@ -15,6 +15,8 @@ network's floating-point operations per learner decision (collection's forward p
 update's, by torch's FLOP counter); over this machine's measured matrix-product peak
 (:func:`matmul_peak`, at the same threads) they give the **arithmetic ceiling**: the most
 decisions/s this network and update could reach here if everything else took no time.
+``--precisions fp32,bf16`` times each row also with ``ppo.py --precision bf16`` (its ceiling over
+the bfloat16 matrix-product peak), and ``--num-minibatches`` sets the update's minibatches.
 
     python training/benchmarks/training_speed.py --collectors fast,reference --out checkpoints/results/training-speed.json
     python training/benchmarks/training_speed.py --archs move --device cuda --num-envs 2048
@@ -46,7 +48,7 @@ import torch
 
 from training import ppo
 from training.config import run_script
-from training.device import DEVICE_HELP, cpu_state, host_view, resolve_device
+from training.device import DEVICE_HELP, PRECISIONS, cpu_state, host_view, precision, resolve_device
 from training.network import ARCHITECTURES, make_net
 from training.ppo_rollout import SelfPlay, VectorSelfPlay, collect_vector
 
@@ -54,11 +56,11 @@ PEAK_SIZE = 1024
 """Side of the square float32 matrices :func:`matmul_peak` multiplies."""
 
 
-def matmul_peak(device: torch.device, repeats: int = 7) -> float:
-    """Floating-point operations per second of a square float32 matrix product on ``device`` at
-    torch's present thread count (the median of ``repeats`` timings)."""
-    a = torch.randn(PEAK_SIZE, PEAK_SIZE, device=device)
-    b = torch.randn(PEAK_SIZE, PEAK_SIZE, device=device)
+def matmul_peak(device: torch.device, repeats: int = 7, dtype: torch.dtype = torch.float32) -> float:
+    """Floating-point operations per second of a square matrix product of ``dtype`` on ``device``
+    at torch's present thread count (the median of ``repeats`` timings)."""
+    a = torch.randn(PEAK_SIZE, PEAK_SIZE, device=device, dtype=dtype)
+    b = torch.randn(PEAK_SIZE, PEAK_SIZE, device=device, dtype=dtype)
     times = []
     for _ in range(repeats + 1):
         t0 = time.perf_counter()
@@ -95,12 +97,14 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
         vplay.pool_size = len(play.pool)
         t0 = time.perf_counter()
         forward_s = collector.network_s if collector else 0.0
-        if collector is not None:
-            batch, _ = collector.collect(net, play.pool, sampler)
-        else:
-            batch, _ = collect_vector(args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler)
+        with precision(args.precision, device):
+            if collector is not None:
+                batch, _ = collector.collect(net, play.pool, sampler)
+            else:
+                batch, _ = collect_vector(args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler)
         t1 = time.perf_counter()
-        ppo.update(args, net, optimizer, batch, sampler)
+        with precision(args.precision, device):
+            ppo.update(args, net, optimizer, batch, sampler)
         if device.type == "cuda":
             torch.cuda.synchronize(device)
         t2 = time.perf_counter()
@@ -194,11 +198,16 @@ def summary(runs: list[dict[str, float]], flops: float, peak: float) -> dict[str
 COLLECTORS = (*ppo.COLLECTORS, "overlap")
 
 
-def variant(base: ppo.Args, arch: str, collector: str) -> ppo.Args:
-    """The run's arguments for ``arch`` with ``collector`` (of :data:`COLLECTORS`)."""
+def variant(base: ppo.Args, arch: str, collector: str, kind: str = "fp32") -> ppo.Args:
+    """The run's arguments for ``arch`` with ``collector`` (of :data:`COLLECTORS`) at precision ``kind``."""
     if collector == "overlap":
-        return replace(base, arch=arch, collector="fast", overlap=True)
-    return replace(base, arch=arch, collector=collector)
+        return replace(base, arch=arch, collector="fast", overlap=True, precision=kind)
+    return replace(base, arch=arch, collector=collector, precision=kind)
+
+
+def row_name(arch: str, collector: str, kind: str) -> str:
+    """A table row's name: ``mlp (fast)``, ``mlp (fast, bf16)``."""
+    return f"{arch} ({collector})" if kind == "fp32" else f"{arch} ({collector}, {kind})"
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -216,6 +225,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--collectors", default="fast",
                         help=f"collectors to time, each with every network (of {', '.join(COLLECTORS)}; 'overlap' is "
                              f"'fast' with its games in two halves, one stepping while the other is scored)")
+    parser.add_argument("--precisions", default="fp32", help=f"precisions to time each row at (of {', '.join(PRECISIONS)})")
+    parser.add_argument("--num-minibatches", type=int, default=ppo.Args.num_minibatches,
+                        help="the update's minibatches per epoch (ppo.py's --num-minibatches)")
     parser.add_argument("--plumbing-envs", type=int, default=8192,
                         help="games of the plumbing row (the collector with a zero-cost policy; 0: no such row)")
     parser.add_argument("--out", type=Path, help="write the figures to this JSON file")
@@ -224,6 +236,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     if not collectors or set(collectors) - set(COLLECTORS):
         parser.error(f"--collectors must list some of {', '.join(COLLECTORS)}; got {opts.collectors!r}")
     opts.collectors = collectors
+    kinds = [k for k in opts.precisions.split(",") if k]
+    if not kinds or set(kinds) - set(PRECISIONS):
+        parser.error(f"--precisions must list some of {', '.join(PRECISIONS)}; got {opts.precisions!r}")
+    opts.precisions = kinds
+    if opts.num_minibatches < 1:
+        parser.error("--num-minibatches must be at least 1")
     if opts.plumbing_envs < 0:
         parser.error("--plumbing-envs must be 0 or more")
     archs = [a for a in opts.archs.split(",") if a]
@@ -247,13 +265,15 @@ def main(argv: list[str] | None = None) -> int:
     base = replace(
         ppo.Args(), preset=opts.preset, num_players=opts.players, engine="vector", num_envs=opts.num_envs,
         num_steps=opts.num_steps, seed=opts.seed, torch_threads=opts.torch_threads, device=str(device),
-        eval_every=0, tensorboard=False, progress=False,
+        eval_every=0, tensorboard=False, progress=False, num_minibatches=opts.num_minibatches,
     )
     torch.set_num_threads(opts.torch_threads)
-    peak = matmul_peak(device)
-    figures = {f"{arch} ({collector})": summary(*stretch(variant(base, arch, collector), opts.iterations,
-                                                         opts.repeats, device), peak)
-               for collector in opts.collectors for arch in opts.archs}
+    peaks = {kind: matmul_peak(device, dtype=torch.bfloat16 if kind == "bf16" else torch.float32)
+             for kind in opts.precisions}
+    peak = peaks["fp32"] if "fp32" in peaks else matmul_peak(device)
+    figures = {row_name(arch, collector, kind): summary(*stretch(variant(base, arch, collector, kind), opts.iterations,
+                                                                 opts.repeats, device), peaks[kind])
+               for kind in opts.precisions for collector in opts.collectors for arch in opts.archs}
     pipe = (plumbing(replace(base, num_envs=opts.plumbing_envs), opts.iterations, opts.repeats, device)
             if opts.plumbing_envs else None)
 
@@ -262,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
 
     table = Table(title=f"training/ppo.py --engine vector, {opts.preset} {opts.players}p, {opts.num_envs} games "
                         f"x {opts.num_steps} decisions, on {device} ({machine(device)}); matrix products "
-                        f"peak at {peak / 1e9:,.1f} GFLOP/s")
+                        f"peak at {peak / 1e9:,.1f} GFLOP/s"
+                        + (f" (bfloat16: {peaks['bf16'] / 1e9:,.1f})" if "bf16" in peaks else ""))
     for column in ("network (collector)", "learner decisions/s", "collection share", "network busy share",
                    "collection alone /s", "update alone /s", "MFLOP/decision", "arithmetic ceiling /s"):
         table.add_column(column, justify="left" if column.startswith("network (") else "right")
@@ -282,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         report = {"command": "python training/benchmarks/training_speed.py " + " ".join(argv or sys.argv[1:]),
                   "device": str(device), "machine": machine(device), "torch": torch.__version__,
                   "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(opts).items()},
-                  "matmul_peak_flops": peak, "figures": figures, "plumbing": pipe}
+                  "matmul_peak_flops": peak, "matmul_peak_flops_by_precision": peaks, "figures": figures, "plumbing": pipe}
         opts.out.parent.mkdir(parents=True, exist_ok=True)
         opts.out.write_text(json.dumps(report, indent=2) + "\n")
     return 0
