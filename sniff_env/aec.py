@@ -72,7 +72,10 @@ players (``Observer(rules).describe()``)::
 
 #### Infos
 
-By default ``infos[agent]`` is empty. The public events and the seat's information state are
+By default ``infos[agent]`` is empty. The observation dict of the agent to act also carries its
+information state as an attribute, ``obs.info_state`` (not a key: the spaces and every library's
+batching see the two arrays alone), so a player acts on the env's ``(obs, info)`` as they come:
+``players.load("heuristic").act(obs, info)``. The public events and the seat's information state are
 one call away: ``env.unwrapped.events(agent)`` (the events since the agent's previous decision)
 and ``env.unwrapped.info_state(agent)``. With ``infos="full"``, ``infos[agent]`` is a plain dict
 built when it is handed out: ``"events"`` holds the public events (``Event`` records: plays with
@@ -157,6 +160,22 @@ from .rules import Rules, field_names
 
 AgentID = str
 ObsDict = dict[str, np.ndarray]
+
+
+class SeatObservation(dict):  # type: ignore[type-arg]
+    """The observation dict an agent is handed: ``"observation"`` and ``"action_mask"``, what the
+    spaces describe and every library batches, and, as an attribute, :attr:`info_state`: the
+    seat's :class:`InfoState` when it is to act (None otherwise). A player reads it there, so
+    ``players.load(spec).act(obs, info)`` works on the default env's ``(obs, info)``."""
+
+    __slots__ = ("info_state",)
+
+    def __init__(self, observation: np.ndarray, action_mask: np.ndarray, info_state: InfoState | None) -> None:
+        super().__init__(observation=observation, action_mask=action_mask)
+        self.info_state = info_state
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SeatObservation, (self["observation"], self["action_mask"], self.info_state))
 
 REWARD_MODES = ("game", "points")
 EPISODE_MODES = ("game", "hand")
@@ -527,13 +546,15 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             seat = self._seat(agent)  # raises: an unknown agent, or no game yet
             assert game is not None
         mask = bytearray(self._no_actions)
+        state = None
         if self._acting(agent):
-            obs = self.observer.encode(self._mover_info_state())
+            state = self._mover_info_state()
+            obs = self.observer.encode(state)
             for a in game.legal_actions():
                 mask[a] = 1
         else:  # the seat to act of a truncated game still sees its legal moves' values, masked off
             obs = self.observer.encode_game(game, seat)
-        out = self._obs_cache[agent] = {"observation": obs, "action_mask": np.frombuffer(mask, np.int8)}
+        out = self._obs_cache[agent] = SeatObservation(obs, np.frombuffer(mask, np.int8), state)
         return out
 
     def info_state(self, agent: AgentID) -> InfoState:

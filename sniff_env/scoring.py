@@ -15,7 +15,16 @@ from .rules import HandEnd, Rules, Scoring
 MAX_COUNT = 256  # far above any reachable count (four crosswise 12-12 ends make 96)
 
 
-__all__ = ["MAX_COUNT", "HandResult", "round5", "score_hand_end", "scoring_table"]
+__all__ = ["MAX_COUNT", "ROUNDING", "HandResult", "round5", "rounding_note", "score_hand_end", "scoring_table"]
+
+ROUNDING = "round5 rounds to the nearest multiple of 5"
+"""What :func:`~sniff_env.rulebook.round5` does, in words: every explanation of the hand end says
+it with these words (a test holds them to the rule)."""
+
+
+def rounding_note() -> str:
+    """:data:`ROUNDING` with examples the rule itself computes, e.g. ``(12 -> 10, 13 -> 15)``."""
+    return f"{ROUNDING} ({', '.join(f'{x} -> {round5(x)}' for x in (12, 13))})"
 
 
 def _fibonacci(limit: int) -> set[int]:

@@ -40,9 +40,17 @@ print(json.dumps({"game": [g.scores for g in games], "vector": engine.scores.tol
 """The first hand of a few seeded games, lowest legal action first, under a rule set whose hand
 end (everyone loses their pips rounded to five) uses ``rulebook.round5``: the scores of the
 Python engine and of the batched engine."""
-RULE = "return 5 * ((x + 2) // 5)\n"
-CHANGED = "return 5 * ((x + 2) // 5) + 5\n"
-"""Every rounded total costs five more."""
+CHANGE = """
+
+_round5_as_written = round5
+
+
+def round5(x: int) -> int:
+    \"\"\"The rule as written, then five more: every rounded total costs five more.\"\"\"
+    return _round5_as_written(x) + 5
+"""
+"""A change of ``round5`` made by behaviour, whatever its code says: appended to the rulebook, the
+rule is redefined on top of itself."""
 
 
 def _probe(root: Path, cache: Path | None) -> dict[str, Any]:
@@ -61,9 +69,7 @@ def test_a_rule_changed_in_the_rulebook_changes_both_engines(tmp_path: Path) -> 
     root = tmp_path / "src"
     shutil.copytree(package, root / "sniff_env", ignore=shutil.ignore_patterns("__pycache__"))
     book = root / "sniff_env" / "rulebook.py"
-    source = book.read_text()
-    assert source.count(RULE) == 1
-    book.write_text(source.replace(RULE, CHANGED))
+    book.write_text(book.read_text() + CHANGE)
     before = _probe(package.parent, None)
     after = _probe(root, tmp_path / "cache")  # the one compile of the changed rules
     assert before["game"] == before["vector"]
@@ -103,3 +109,20 @@ def test_every_rule_is_compiled() -> None:
     for name in rulebook.__all__:
         compiled = getattr(compiled_rules, name)
         assert compiled.py_func.__code__ is getattr(rulebook, name).__code__
+
+
+def test_the_words_that_explain_rounding_are_the_rules() -> None:
+    """Every explanation of the hand end says what ``round5`` does with :data:`scoring.ROUNDING`
+    (``sniff rules``, the score sheets); those words and the examples of its docstring hold for the
+    rule as it is: edit the rule and this test names the prose to edit with it."""
+    import re
+
+    from sniff_env.scoring import ROUNDING, rounding_note
+
+    assert ROUNDING.endswith("rounds to the nearest multiple of 5")
+    for x in range(0, 400):
+        nearest = min(range(0, 405, 5), key=lambda m: abs(m - x))
+        assert rulebook.round5(x) == nearest, (x, rulebook.round5(x))
+    examples = re.findall(r"(\d+) -> (\d+)", (rulebook.round5.__doc__ or "") + rounding_note())
+    assert len(examples) >= 5
+    assert all(rulebook.round5(int(a)) == int(b) for a, b in examples)

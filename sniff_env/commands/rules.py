@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..presets import PRESET_NAMES, make_rules
 from ..rules import Rules
+from ..scoring import rounding_note
 from .common import add_rules_arguments, rules_from_args
 
 FIELD_WIDTH = 16
@@ -47,7 +48,7 @@ LEGEND: dict[str, str] = {
                 "round5(opponents' pips − own) / 5; subtract_own: everyone loses round5(own pips); "
                 "domino_takes_pips: who dominoed gets the opponents' pips (blocked: each takes the "
                 "difference from heavier hands); bonus_div5_fewest_tiles: the winner (domino, else fewest "
-                "tiles) gets round5(opponents' pips) / 5. round5 rounds to the nearest 5",
+                "tiles) gets round5(opponents' pips) / 5. " + rounding_note(),
     "target": "points that win the game",
     "win_during_hand": "True: the game ends the moment a side reaches the target; False: the hand is "
                        "played out first",

@@ -10,17 +10,27 @@ from ..player_specs import MAX_BUDGET_S, MAX_WEIGHT
 from ..rules import ENGINE_INT_MAX
 
 
-def info_of(info: dict[str, Any]) -> InfoState:
-    """The acting seat's :class:`InfoState` from an environment's info dict."""
+def found_info_state(observation: Any, info: Any) -> InfoState | None:
+    """The acting seat's :class:`InfoState`: ``info["info_state"]`` (``infos="full"``, the
+    tournament, the web table) or else the attribute the AEC env's observation dict carries."""
     state = info.get("info_state") if isinstance(info, dict) else None
-    if not isinstance(state, InfoState):
-        raise ValueError("this player needs info['info_state'], the acting seat's InfoState")
+    if state is None:
+        state = getattr(observation, "info_state", None)
+    return state if isinstance(state, InfoState) else None
+
+
+def info_of(info: dict[str, Any], observation: Any = None) -> InfoState:
+    """The acting seat's :class:`InfoState` (see :func:`found_info_state`), or :class:`ValueError`."""
+    state = found_info_state(observation, info)
+    if state is None:
+        raise ValueError("this player needs the acting seat's InfoState: pass the observation dict the "
+                         "environment handed out (its .info_state) or info['info_state'] (infos='full')")
     return state
 
 
 def legal_actions(observation: Any, info: dict[str, Any]) -> list[int]:
     """The legal actions: from the info state, or else from the observation's action mask."""
-    state = info.get("info_state") if isinstance(info, dict) else None
+    state = found_info_state(observation, info)
     if isinstance(state, InfoState) and state.legal:
         return list(state.legal)
     if isinstance(observation, dict) and "action_mask" in observation:

@@ -67,7 +67,7 @@ class GreedyPlayer:
         pass
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        state = info_of(info)
+        state = info_of(info, observation)
         if self.tiebreak == "lowest":
             return greedy_action(state, state.legal)
         return greedy_heuristic_tiebreak(state)

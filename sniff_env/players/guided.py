@@ -91,7 +91,7 @@ class GuidedPlayer:
         self._engines.clear()
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        state = info_of(info)
+        state = info_of(info, observation)
         network, observer = self._network(state.rules)
         if len(state.legal) == 1:
             return state.legal[0]

@@ -82,7 +82,7 @@ class HeuristicPlayer:
         pass
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        state = info_of(info)
+        state = info_of(info, observation)
         values = self.evaluate(state)
         return max(values, key=lambda a: (values[a], -a))
 

@@ -38,7 +38,7 @@ import numpy.typing as npt
 from ..actions import action_codec
 from ..observation import Observer
 from ..rules import Rules
-from ._base import legal_actions
+from ._base import found_info_state, legal_actions
 from .compat import best_fit, trained_rules
 
 META_FILE = "sniff_meta.json"
@@ -101,7 +101,7 @@ class PolicyPlayer:
         self._rng = random.Random(seed)
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        state = info.get("info_state") if isinstance(info, dict) else None
+        state = found_info_state(observation, info)
         if state is not None and state.rules != self.rules:
             raise PolicyError(f"policy {self.name!r} was made for other rules than the game's ({state.rules.name})")
         if isinstance(observation, dict) and "observation" in observation:

@@ -54,7 +54,7 @@ class RolloutPlayer:
         self._engines.clear()
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        state = info_of(info)
+        state = info_of(info, observation)
         if len(state.legal) == 1:
             return state.legal[0]
         engine, search = self._engine(state.rules)

@@ -58,7 +58,7 @@ class SearchPlayer:
         self._rng = random.Random(seed)
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        state = info_of(info)
+        state = info_of(info, observation)
         legal = list(state.legal)
         if len(legal) == 1:
             return legal[0]
