@@ -55,6 +55,8 @@ def test_a_wheel_built_from_a_checkout_leaves_it_clean(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "sniff_env/__main__.py" in names and "sniff_env/drawing.py" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "sniff_env/checkpoints/sniff-2p.md" in names  # the cards go with the agents
+    assert "sniff_env/checkpoints/README.md" not in names  # the folder's guide stays in the repository
 
 
 def test_the_api_reference_builds_without_warnings(tmp_path: Path) -> None:

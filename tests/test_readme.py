@@ -1,4 +1,8 @@
-"""README.md is executed: every code block runs, or each command in it is checked by its own parser.
+"""Every README.md is executed: every code block runs, or each command in it is checked by its own parser.
+
+The READMEs are the top one, a short front door (:data:`TOP_LIMIT` bytes at most, its first two lines
+the two commands that set up and run the main job and the test suite), and one in each folder that
+owns a part of the documentation (:func:`readmes` finds them all); every check below runs on every one.
 
 - ``python`` blocks run in a fresh interpreter (a block that imports a library of an optional
   extra is skipped, saying so, only where that library is missing); ``pycon`` blocks are doctests;
@@ -36,7 +40,31 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 TEXT = README.read_text(encoding="utf-8")
-LIBRARY_SECTION = "Use it with your library"
+TOP_LIMIT = 15_000
+"""The most bytes the top README may hold: a front door, the rest lives next to what it describes."""
+
+SKIP_DIRS = {".venv", "runs", "node_modules", "build", "dist", "api-reference", "__pycache__"}
+"""Folders never searched for READMEs (besides hidden ones and ``*.egg-info``): environments, outputs."""
+
+EXPECTED = {"README.md", "sniff_env/README.md", "sniff_env/integrations/README.md", "sniff_env/benchmark/README.md",
+            "training/README.md", "training/studies/README.md", "checkpoints/README.md"}
+"""The READMEs the documentation is split into (relative to the repository): none may go missing."""
+
+
+def readmes() -> list[str]:
+    """Every README.md of the tree, relative to the repository, the top one first."""
+    found = []
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = sorted(d for d in dirs if not (d.startswith(".") or d in SKIP_DIRS or d.endswith(".egg-info")))
+        if "README.md" in files:
+            found.append((Path(folder) / "README.md").relative_to(ROOT).as_posix())
+    return sorted(found, key=lambda name: (name != "README.md", name))
+
+
+READMES = readmes()
+TEXTS = {name: (ROOT / name).read_text(encoding="utf-8") for name in READMES}
+LIBRARY_SECTION = ("sniff_env/integrations/README.md", "Use it with your library")
+"""The section (file, ``##`` heading) that shows every library's own entry point."""
 
 OPTIONAL = {
     "torch": "train", "sb3_contrib": "integrations", "stable_baselines3": "integrations",
@@ -84,8 +112,9 @@ OBSERVATION = "observation layout"
 
 @dataclasses.dataclass(frozen=True)
 class Block:
-    """A fenced code block: its language, its code, the line of its opening fence and its section."""
+    """A fenced code block: its README, language, code, the line of its opening fence and its section."""
 
+    file: str
     lang: str
     code: str
     line: int
@@ -93,11 +122,15 @@ class Block:
 
     @property
     def id(self) -> str:
-        return f"line{self.line}-{self.lang or 'plain'}"
+        return f"{self.file}:line{self.line}-{self.lang or 'plain'}"
+
+    @property
+    def where(self) -> str:
+        return f"{self.file} line {self.line} ({self.section})"
 
 
-def fenced_blocks(text: str) -> list[Block]:
-    """Every fenced block of ``text``, with the ``##`` section it lies in."""
+def fenced_blocks(text: str, file: str = "README.md") -> list[Block]:
+    """Every fenced block of ``text`` (the README ``file``), with the ``##`` section it lies in."""
     blocks, section = [], ""
     lines = text.split("\n")
     i = 0
@@ -108,7 +141,7 @@ def fenced_blocks(text: str) -> list[Block]:
         fence = re.match(r"^```(\S*)\s*$", line)
         if fence:
             end = lines.index("```", i + 1)
-            blocks.append(Block(fence.group(1), "\n".join(lines[i + 1 : end]) + "\n", i + 1, section))
+            blocks.append(Block(file, fence.group(1), "\n".join(lines[i + 1 : end]) + "\n", i + 1, section))
             i = end
         i += 1
     return blocks
@@ -141,12 +174,12 @@ def inline_commands(text: str) -> list[tuple[int, list[str]]]:
     return found
 
 
-BLOCKS = fenced_blocks(TEXT)
+BLOCKS = [block for name in READMES for block in fenced_blocks(TEXTS[name], name)]
 TOP = "\n".join(line.strip() for line in TEXT.split("\n")[:2])
 COMMANDS: list[tuple[str, list[str]]] = (
-    [(f"line{n}", cmd) for n, line in enumerate(TOP.split("\n"), 1) for cmd in split_commands(line)]
+    [(f"README.md:line{n}", cmd) for n, line in enumerate(TOP.split("\n"), 1) for cmd in split_commands(line)]
     + [(b.id, cmd) for b in BLOCKS if b.lang in ("bash", "sh", "console") for cmd in split_commands(b.code)]
-    + [(f"line{n}-inline", cmd) for n, cmd in inline_commands(TEXT)]
+    + [(f"{name}:line{n}-inline", cmd) for name in READMES for n, cmd in inline_commands(TEXTS[name])]
 )
 
 
@@ -243,7 +276,7 @@ def test_command(
                 [sys.executable, "-m", "sniff_env.cli", *argv[1:]], check=False, cwd=ROOT, env=_env(),
                 capture_output=True, text=True, timeout=RUN[key],
             )
-            assert done.returncode == 0, f"{command} (README {where}) failed:\n{done.stderr[-2000:]}"
+            assert done.returncode == 0, f"{command} ({where}) failed:\n{done.stderr[-2000:]}"
             assert done.stdout.strip(), f"{command} printed nothing"
         elif program == "sniff":
             from sniff_env.cli import build_parser
@@ -254,15 +287,15 @@ def test_command(
         elif program in ("python", "python3") and argv[1:3] == ["-m", "pytest"]:
             _check_test_files(argv[3:])
         else:
-            pytest.fail(f"README {where}: no way to check {command!r}: run it, parse it, or exempt it with a reason")
+            pytest.fail(f"{where}: no way to check {command!r}: run it, parse it, or exempt it with a reason")
     except SystemExit as exc:  # argparse refused the arguments
-        pytest.fail(f"README {where}: {command!r} is refused by its parser ({exc}): {capsys.readouterr().err}")
+        pytest.fail(f"{where}: {command!r} is refused by its parser ({exc}): {capsys.readouterr().err}")
 
 
 def test_every_exemption_is_still_in_the_readme() -> None:
     commands = {shlex.join(c) for _, c in COMMANDS}
-    assert set(EXEMPT) <= commands, f"exempt but no longer in README.md: {sorted(set(EXEMPT) - commands)}"
-    assert set(RUN) <= commands, f"run but no longer in README.md: {sorted(set(RUN) - commands)}"
+    assert set(EXEMPT) <= commands, f"exempt but in no README: {sorted(set(EXEMPT) - commands)}"
+    assert set(RUN) <= commands, f"run but in no README: {sorted(set(RUN) - commands)}"
     firsts = {b.code.split("\n")[0] for b in BLOCKS if b.lang == "text"}
     assert all(any(f.startswith(p) for f in firsts) for p in EXEMPT_TEXT), "an exempt text block is gone"
 
@@ -278,7 +311,7 @@ def test_python_block_runs(block: Block, tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", block.code], check=False, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=180
     )
-    assert done.returncode == 0, f"README line {block.line} ({block.section}) fails:\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"{block.where} fails:\n{done.stderr[-3000:]}"
 
 
 PYCON = [b for b in BLOCKS if b.lang == "pycon"]
@@ -286,8 +319,8 @@ PYCON = [b for b in BLOCKS if b.lang == "pycon"]
 
 @pytest.mark.parametrize("block", PYCON, ids=[b.id for b in PYCON])
 def test_pycon_block_is_a_passing_doctest(block: Block) -> None:
-    test = doctest.DocTestParser().get_doctest(block.code, {}, block.id, str(README), block.line)
-    assert test.examples, f"README line {block.line}: a pycon block with no >>> example"
+    test = doctest.DocTestParser().get_doctest(block.code, {}, block.id, str(ROOT / block.file), block.line)
+    assert test.examples, f"{block.where}: a pycon block with no >>> example"
     out = io.StringIO()
     result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(test, out=out.write)
     assert result.failed == 0, out.getvalue()
@@ -308,19 +341,19 @@ def test_other_block_is_valid(block: Block) -> None:
         from sniff_env.observation import Observer
 
         shown = re.search(r"sniff-obs-v\d+/pip(\d+)/p(\d+)", first)
-        assert shown, f"README line {block.line}: the layout names no rules"
+        assert shown, f"{block.where}: the layout names no rules"
         rules = make_rules("sniff", int(shown.group(2)), max_pip=int(shown.group(1)))
         assert block.code.rstrip("\n") == Observer(rules).describe().rstrip("\n"), (
-            f"README line {block.line}: the observation layout shown is not Observer(rules).describe()"
+            f"{block.where}: the observation layout shown is not Observer(rules).describe()"
         )
     elif block.lang == "text" and any(first.startswith(p) for p in EXEMPT_TEXT):
         pytest.skip("exempt: " + next(why for p, why in EXEMPT_TEXT.items() if first.startswith(p)))
     else:
-        pytest.fail(f"README line {block.line}: a {block.lang or 'plain'} block no check knows; tag it and check it")
+        pytest.fail(f"{block.where}: a {block.lang or 'plain'} block no check knows; tag it and check it")
 
 
 def test_the_library_section_shows_every_library() -> None:
-    code = "\n".join(b.code for b in PYTHON if b.section == LIBRARY_SECTION)
+    code = "\n".join(b.code for b in PYTHON if (b.file, b.section) == LIBRARY_SECTION)
     for needle in ("pettingzoo.make", "gymnasium.make(", "make_vec", "MaskablePPO", "PettingZooEnv",
                    "PettingZooWrapper", "pyspiel.load_game", "OpenSpielCompatibilityV0"):
         assert needle in code, f"the section {LIBRARY_SECTION!r} has no block using {needle}"
@@ -328,17 +361,62 @@ def test_the_library_section_shows_every_library() -> None:
 
 def test_the_readme_is_covered() -> None:
     """The parsing above found what is there: a section without its blocks would pass silently."""
+    assert EXPECTED <= set(READMES), f"READMEs gone: {sorted(EXPECTED - set(READMES))}"
     langs = {b.lang for b in BLOCKS}
     assert {"python", "pycon", "bash", "text"} <= langs, langs
     assert len(PYTHON) >= 8 and len(COMMANDS) >= 40, (len(PYTHON), len(COMMANDS))
-    assert TEXT.count("```") == 2 * len(BLOCKS), "an unbalanced or indented fence"
+    for name, text in TEXTS.items():
+        assert text.count("```") == 2 * sum(b.file == name for b in BLOCKS), f"{name}: an unbalanced or indented fence"
+    assert any(b.file == "README.md" and b.lang == "python" for b in BLOCKS), "the top README shows no environment loop"
+    assert any(b.file == "README.md" and b.lang == "bash" for b in BLOCKS), "the top README shows no commands"
+
+
+def test_the_top_readme_is_a_front_door() -> None:
+    """At most :data:`TOP_LIMIT` bytes; its first two lines are the two commands (``.ci/run`` runs the
+    second); it links to every other README."""
+    size = len(TEXT.encode("utf-8"))
+    assert size <= TOP_LIMIT, f"README.md is {size} bytes; move what it describes next to it, under {TOP_LIMIT}"
+    first, second, third = TEXT.split("\n")[:3]
+    for line in (first, second):
+        assert line.startswith("    python3 -m venv .venv && "), f"not an indented command line: {line!r}"
+    assert third.strip() == "", "the two command lines stand alone, a blank line after them"
+    main_job, tests = split_commands(first.strip())[-1], split_commands(second.strip())[-1]
+    assert Path(main_job[0]).name == "sniff", f"the first line does not end by running the sniff command: {main_job}"
+    assert tests[0] == ".venv/bin/python" and tests[1:3] == ["-m", "pytest"], f"the second line runs no tests: {tests}"
+    linked = {os.path.normpath(target.split("#")[0]) for target in re.findall(r"\]\(([^)#]+README\.md)[^)]*\)", TEXT)}
+    assert set(READMES) - {"README.md"} <= linked, f"READMEs the top one does not link to: {sorted(set(READMES) - linked - {'README.md'})}"
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(text: str) -> set[str]:
+    outside = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    return {_slug(h) for h in re.findall(r"^#{1,6} (.+)$", outside, re.MULTILINE)}
+
+
+@pytest.mark.parametrize("name", READMES)
+def test_every_link_finds_its_file_and_section(name: str) -> None:
+    """Links to a section of the same README, and relative links and images to other files (a README's
+    section included) resolve from the README's own folder."""
+    text = re.sub(r"```.*?```", "", TEXTS[name], flags=re.DOTALL)
+    folder = (ROOT / name).parent
+    bad = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):  # http(s), mailto: not checked here
+            continue
+        path, _, anchor = target.partition("#")
+        file = (folder / path).resolve() if path else ROOT / name
+        if not file.exists():
+            bad.append(f"{target}: no such file")
+        elif anchor and file.suffix == ".md" and anchor not in _anchors(file.read_text(encoding="utf-8")):
+            bad.append(f"{target}: no such section")
+    assert not bad, f"{name}: {bad}"
 
 
 def test_every_link_to_a_section_finds_it() -> None:
-    def slug(heading: str) -> str:  # GitHub's anchors: lower case, punctuation dropped, spaces to hyphens
-        return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-    anchors = {slug(h) for h in re.findall(r"^#{1,6} (.+)$", TEXT, re.MULTILINE)}
-    links = re.findall(r"\]\(#([^)]+)\)", TEXT)
-    assert links, "the README links to none of its sections"
-    assert set(links) <= anchors, f"links to no section: {sorted(set(links) - anchors)}"
+    links = [link for text in TEXTS.values() for link in re.findall(r"\]\(#([^)]+)\)", text)]
+    assert links, "no README links to its own sections"
+    assert re.findall(r"\]\(([^)#]+)#([^)]+)\)", TEXT), "the top README links to no section of another"
