@@ -25,6 +25,16 @@ def trust_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield path
 
 
+@pytest.fixture(autouse=True, scope="session")
+def player_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The player's data folder (game logs, the record across games) in a temporary folder for
+    the whole session, subprocesses included; a test that needs its own sets ``SNIFF_HOME`` again."""
+    path = str(tmp_path_factory.mktemp("player-home"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SNIFF_HOME", path)
+        yield path
+
+
 def action_for(game: Game, tile: Tile, end: str | None, inline: bool = False) -> int:
     """The action id of placing ``tile`` on ``end`` (``None``: the lead)."""
     slot = LEAD if end is None else END_NAMES.index(end)

@@ -113,6 +113,7 @@ def on_screen(page: Any, selector: str, viewport: dict[str, int]) -> dict[str, f
 
 def shot(page: Any, name: str, tmp_path: Path) -> None:
     path = RESULTS / f"web-after-{name}.png" if os.environ.get("SNIFF_UPDATE_SCREENSHOT") else tmp_path / f"{name}.png"
+    page.wait_for_function("document.getAnimations().every((a) => a.playState === 'finished')")  # the tiles are down
     page.screenshot(path=str(path))
 
 

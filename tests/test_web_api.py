@@ -188,8 +188,9 @@ def test_log_and_replay(client: TestClient) -> None:
     so_far = client.get(f"/api/games/{view['id']}/log").json()
     assert so_far["format"] == "sniff-seat-log" and "seed" not in so_far and not so_far["finished"]
     assert sorted(map(tuple, so_far["hands"][0]["your_tiles"])) == sorted(map(tuple, view["hand"]))
-    refusal = client.post("/api/replay", json=so_far)
-    assert refusal.status_code == 422 and "in progress" in refusal.json()["error"]
+    seen = client.post("/api/replay", json=so_far)  # the seat's record replays from that seat, others hidden
+    assert seen.status_code == 200 and seen.json()["record"] == {"seat": 0, "name": "You"}
+    assert all(f["hands"][1] is None and f["hands"][0] is not None for f in seen.json()["frames"])
     session = session_of(client, view["id"])
     on_disk = json.loads(session.save_path.read_text())  # type: ignore[union-attr]
     assert on_disk["seed"] == session.seed and parse_game_log(on_disk).game.hand_index == 0
@@ -329,7 +330,14 @@ def test_no_endpoint_gives_a_hidden_tile_or_the_seed(tmp_path: Path) -> None:
     assert all(r.status_code == 200 for r in first.values())
     answers += first.values()
     answers.append(client.post("/api/replay", content=first[f"{url}/log"].content))
-    assert answers[-1].status_code == 422
+    assert answers[-1].status_code == 200, "the seat's record replays, from that seat"
+    frames = answers[-1].json()["frames"]
+    assert all(h is None for f in frames for s, h in enumerate(f["hands"]) if s != session.human)
+    hidden = {tuple(session.game.ts.tiles[t]) for s in range(session.game.n) if s != session.human
+              for t in mask_tiles(session.game.hands[s])} | {tuple(session.game.ts.tiles[t])
+                                                             for t in session.game.boneyard[session.game.bone_pos:]}
+    shown = {tuple(t) for f in frames for h in f["hands"] if h for t in h}
+    assert not hidden & shown, "no hidden tile is in the replay of the seat's record"
     assert not _view_leaks(first[url].json(), session)
     # the answers are the same whatever the hidden tiles and the seed are: they cannot show them
     saved = session.game

@@ -22,10 +22,11 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 
 
 def start_server(games: Path, *options: str) -> tuple[subprocess.Popen[str], str, str]:
-    """``python -m sniff_env.web`` on a free port with ``options``, logs in ``games``: the process,
-    its address and the line that gives it (the game to open after ``?game=``, if any)."""
+    """``python -m sniff_env.web`` on a free port with ``options``, logs in ``games`` and the
+    player's data (the record across games) in ``games / "home"``: the process, its address and
+    the line that gives it (the game to open after ``?game=``, if any)."""
     cmd = [sys.executable, "-m", "sniff_env.web", "--port", "0", "--games-dir", str(games), *options]
-    env = {**os.environ, "SNIFF_HOME": str(games)}
+    env = {**os.environ, "SNIFF_HOME": str(games / "home")}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -123,3 +124,52 @@ def open_page(browser: Any, url: str, viewport: dict[str, int]) -> Any:
 def state(page: Any) -> dict[str, Any]:
     """The page's game state, as the page holds it."""
     return dict(page.evaluate("JSON.parse(JSON.stringify(window.sniff.state))"))
+
+
+def wait_past(page: Any, version: int) -> dict[str, Any]:
+    """The page's state once it has moved past ``version`` and is not waiting on the server."""
+    page.wait_for_function(f"window.sniff.state.version > {version} && !window.sniff.busy")
+    return state(page)
+
+
+def click_move(page: Any, option: dict[str, Any]) -> None:
+    """Play ``option`` as a person does: the tile in the hand, then its end on the table (or Draw)."""
+    if option["draw"]:
+        page.click("#draw")
+        return
+    tile = f"{option['tile'][0]}-{option['tile'][1]}"
+    if page.evaluate("window.sniff.selected") != tile:
+        page.click(f"#hand [data-tile='{tile}']")
+    page.click(f"#layout .target[data-action='{option['action']}']")
+
+
+def play_until(page: Any, wanted: Any, limit: int = 300) -> dict[str, Any]:
+    """Click the first listed move (the next hand, a new game) until ``wanted(state)`` holds."""
+    s = state(page)
+    for _ in range(limit):
+        if wanted(s):
+            return s
+        if s["phase"] == "game_over":
+            page.click("#result-new")
+            page.wait_for_function(f"window.sniff.state.id !== {s['id']!r} && !window.sniff.busy")
+            s = state(page)
+            continue
+        if s["phase"] == "hand_over":
+            page.click("#result-next")
+        else:
+            click_move(page, s["options"][0])
+        s = wait_past(page, s["version"])
+    raise AssertionError("the wanted position never came")
+
+
+RESULTS = Path(__file__).resolve().parents[1] / "checkpoints" / "results"
+
+
+def screenshot(page: Any, name: str, folder: Path) -> Path:
+    """A screenshot of ``page`` once its tiles are down: ``checkpoints/results/web-NAME.png`` with
+    ``SNIFF_UPDATE_SCREENSHOT=1``, else in ``folder`` (a test run leaves the repository as it was)."""
+    path = RESULTS / f"web-{name}.png" if os.environ.get("SNIFF_UPDATE_SCREENSHOT") else folder / f"{name}.png"
+    page.wait_for_function("document.getAnimations().every((a) => a.playState === 'finished')")
+    page.screenshot(path=str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    return path

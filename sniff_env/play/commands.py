@@ -1,4 +1,6 @@
-"""``sniff play``: a game against the agents in the terminal, with hints, undo, logs and resume."""
+"""``sniff play``: a game against the agents in the terminal, with hints, undo, logs and resume;
+``--how-to-play`` says how to play the chosen rules in words, ``--stats`` shows the player's
+record across finished games."""
 
 from __future__ import annotations
 
@@ -7,16 +9,32 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from rich.markup import escape
+
 from ..atomic import clean_stale_temps
 from ..commands.common import add_rules_arguments, check_output_file, rules_from_args
 from ..errors import SniffError
 from ..gamelog import load_game_log
 from ..rules import Rules
+from .howto import howto_lines
 from .session import Session
-from .terminal import Terminal
+from .stats import load_stats, stats_lines
+from .terminal import Terminal, terminal_console
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``sniff play``'s options: those of a game (:func:`add_game_arguments`), and two that only
+    say something and stop."""
+    add_game_arguments(parser)
+    parser.add_argument("--how-to-play", action="store_true",
+                        help="say how to play the chosen rules (--preset, --players, --rule) in plain words, and stop")
+    parser.add_argument("--stats", action="store_true",
+                        help="show your record across finished games (kept in $SNIFF_HOME, ~/.sniff by default), "
+                             "and stop")
+
+
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a game against the agents (``sniff play``'s and ``sniff serve``'s)."""
     add_rules_arguments(parser)
     parser.add_argument(
         "--opponent", action="append", default=[], metavar="SPEC",
@@ -54,6 +72,13 @@ def chosen_opponents(opponents: list[str], rules: Rules) -> tuple[list[str], str
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.how_to_play or args.stats:
+        console = terminal_console()
+        lines = (howto_lines(rules_from_args(args), console.width) if args.how_to_play
+                 else stats_lines(load_stats(), console.width))
+        for line in lines:
+            console.print(escape(line), soft_wrap=True)
+        return 0
     if args.save is not None:
         check_output_file(args.save, args.force)
     if args.resume is not None:

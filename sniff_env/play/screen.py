@@ -10,7 +10,9 @@ can be checked by eye.
 A turn's screen fits the terminal (:func:`turn_lines`): the scores, the target and the tiles in
 every hand sit just above the moves and the prompt, folded between names, never inside one; what
 happened since the human's last move is cut to its latest lines where the screen is short, and
-a run of draws by one player reads as one line (:func:`event_lines`).
+a run of draws by one player reads as one line (:func:`event_lines`). Rules that score a point per
+five show each side's pegs on a text cribbage board under the scores (:func:`pegging`); the
+hint marks its tile in the hand, ``>5-0<`` (:func:`hint_lines`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ..actions import END_NAMES, LEAD
 from ..game import Event, Game, Phase
 from ..tiles import mask_tiles
 from .session import MoveOption, Session, safe_name
-from .sheet import hand_end_note, score_sheet
+from .sheet import hand_end_note, pegging_lines, pegs, score_sheet
 
 COMMANDS_HELP = """\
 [bold]moves[/]    a number from the list (1), or a tile and an end: 5-0 west, 50w,
@@ -36,9 +38,10 @@ COMMANDS_HELP = """\
 [bold]claim[/]    with muggins, add ! to a move (1!, 50w!) to claim its points;
          autoclaim: claim every scoring move without ! (autoclaim again: stop)
 [bold]hint[/]     each move's value to the search player: the expected points margin
-         to the end of the hand (not in a rated game)
+         to the end of the hand; >5-0< marks its tile in your hand (not rated)
 [bold]undo[/]     take back your last move and the replies to it (not in a rated game)
 [bold]scores[/]   the score sheet, hand by hand      [bold]log[/]   every move of this hand
+[bold]rules[/]    how to play these rules, in words  [bold]stats[/] your record across games
 [bold]save[/]     save now (save PATH: a copy); the game is saved after every move
 [bold]quit[/]     save and leave (sniff play --resume LOG goes on later)
 [bold]board[/]    (W) (E) (N) (S) label the open ends; [3-5] is the last tile played;
@@ -201,7 +204,14 @@ def status_lines(session: Session, width: int | None = None) -> list[str]:
                                                       if max(game.drawable, 0) != game.boneyard_size else ""))
     tiles = fold(counts, width and width - len("tiles in hand: "))
     tiles[0] = "tiles in hand: " + tiles[0]
-    return [escape(line) for line in lines + tiles]
+    return [escape(line) for line in lines + tiles + pegging(session, width)]
+
+
+def pegging(session: Session, width: int | None = None) -> list[str]:
+    """The cribbage board as text (rules that score a point per five; none otherwise)."""
+    game, rules = session.game, session.rules
+    names = [side_names(session, side) for side in range(rules.num_sides)]
+    return pegging_lines(rules, names, pegs(rules, game.events, game.results), width)
 
 
 def target_note(session: Session) -> str | None:
@@ -302,11 +312,22 @@ def turn_lines(session: Session, options: list[MoveOption], width: int | None = 
     return table_lines(session, width, height, below) + moves
 
 
-def hint_lines(hints: list[tuple[MoveOption, float]], options: list[MoveOption]) -> list[str]:
+def hint_lines(hints: list[tuple[MoveOption, float]], options: list[MoveOption],
+               session: Session | None = None) -> list[str]:
+    """Each move's points now and its value to the search player, best first; with ``session``,
+    the human's tiles again, the best move's tile marked ``>5-0<``."""
     lines = ["hint (search player): each move's points now, and its expected points",
              "margin to the end of the hand"]
     for o, value in hints:
         lines.append(f"  {options.index(o) + 1:>2}) {o.text:<18} now +{o.points:<3} margin {value:+.1f}")
+    if session is not None and hints:
+        best = hints[0][0]
+        game = session.game
+        tile = game.codec.decode(best.action)[0]
+        names = [f">{game.ts.name(t)}<" if t == tile else game.ts.name(t)
+                 for t in mask_tiles(game.hands[session.human])]
+        where = f"the hint's tile, to play {best.text}" if tile >= 0 else "the hint: draw"
+        lines.append(f"your tiles: [bold]{escape(' '.join(names))}[/]  ({escape(where)})")
     return lines
 
 
@@ -367,6 +388,7 @@ def hand_over_lines(session: Session, width: int | None = None, height: int | No
         tail.append(f"  [dim]{escape(note)}[/]")
     tail += hand_summary(session, width)
     tail.append(scores_line(session))
+    tail += [escape(line) for line in pegging(session, width)]
     if game.phase is Phase.GAME_OVER:
         tail.append(f"[bold]the game is over: {escape(winner_text(session))}[/]")
     recent = [f"  {line}" for line in session_event_lines(session, session.recent_events(limit=60))]

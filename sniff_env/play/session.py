@@ -66,11 +66,17 @@ class LogWriteError(SniffError):
         self.reason = reason
 
 
+def data_folder() -> Path:
+    """The player's data folder: ``$SNIFF_HOME``, ``~/.sniff`` unless set (game logs go to its
+    ``games`` folder, the record across games to its ``stats.json``)."""
+    return Path(os.environ.get("SNIFF_HOME") or Path.home() / ".sniff")
+
+
 def default_save_path(seed: int, folder: Path | None = None) -> Path:
     """A new log name in ``folder`` (default ``$SNIFF_HOME/games``, ``~/.sniff/games`` unless set):
     the time, the seed and a random part, so that two games started in the same second differ."""
     if folder is None:
-        folder = Path(os.environ.get("SNIFF_HOME") or Path.home() / ".sniff") / "games"
+        folder = data_folder() / "games"
     return folder / f"{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}-{secrets.token_hex(4)}.json"
 
 

@@ -3,7 +3,9 @@
 Every point of a game is either a play point (a scoring count, or unclaimed points taken by
 muggins: both are public events) or an end-of-hand point (the hand's result). The sheet adds
 them up hand by hand, so its last running total is the game's score; :func:`hand_end_note`
-says in words what the end-of-hand formula's ``round5`` and ``/ 5`` mean.
+says in words what the end-of-hand formula's ``round5`` and ``/ 5`` mean. :func:`pegs` gives
+each side's two pegs on a cribbage board (the score, and the score before its last gain), and
+:func:`pegging_lines` draws the board as text for rules that score a point per five.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from dataclasses import dataclass
 
 from ..game import Event, Game
 from ..gamelog import hand_starts
-from ..rules import HandEnd, Rules
+from ..rules import HandEnd, Points, Rules
+from ..scoring import HandResult
 
 
 @dataclass(frozen=True)
@@ -71,3 +74,42 @@ def hand_end_note(rules: Rules) -> str | None:
     if rules.hand_end is HandEnd.SUBTRACT_OWN:
         return rounding
     return None
+
+
+def pegs(rules: Rules, events: Sequence[Event], results: Sequence[HandResult],
+         board: Sequence[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """Each side's pegs on a cribbage board after ``events`` (in order; ``results``: those of the
+    hands whose end is among them, in order), from ``board`` (default: every peg at 0): the front
+    peg at the score, the back peg at the score before the side's last change."""
+    scores = [front for front, _ in board] if board else [0] * rules.num_sides
+    back = [behind for _, behind in board] if board else [0] * rules.num_sides
+    ended = 0
+    for e in events:
+        gains: list[tuple[int, int]] = []
+        if e.kind in ("play", "muggins") and e.points:
+            gains = [(rules.side_of(e.player), e.points)]
+        elif e.kind == "hand_end" and ended < len(results):
+            gains = [(side, p) for side, p in enumerate(results[ended].side_points) if p]
+            ended += 1
+        for side, points in gains:
+            back[side] = scores[side]
+            scores[side] += points
+    return list(zip(scores, back))
+
+
+def pegging_lines(rules: Rules, names: Sequence[str], board: Sequence[tuple[int, int]],
+                  width: int | None = None, holes: int = 20) -> list[str]:
+    """A cribbage board as text, for rules that score a point per five (none otherwise): per
+    side ``pegs  You  ━━━━━━●·············· 27/61``, a character per ``target / holes`` points."""
+    if rules.points is not Points.COUNT_DIV5:
+        return []
+    target = max(rules.target, 1)
+    label = max(len(n) for n in names)
+    room = (width or 80) - 6 - label - 2 - len(f" {target}/{target}")
+    holes = max(min(holes, room, target), min(8, target))
+    lines = []
+    for i, (name, (front, _)) in enumerate(zip(names, board)):
+        at = min(max(round(holes * front / target), 0), holes)
+        track = "━" * max(at - 1, 0) + ("●" if at else "") + "·" * (holes - at)
+        lines.append(f"{'pegs' if i == 0 else '':<6}{name.ljust(label)}  {track} {front}/{target}")
+    return lines

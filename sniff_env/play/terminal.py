@@ -27,8 +27,11 @@ from ..errors import SniffError
 from ..game import Phase
 from ..gamelog import hand_starts
 from . import screen
+from .howto import howto_lines
 from .moves import MoveInputError, parse_move
 from .session import Session
+from .stats import StatsError, load_stats, record_game, stats_lines
+from .stats import summary as stats_summary
 
 QUIT_WORDS = {"quit", "exit", "q"}
 
@@ -133,6 +136,7 @@ class Terminal:
                 self.say(screen.hand_over_lines(session, self.console.width, height and height - 1))
                 if game.phase is Phase.GAME_OVER:
                     path = session.save()
+                    self.count_game()
                     self.say(f"game log: {escape(str(path))}", fold=False)
                     self.say_command("watch it again:", "sniff", "replay", path)
                     return 0
@@ -169,7 +173,7 @@ class Terminal:
                     self.say("[red]hints are off in a rated game[/]")
                     continue
                 self.say("thinking…")
-                self.say(screen.hint_lines(session.hint(), options))
+                self.say(screen.hint_lines(session.hint(), options, session))
             elif word == "undo":
                 if not self._try(lambda: session.commit(session.undo, "the undo")):
                     continue
@@ -177,6 +181,10 @@ class Terminal:
                 return True
             elif word in ("scores", "sheet"):
                 self.say(screen.sheet_lines(session))
+            elif word in ("rules", "how"):
+                self.say([escape(line) for line in howto_lines(session.rules, self.console.width)])
+            elif word == "stats":
+                self.show_stats()
             elif word == "log":
                 start = (hand_starts(session.game.events) or [0])[-1]
                 self.say(["this hand so far:", *[f"  {line}" for line in screen.session_event_lines(
@@ -205,6 +213,25 @@ class Terminal:
                 claim = move.claim or (self.autoclaim and chosen.points > 0)
                 if self._try(partial(session.commit, partial(session.play, move.action, claim))):
                     return True
+
+    def count_game(self) -> None:
+        """Count the finished game in the player's record and say how the record stands (or why
+        it could not be counted: the game itself is saved either way)."""
+        try:
+            row, record = record_game(self.session)
+        except StatsError as exc:
+            self.say(f"[red]the game is not counted in your record: {escape(str(exc))}[/]")
+            return
+        self.say(f"your record: {escape(stats_summary(row, record))}")
+
+    def show_stats(self) -> None:
+        """The player's record across finished games (or why it cannot be read)."""
+        try:
+            record = load_stats()
+        except StatsError as exc:
+            self.say(f"[red]{escape(str(exc))}[/]")
+            return
+        self.say([escape(line) for line in stats_lines(record, self.console.width)])
 
     def _toggle_autoclaim(self, how: str) -> None:
         if not self.session.rules.muggins_claims:

@@ -8,6 +8,10 @@
                                         "muggins_claims", "target", "opponent", "rated"}``;
                                         its view
 ``GET  /api/games/{id}/guide``          the game's rules in words, for the help panel
+``GET  /api/guide``                     how to play a preset, in words, before a game of it:
+                                        ``?preset=&players=&partnership=&muggins_claims=``
+``GET  /api/stats``                     the player's record across finished games (kept in the
+                                        player's data folder, see :mod:`sniff_env.play.stats`)
 ``GET  /api/games/{id}``                the human seat's view (what that seat may know)
 ``POST /api/games/{id}/move``           ``{"version", "action", "claim"}``: play, then the agents
 ``POST /api/games/{id}/undo``           ``{"version"}``: take back the last move (not when rated)
@@ -17,7 +21,8 @@
 ``GET  /api/games/{id}/log``            once the game is over, its JSON log (the format of
                                         ``sniff play``); until then what the human's seat may
                                         know of it (``sniff-seat-log``: no seed, no other hand)
-``POST /api/replay``                    a game log in the body; every position, hands face up
+``POST /api/replay``                    a game log in the body; every position, hands face up (a
+                                        seat's record: that seat's view, other hands hidden)
 ======================================  =========================================================
 
 No answer holds a tile the human's seat may not see, nor the game's seed, until the game is
@@ -54,7 +59,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..errors import GameOverError, SniffError
 from ..game import Phase
 from ..gamelog import game_log, seat_log
+from ..play.howto import how_to_play, summary
 from ..play.session import LogWriteError
+from ..play.stats import StatsError, load_stats, record_game, stats_rows
+from ..play.stats import summary as stats_summary
 from .borders import Borders
 from .guide import guide, setup_choices
 from .replays import Stopped, replay_answer
@@ -111,6 +119,18 @@ async def disconnected(request: Request) -> None:
     """Return once the client has closed the connection (its body must have been read)."""
     while (await request.receive())["type"] != "http.disconnect":
         pass
+
+
+def count_game(table: Table) -> None:
+    """Count the game just finished in the player's record (once); what came of it, a line or
+    the reason it could not be counted, goes with the game's view."""
+    try:
+        row, record = record_game(table.session)
+    except StatsError as exc:
+        table.stats = {"error": str(exc)}
+        return
+    table.stats = {"summary": stats_summary(row, record), "played": row.played, "won": row.won,
+                   "best": row.best, "streak": row.streak}
 
 
 def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
@@ -177,6 +197,24 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
             choice.rules()  # a bad choice is refused here, before a worker is taken
         return await pool.run(lambda: JSONResponse(store.new(choice).view()))
 
+    @app.get("/api/guide")
+    async def preset_guide(preset: str, players: int = 2, partnership: bool = False,
+                           muggins_claims: bool = False) -> JSONResponse:
+        rules = GameChoice(preset, players, partnership, muggins_claims).rules()
+        return JSONResponse({"rules": rules.name, "summary": summary(rules), "sections": how_to_play(rules)})
+
+    @app.get("/api/stats")
+    async def stats() -> JSONResponse:
+        def read() -> JSONResponse:
+            try:
+                record = load_stats()
+            except StatsError as exc:
+                raise WebError(500, str(exc)) from None
+            return JSONResponse({"played": record.played, "won": record.won, "streak": record.streak,
+                                 "best_streak": record.best_streak, "rows": stats_rows(record)})
+
+        return await pool.run(read)
+
     @app.get("/api/games/{game_id}/guide")
     async def rules_guide(game_id: str) -> JSONResponse:
         table = store.get(game_id)
@@ -203,6 +241,8 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
             except SniffError as exc:
                 raise WebError(400, str(exc)) from None
             table.version += 1
+            if table.session.game.phase is Phase.GAME_OVER and table.stats is None:
+                count_game(table)
             return JSONResponse(table.view())
 
     @app.post("/api/games/{game_id}/move")

@@ -27,8 +27,7 @@ from ..commands.common import (
     whole_number,
 )
 from ..errors import SniffError
-from ..play.commands import add_arguments as add_play_arguments
-from ..play.commands import chosen_opponents, main_for
+from ..play.commands import add_game_arguments, chosen_opponents, main_for
 from ..play.session import Session, default_save_path
 from .housekeeping import KEEP_DAYS, KEEP_LOGS, clean_games_folder
 from .sessions import IDLE_S, MAX_GAMES, MAX_HINT_BUDGET_S, TableOptions
@@ -37,7 +36,7 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_play_arguments(parser)
+    add_game_arguments(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=whole_number(0, 65535, "a port, 0 to 65535"), default=8765,
                         help="port, 0..65535 (default: 8765; 0 picks a free one)")

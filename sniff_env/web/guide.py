@@ -1,133 +1,41 @@
 """The rules of a game in words, for the page's help panel, and the choices of its new-game form.
 
-:func:`guide` explains the rules in effect (not every value a field could take): how a hand is
-dealt and led, what plays, what scores as it is played and at the end of a hand, how the game is
-won, and how this table is used. :func:`setup_choices` lists what the new-game form offers.
+:func:`guide` explains the rules in effect in plain words (:func:`~sniff_env.play.howto.how_to_play`,
+which the terminal shows too) and how this table is used. :func:`setup_choices` lists what the
+new-game form offers, each preset with a line on what sets it apart.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..play.sheet import hand_end_note
+from ..play.howto import how_to_play, summary
 from ..presets import PRESET_NAMES, make_rules
 from ..rules import Rules
 from .sessions import LEVELS, TARGETS
 
-FIRST_LEAD = {
-    "lots": "Each player draws a tile; the heaviest leads the first hand.",
-    "random": "A player chosen at random leads the first hand.",
-    "highest_double": "The holder of the highest double leads the first hand.",
-}
-NEXT_LEAD = {
-    "rotate": "Later hands are led by the next player in turn.",
-    "winner": "Later hands are led by the player who went out (after a blocked hand, lots are drawn).",
-    "highest_double": "Later hands are led by the holder of the highest double.",
-}
-DRAW = {
-    "until_playable": "A player who cannot play draws from the boneyard until a tile fits.",
-    "max_two": "A player who cannot play draws at most two tiles, then passes.",
-    "none": "There is no drawing: a player who cannot play passes (the boneyard tiles sleep).",
-}
-SNIFF = {
-    "spinner": "The first double played is the sniff (marked ★): it lies across the line and is open on all four "
-               "sides, so the line grows north and south from it too.",
-    "stubby": "The first double played is the sniff (marked ★): it lies in line and takes one tile on each of its "
-              "long sides, north and south.",
-    "none": "There is no sniff: the line has two ends, west and east.",
-}
-DOUBLES = {
-    "crosswise": "A double is laid across the line, and at an end it counts both halves (5-5 counts 10).",
-    "choice": "A double may be laid across the line (counting both halves at an end) or in line (one half).",
-}
-SCORING = {
-    "fives": "After each play the open ends are added up: that is the count. A count that is a multiple of 5 "
-             "(5, 10, 15 …) scores.",
-    "threes": "After each play the open ends are added up: that is the count. A count that is a multiple of 3 "
-              "scores.",
-    "threes_and_fives": "After each play the open ends are added up: that is the count. A count that is a "
-                        "multiple of 3 or of 5 scores.",
-    "primes": "After each play the open ends are added up: that is the count. A count of 1 or a prime (2, 3, 5, "
-              "7, 11 …) scores.",
-    "fibonacci": "After each play the open ends are added up: that is the count. A Fibonacci count (1, 2, 3, 5, "
-                 "8, 13 …) scores.",
-}
-POINTS = {
-    "count": "A scoring count scores itself: a count of 15 is 15 points.",
-    "count_div5": "A scoring count scores one point per five: a count of 15 is 3 points.",
-}
-HAND_END = {
-    "bonus_div5": "The winner of the hand (who went out, else the lightest hand) scores the opponents' pips less "
-                  "their own, rounded to the nearest 5 and divided by 5.",
-    "subtract_own": "Every player loses the pips left in their hand, rounded to the nearest 5.",
-    "domino_takes_pips": "Who went out takes the opponents' pips; in a blocked hand each player takes the "
-                         "difference from every heavier hand.",
-    "bonus_div5_fewest_tiles": "The winner of the hand (who went out, else the fewest tiles) scores the "
-                               "opponents' pips rounded to the nearest 5, divided by 5.",
-}
-SHORT_SNIFF = {"spinner": "a sniff open on four sides", "stubby": "a stubby sniff", "none": "no sniff"}
-SHORT_DRAW = {"until_playable": "draw until a tile plays", "max_two": "draw up to two", "none": "no drawing"}
-SHORT_END = {"bonus_div5": "a bonus for the lightest hand", "subtract_own": "each loses their own pips",
-             "domino_takes_pips": "who goes out takes the pips", "bonus_div5_fewest_tiles": "a bonus for the fewest tiles"}
 TABLE_HELP = [
     ("Pick a tile in your hand, then a highlighted end on the table (or a move from the list). Esc puts the "
      "tile back."),
+    ("The players sit around the table in the order they play: you at the bottom, the next player to your left, "
+     "a partner opposite. The tiles played since your last move come down one after another, each marked with "
+     "the arrow of the player who laid it (◀ ▲ ▶, ▼ for you), in that player's colour; each player's last tile "
+     "is shown by their name."),
     ("The count badge adds up the open ends; each end's share is written beside it. The open ends show the "
      "number a tile must match there."),
     ("Hint shows what the search player thinks of each move: the expected points margin to the end of the hand "
-     "(not in a rated game). Undo takes back your last move (not in a rated game)."),
+     "(not in a rated game). The tile it likes best is marked in your hand, and its end on the table."),
+    "Undo takes back your last move (not in a rated game).",
     "The score sheet lists each hand's points: in play, at the end of the hand, and the running total.",
     ("Save log saves what you have seen of the game so far (the whole game once it is over); Replay… steps "
-     "through a saved log."),
+     "through a saved log, here or with sniff replay at a terminal."),
+    "Stats shows your record across finished games: played and won by rules and opponents, best score, runs of wins.",
 ]
 
 
-def _value(rules: Rules, field: str) -> str:
-    value = getattr(rules, field)
-    return str(getattr(value, "value", value))
-
-
 def guide(rules: Rules) -> list[dict[str, Any]]:
-    """The rules in effect, section by section: ``{"title", "lines"}``."""
-    n = rules.num_players
-    sides = "in two partnerships: you and the player opposite share one score" if rules.partnership else \
-        "each playing alone"
-    finish = ("the game ends the moment a side gets there" if rules.win_during_hand
-              else "a hand that gets there is played out, and then the higher score wins")
-    dealt = f"Each player is dealt {rules.hand_size} tiles of a double-{rules.max_pip} set; the rest is the boneyard."
-    deal = [dealt, FIRST_LEAD[_value(rules, "first_hand_lead")], NEXT_LEAD[_value(rules, "next_hand_lead")]]
-    if _value(rules, "lead_tile") == "highest_double":
-        deal.append("The lead must be the highest double.")
-    play = ["Lay a tile that matches an open end: the touching halves show the same number.",
-            DRAW[_value(rules, "draw")]]
-    if rules.boneyard_reserve:
-        play.append(f"The last {rules.boneyard_reserve} tiles of the boneyard are never drawn.")
-    if rules.voluntary_draw:
-        play.append("You may draw even when a tile of yours would play.")
-    if rules.must_play_drawn:
-        play.append("A tile you draw that plays must be played at once.")
-    doubles = [SNIFF[_value(rules, "sniff")], DOUBLES[_value(rules, "double_placement")]]
-    if _value(rules, "sniff") != "none" and _value(rules, "sniff_sides_open") == "after_both_ends":
-        doubles.append("The sniff's north and south sides open once west and east each have a tile off it.")
-    scoring = [SCORING[_value(rules, "scoring")], POINTS[_value(rules, "points")]]
-    if rules.muggins_claims:
-        scoring.append("Muggins: you must claim your points (tick “claim my points”: it stays ticked until you "
-                       "untick it); points left unclaimed go to the next player.")
-    end = ["A hand ends when a player goes out (plays their last tile) or nobody can play (it is blocked).",
-           HAND_END[_value(rules, "hand_end")]]
-    note = hand_end_note(rules)
-    if note:
-        end.append(note[0].upper() + note[1:] + ".")
-    aim = f"{rules.name}: {n} players, {sides}. The first side to {rules.target} points wins; {finish}."
-    return [
-        {"title": "The game", "lines": [aim]},
-        {"title": "The deal and the lead", "lines": deal},
-        {"title": "Playing", "lines": play},
-        {"title": "Doubles and the sniff", "lines": doubles},
-        {"title": "Scoring as you play", "lines": scoring},
-        {"title": "The end of a hand", "lines": end},
-        {"title": "At this table", "lines": TABLE_HELP},
-    ]
+    """The rules in effect, section by section (``{"title", "lines"}``), and how this table works."""
+    return [*how_to_play(rules), {"title": "At this table", "lines": TABLE_HELP}]
 
 
 def setup_choices() -> dict[str, Any]:
@@ -139,9 +47,7 @@ def setup_choices() -> dict[str, Any]:
         presets.append({
             "name": name,
             "targets": {str(n): make_rules(name, n).target for n in (2, 3, 4)},
-            "summary": ", ".join([SHORT_SNIFF[_value(rules, "sniff")], _value(rules, "scoring").replace("_", " "),
-                                  *(["a point per five"] if _value(rules, "points") == "count_div5" else []),
-                                  SHORT_DRAW[_value(rules, "draw")], SHORT_END[_value(rules, "hand_end")]]),
+            "summary": summary(rules),
         })
     return {
         "presets": presets,

@@ -1,7 +1,11 @@
 """``POST /api/replay``: an uploaded game log, checked against the server's limits, as frames.
 
+Either kind of log replays: a full game log (every hand face up) or a seat's record of a game
+in progress, which the table's "Save log" gives before the game is over (that seat's view:
+its own tiles face up, the others hidden; see :mod:`sniff_env.play.seat_replay`).
+
 A log is judged by its size before the engine re-runs it: at most :data:`MAX_HANDS` hands and
-:data:`MAX_FRAMES` positions (a deal or a decision each), answered 413 beyond that. The frames
+:data:`MAX_FRAMES` positions (a deal or a decision each; in a seat's record, an event), answered 413 beyond that. The frames
 are encoded one by one, and the answer stops with a 413 once it would pass :data:`MAX_BYTES`, so
 neither the work nor the answer can grow past those limits. The work stops early when ``stop``
 says so (the uploader went away, or the server is stopping).
@@ -15,7 +19,8 @@ from typing import Any
 
 from starlette.responses import Response
 
-from ..gamelog import GameLogError, parse_game_log, read_json
+from ..gamelog import GameLogError, read_json
+from ..play.seat_replay import SeatLog, parse_log
 from . import views
 from .sessions import WebError
 
@@ -36,6 +41,14 @@ def _encode(data: Any) -> str:
     return json.dumps(data, allow_nan=False, separators=(",", ":"))
 
 
+def _moves(hand: Any) -> int:
+    """A hand's positions after its deal: its decisions (a full log), else its events (a seat's record)."""
+    if not isinstance(hand, dict):
+        return 0
+    moves = hand.get("decisions", hand.get("events"))
+    return len(moves) if isinstance(moves, list) else 0
+
+
 def check_size(data: Any) -> None:
     """Refuse (413) a log with more hands or positions than the server replays; a log whose
     shape is wrong is left to the parser, which says what is wrong with it."""
@@ -45,8 +58,7 @@ def check_size(data: Any) -> None:
     if len(hands) > MAX_HANDS:
         raise WebError(413, f"this log has {len(hands):,} hands; the server replays logs of at most "
                             f"{MAX_HANDS} hands (use sniff replay LOG for longer games)", limit=MAX_HANDS)
-    frames = sum(1 + (len(h["decisions"]) if isinstance(h, dict) and isinstance(h.get("decisions"), list) else 0)
-                 for h in hands)
+    frames = sum(1 + _moves(h) for h in hands)
     if frames > MAX_FRAMES:
         raise WebError(413, f"this log has {frames:,} positions (deals and decisions); the server replays logs "
                             f"of at most {MAX_FRAMES:,} (use sniff replay LOG for longer games)", limit=MAX_FRAMES)
@@ -59,12 +71,16 @@ def replay_answer(body: bytes, stop: Callable[[], bool] = lambda: False) -> Resp
     try:
         data = read_json(body, "the uploaded log")
         check_size(data)
-        log = parse_game_log(data, "the uploaded log")
+        log = parse_log(data, "the uploaded log")
     except GameLogError as exc:
         raise WebError(422, str(exc)) from None
-    parts = ['{"players":', _encode(log.players), ',"frames":[']
+    if isinstance(log, SeatLog):
+        record, frames = _encode({"seat": log.seat, "name": log.names[log.seat]}), views.seat_replay_frames(log)
+    else:
+        record, frames = "null", views.replay_frames(log)
+    parts = ['{"players":', _encode(log.players), ',"record":', record, ',"frames":[']
     size = sum(map(len, parts)) + 2
-    for i, frame in enumerate(views.replay_frames(log)):
+    for i, frame in enumerate(frames):
         if stop():
             raise Stopped
         text = _encode(frame)

@@ -172,11 +172,13 @@ class Table:
     """Whether a hint for this game is being worked out (one at a time)."""
     opponent: str = "server"
     """The opponent level the game was asked with (``server``: the server's own opponents)."""
+    stats: dict[str, Any] | None = None
+    """Once the game is over and counted in the player's record: a line on it, or why it was not."""
 
     def view(self) -> dict[str, Any]:
         s = self.session
         return {"id": self.id, "version": self.version, **seat_view(s),
-                "setup": setup_of(s.rules, self.opponent, s.rated)}
+                "setup": setup_of(s.rules, self.opponent, s.rated), "stats": self.stats}
 
     def check(self, version: int) -> None:
         if version != self.version:

@@ -6,7 +6,8 @@ not the other hands, not the boneyard, not what others drew. Once a hand is over
 public, and the view reveals them with the end-of-hand scoring and what the hand gave each
 side; every view carries the score sheet (:mod:`~sniff_env.play.sheet`), hand by hand.
 :func:`replay_frames` shows a logged game from outside the table, every hand face up, one frame
-per decision; it works hand by hand (each event is described once, the score sheet is kept as
+per decision, and :func:`seat_replay_frames` a seat's record of a game in progress from that
+seat, its own tiles face up and every other hand hidden; :func:`replay_frames` works hand by hand (each event is described once, the score sheet is kept as
 it goes, and no frame rescans the game's history), so its time is linear in the size of what it
 yields.
 """
@@ -23,8 +24,9 @@ from ..game import Event, Game, Phase
 from ..gamelog import GameLog
 from ..infostate import InfoState, info_state
 from ..play.screen import describe, side_names, target_note, winner_text, with_names
-from ..play.session import HUMAN, Session
-from ..play.sheet import HandScore, hand_end_note, score_sheet
+from ..play.seat_replay import SeatLog, SeatPosition, record_note, seat_positions
+from ..play.session import HUMAN, SeatPlayer, Session
+from ..play.sheet import HandScore, hand_end_note, pegs, score_sheet
 from ..render import count_sum, end_terms
 from ..tiles import TileSet, mask_tiles
 
@@ -144,6 +146,7 @@ def _rules_json(session: Session) -> dict[str, Any]:
     rules = session.rules
     return {"name": rules.name, "players": rules.num_players, "target": rules.target,
             "scoring": str(getattr(rules.scoring, "value", rules.scoring)),
+            "points": str(getattr(rules.points, "value", rules.points)),
             "sniff": str(getattr(rules.sniff, "value", rules.sniff)),
             "muggins_claims": rules.muggins_claims, "partnership": rules.partnership}
 
@@ -156,9 +159,16 @@ def _sheet_json(sheet: list[HandScore]) -> list[dict[str, Any]]:
                        for i in range(len(r.play))]} for r in sheet]
 
 
-def _base(session: Session, info: InfoState, events: list[dict[str, Any]], sheet: list[HandScore]) -> dict[str, Any]:
+def _pegs_json(board: list[tuple[int, int]]) -> list[dict[str, int]]:
+    """Each side's pegs on a cribbage board: ``front`` at the score, ``back`` at the one before."""
+    return [{"front": front, "back": back} for front, back in board]
+
+
+def _base(session: Session, info: InfoState, events: list[dict[str, Any]], sheet: list[HandScore],
+          board: list[tuple[int, int]] | None = None) -> dict[str, Any]:
     """The fields the seat's view and a replay frame share; ``events``: the current hand's, as
-    :func:`event_json` gives them; ``sheet``: the score sheet, the current hand last."""
+    :func:`event_json` gives them; ``sheet``: the score sheet, the current hand last; ``board``:
+    the cribbage pegs (default: worked out from the game's events)."""
     game, ts = session.game, session.game.ts
     seat = session.human
     return {
@@ -176,6 +186,7 @@ def _base(session: Session, info: InfoState, events: list[dict[str, Any]], sheet
         "result": _result_json(session, game, sheet[-1]) if sheet else None,
         "target_note": target_note(session),
         "sheet": _sheet_json(sheet),
+        "pegs": _pegs_json(board if board is not None else pegs(session.rules, game.events, game.results)),
     }
 
 
@@ -219,10 +230,14 @@ def replay_frames(log: GameLog) -> Iterator[dict[str, Any]]:
     sheet: list[HandScore] = []  # the finished hands' lines of the score sheet
     total = [0] * rules.num_sides  # the scores before the current hand
     play = [0] * rules.num_sides  # the current hand's points in play so far
+    board: list[tuple[int, int]] = [(0, 0)] * rules.num_sides  # the cribbage pegs
 
     def frame(title: str) -> dict[str, Any]:
+        nonlocal board
         events = game.events
-        for e in events[start + len(described):]:
+        fresh = events[start + len(described):]
+        board = pegs(rules, fresh, game.results[-1:], board)
+        for e in fresh:
             described.append(event_json(view, ts, e, False))
             if e.kind in ("play", "muggins") and e.points:
                 play[rules.side_of(e.player)] += e.points
@@ -231,7 +246,8 @@ def replay_frames(log: GameLog) -> Iterator[dict[str, Any]]:
         over = len(game.results) == game.hand_index + 1
         end = tuple(game.results[-1].side_points) if over else None
         now = tuple(t + p + (end[i] if end else 0) for i, (t, p) in enumerate(zip(total, play)))
-        out = _base(view, info_state(game, 0), shown, [*sheet, HandScore(game.hand_index + 1, tuple(play), end, now)])
+        out = _base(view, info_state(game, 0), shown, [*sheet, HandScore(game.hand_index + 1, tuple(play), end, now)],
+                    board)
         out["title"] = title
         out["hands"] = [[_pair(ts, t) for t in mask_tiles(h)] for h in game.hands]
         return out
@@ -254,3 +270,79 @@ def replay_frames(log: GameLog) -> Iterator[dict[str, Any]]:
             view.mark = len(game.events)
             game.step(action, claim)
             yield frame(f"hand {game.hand_index + 1}: {who} — {game.codec.describe(action)}")
+
+
+def _seat_result_json(session: Session, pos: SeatPosition, names: list[str]) -> dict[str, Any] | None:
+    """The end of a hand in a seat's record: the scoring and the pips left in every hand, the
+    seat's own tiles left, no other hand's (the record does not hold them)."""
+    result, row = pos.result, pos.sheet[-1]
+    if result is None or row.end is None:
+        return None
+    ts, info = session.game.ts, pos.info
+    note = hand_end_note(session.rules)
+    out: dict[str, Any] = {
+        "ended_by": result.ended_by, "winner": result.winner, "side_points": list(result.side_points),
+        "lines": [with_names(line, names) for line in result.lines],
+        "note": note if note and any("round5" in line for line in result.lines) else "",
+        "hands": [{"seat": s, "name": name, "pips": result.pips[s],
+                   "tiles": [_pair(ts, t) for t in mask_tiles(info.hand)] if s == info.seat else None}
+                  for s, name in enumerate(names)],
+        "scores": [{"side": side, "names": side_names(session, side), "before": total - gained, "play": play,
+                    "end": end, "after": total}
+                   for side, (play, end, total, gained) in enumerate(zip(row.play, row.end, row.total, row.gained))],
+    }
+    if info.phase is Phase.GAME_OVER:
+        ending = next(e for e in pos.events if e.kind == "game_end")
+        winner = ending.player if ending.player >= 0 else None
+        winners = [n for s, n in enumerate(names) if winner is not None and session.rules.side_of(s) == winner]
+        out["game_winner"] = winners or None
+        out["winner_text"] = (f"{' & '.join(winners)} {'win' if winners == ['You'] or len(winners) > 1 else 'wins'}"
+                              if winners else "a draw")
+    return out
+
+
+def seat_replay_frames(log: SeatLog) -> Iterator[dict[str, Any]]:
+    """Every position of a seat's record as that seat saw it: its own tiles face up, every other
+    hand as tile backs, the boneyard by its size (one frame per move, made one at a time)."""
+    game = Game(log.rules, 0)
+    seats = [SeatPlayer(name, spec) for name, spec in zip(log.names, log.players)]
+    view = Session(game, seats, human=log.seat)
+    ts, names = game.ts, list(log.names)
+    note = record_note(log)
+    described: dict[int, list[dict[str, Any]]] = {}
+    board: list[tuple[int, int]] = [(0, 0)] * log.rules.num_sides  # the cribbage pegs
+    for pos in seat_positions(log):
+        hand = described.setdefault(pos.hand_index, [])
+        fresh = pos.events[len(hand):]
+        board = pegs(log.rules, fresh, [pos.result] if pos.result else [], board)
+        for e in fresh:
+            hand.append(event_json(view, ts, e, False))
+        events = [{**d, "recent": True} if i >= pos.new and pos.number else d
+                  for i, d in enumerate(hand[:len(pos.events)])]
+        info = pos.info
+        if pos.number == 0:
+            title = f"hand {pos.hand_index + 1}: the deal"
+        else:
+            said = " ".join(d["text"] for d in hand[pos.new:len(pos.events)] if d["kind"] not in ("hand_end", "game_end"))
+            title = f"hand {pos.hand_index + 1}: {said}"
+        yield {
+            "rules": _rules_json(view),
+            "phase": PHASES[info.phase],
+            "hand_number": pos.hand_index + 1,
+            "turn": info.turn,
+            "leader": info.leader,
+            "sides": _sides(view, info.scores),
+            "seats": [{"seat": s, "name": p.name, "human": p.spec == HUMAN, "side": log.rules.side_of(s),
+                       "tiles": info.hand_sizes[s], "you": s == log.seat} for s, p in enumerate(seats)],
+            "boneyard": {"size": info.boneyard_size, "drawable": max(info.drawable, 0)},
+            "layout": layout_json(ts, info, list(pos.inline)),
+            "events": events,
+            "result": _seat_result_json(view, pos, names),
+            "target_note": None,
+            "sheet": _sheet_json(list(pos.sheet)),
+            "pegs": _pegs_json(board),
+            "title": title,
+            "hands": [[_pair(ts, t) for t in mask_tiles(info.hand)] if s == log.seat else None
+                      for s in range(log.rules.num_players)],
+            "record": {"seat": log.seat, "name": names[log.seat], "note": note},
+        }

@@ -11,6 +11,7 @@ const HAND = 34;          // the short side of a tile in the hand, in CSS pixels
 const LEAST = 0.64;       // a tile on the table is never smaller than this share of one in the hand
 const READABLE = 15;      // the smallest text on the table (an end's number), in CSS pixels
 const TOUCH = 48;         // the smallest side of a drop target on screen, in CSS pixels (at least 44)
+const PACE = 550;         // between two tiles coming down after the player's move, in milliseconds
 const SVGNS = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
@@ -36,6 +37,8 @@ const app = {
   replay: null,       // {frames, index} while replaying a log
   busy: false,
   closed: null,       // the version whose result panel the player closed
+  paced: null,        // "id:version" of the view whose new tiles last came down one by one
+  pacedUntil: 0,      // when they are all down (Date.now() milliseconds)
   setup: null,        // what the new-game form offers (from the server, once)
   scale: null,        // CSS pixels per SVG unit of the last drawn layout
 };
@@ -302,30 +305,55 @@ const hasSniff = (layout) => [...layout.arms.west, layout.centre, ...layout.arms
 // `px` CSS pixels in units, at scale `s` (CSS pixels per unit).
 const units = (px, s) => px / s;
 
-function drawLayout(svg, layout, stubby, targets, freshFrom) {
+// `view` (the view or frame drawn) names the players; `opts.pace`: the tiles played since the
+// player's last move come down one after another, PACE ms apart; `opts.hint`: the move the hint
+// likes best, marked at its end.
+function drawLayout(svg, layout, stubby, targets, freshFrom, view = null, opts = {}) {
   svg.replaceChildren();
   svg.style.minHeight = "";   // measured without the height a longer layout asked for before
   const phone = svg.clientWidth > 0 && svg.clientWidth < 560;
   const widthPx = svg.clientWidth || 800, heightPx = Math.max(svg.clientHeight || 300, 120);
   if (!layout.centre) {
-    drawEmpty(svg, layout, targets, widthPx, heightPx);
+    drawEmpty(svg, layout, targets, widthPx, heightPx, opts.hint);
     return;
   }
   const { s, pad, px, geo, w, h } = fit(layout, stubby, widthPx, heightPx, phone);
   app.scale = s;
   const lastOrder = Math.max(...geo.placed.map((q) => q.t.order));
-  for (const q of geo.placed) {
-    const cls = [q.t.sniff ? "sniff" : "", q.t.order >= freshFrom ? "fresh" : "", q.t.order === lastOrder ? "last" : ""];
+  const marks = [];
+  for (const q of [...geo.placed].sort((a, b) => a.t.order - b.t.order)) {
+    const fresh = q.t.order >= freshFrom;
+    const cls = [q.t.sniff ? "sniff" : "", fresh ? "fresh" : "", q.t.order === lastOrder ? "last" : "",
+                 fresh && opts.pace ? "arrive" : ""];
     const g = tile(svg, q.x, q.y, q.first, q.second, q.vertical, U, cls.join(" ").trim());
     g.dataset.tile = key(q.t.pips);
     g.dataset.order = q.t.order;
+    g.dataset.seat = q.t.seat;
+    const delay = `${(q.t.order - freshFrom) * PACE}ms`;
+    if (fresh && opts.pace) g.style.animationDelay = delay;
     if (q.t.sniff) {
       const star = el("text", { x: q.x + (q.vertical ? U / 2 : U), y: q.y - units(3, s), class: "sniff-mark",
                                  "font-size": units(14, s) }, svg);
       star.textContent = "★";
     }
+    if (fresh && view) marks.push({ q, delay });
   }
-  drawEnds(svg, layout, geo.spots, targets, s);
+  // who played each tile since the player's last move: the mark of that player's seat, on the tile's corner
+  for (const { q, delay } of marks) {
+    const seat = view.seats.find((x) => x.seat === q.t.seat);
+    if (!seat) continue;
+    const pos = seatPosition(view, seat.seat);
+    const r = units(9, s);
+    const g = el("g", { class: `by-mark${opts.pace ? " arrive" : ""}`, "data-seat": seat.seat, "data-pos": pos,
+                        "data-tile": key(q.t.pips) }, svg);
+    if (opts.pace) g.style.animationDelay = delay;
+    el("circle", { cx: q.x + r * 0.6, cy: q.y + r * 0.6, r }, g);
+    const t = el("text", { x: q.x + r * 0.6, y: q.y + r * 0.6 + units(4, s), "font-size": units(11, s) }, g);
+    t.textContent = ARROWS[pos];
+    const title = el("title", {}, g);
+    title.textContent = `${key(q.t.pips)}: played by ${seat.name}`;
+  }
+  drawEnds(svg, layout, geo.spots, targets, s, opts.hint);
   // the view: the table's width at this scale, and the layout's height (at least the table's)
   const W = widthPx / s;
   const needed = h + 2 * pad;
@@ -335,16 +363,25 @@ function drawLayout(svg, layout, stubby, targets, freshFrom) {
   const cx = w + 2 * pad <= W ? (geo.box.minX + geo.box.maxX) / 2 : -px;
   svg.setAttribute("viewBox", `${cx - W / 2} ${cy - H / 2} ${W} ${H}`);
   svg.style.minHeight = needed * s > heightPx + 1 ? `${Math.ceil(needed * s)}px` : "";
+  // the hint's mark, widened to be seen, is kept on the table where its end lies near the edge
+  const mark = svg.querySelector(".hint-spot");
+  if (mark) {
+    const b = mark.getBBox(), x0 = cx - W / 2, y0 = cy - H / 2;
+    const H2 = Math.max(H, needed);
+    const dx = b.x < x0 ? x0 - b.x : Math.min(0, x0 + W - b.x - b.width);
+    const dy = b.y < y0 ? y0 - b.y : Math.min(0, y0 + H2 - b.y - b.height);
+    if (dx || dy) mark.setAttribute("transform", `translate(${dx},${dy})`);
+  }
 }
 
-function drawEmpty(svg, layout, targets, widthPx, heightPx) {
+function drawEmpty(svg, layout, targets, widthPx, heightPx, hint) {
   const s = Math.min(1, LEAST * HAND / U * 1.6);
   app.scale = s;
   const W = widthPx / s, H = heightPx / s;
   svg.setAttribute("viewBox", `${-W / 2} ${-H / 2} ${W} ${H}`);
   svg.style.minHeight = "";
-  drawEnds(svg, layout, { lead: { x: -U, y: -U / 2, w: 2 * U, h: U, vertical: false } }, targets, s);
-  if (!targets.length) {
+  drawEnds(svg, layout, { lead: { x: -U, y: -U / 2, w: 2 * U, h: U, vertical: false } }, targets, s, hint);
+  if (!targets.length && !hint) {
     const t = el("text", { x: 0, y: 0, class: "empty-note", "font-size": units(15, s) }, svg);
     t.textContent = "the table is empty";
   }
@@ -352,7 +389,7 @@ function drawEmpty(svg, layout, targets, widthPx, heightPx) {
 
 // Drop targets where the picked tile may go (at least TOUCH pixels a side, placed apart), and a
 // marker at every other open end: the number a tile must match there, and the end's name.
-function drawEnds(svg, layout, spots, targets, s) {
+function drawEnds(svg, layout, spots, targets, s, hint = null) {
   const least = units(TOUCH, s);
   const byEnd = {};
   const wanted = [];
@@ -368,8 +405,9 @@ function drawEnds(svg, layout, spots, targets, s) {
   }
   for (const { o, r: { x, y, w, h } } of separate(wanted)) {
     const gives = o.points && app.state.rules.muggins_claims && !claiming();
-    const g = el("g", { class: `target${gives ? " gives" : ""}`, "data-action": o.action, "data-end": o.end,
-                        role: "button", tabindex: 0 }, svg);
+    const hinted = hint && hint.action === o.action;
+    const g = el("g", { class: `target${gives ? " gives" : ""}${hinted ? " hinted" : ""}`, "data-action": o.action,
+                        "data-end": o.end, role: "button", tabindex: 0 }, svg);
     el("rect", { x, y, width: w, height: h, rx: units(6, s) }, g);
     const label = el("text", { x: x + w / 2, y: y + h / 2 + units(5, s), "font-size": units(15, s) }, g);
     label.textContent = (o.inline ? "in line " : "") + (o.points ? pointsText(o, true) : o.end === "lead" ? "lead" : "play");
@@ -377,6 +415,18 @@ function drawEnds(svg, layout, spots, targets, s) {
     title.textContent = o.text + (o.points ? `: ${pointsText(o, false)}` : "");
     g.addEventListener("click", () => app.play(o.action));
     g.addEventListener("keydown", (ev) => { if (ev.key === "Enter") app.play(o.action); });
+  }
+  // the hint's best placement, at its end, until its tile is picked (then its target is marked)
+  const spot = hint && hint.end && spots[hint.end];
+  if (spot && !targets.some((o) => o.action === hint.action)) {
+    const side = Math.max(units(TOUCH, s), spot.w, spot.h);
+    const cx = spot.x + spot.w / 2, cy = spot.y + spot.h / 2;
+    const g = el("g", { class: "hint-spot", "data-action": hint.action, "data-end": hint.end }, svg);
+    el("rect", { x: cx - side / 2, y: cy - side / 2, width: side, height: side, rx: units(8, s) }, g);
+    const label = el("text", { x: cx, y: cy + side / 2 + units(14, s), "font-size": units(13, s) }, g);
+    label.textContent = `hint: ${key(hint.tile)}`;
+    const title = el("title", {}, g);
+    title.textContent = `the hint's best move: ${hint.text}`;
   }
   if (!layout.centre) return;
   for (const e of layout.ends) {
@@ -433,33 +483,74 @@ function esc(text) {
   return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 }
 
-// One chip per seat: its name, its side's score, the tiles it holds (face up in a replay).
+// The seats around the table, in the order they play (clockwise from the bottom): the player
+// whose view it is at the bottom, the next to play on the left, a partner opposite.
+const POSITIONS = { 2: ["south", "north"], 3: ["south", "west", "east"], 4: ["south", "west", "north", "east"] };
+const ARROWS = { south: "▼", west: "◀", north: "▲", east: "▶" };
+
+// The seat drawn at the bottom: the player's own, the recording seat's in a seat's record, else
+// the person's seat of a replayed game (else the first).
+function bottomSeat(view) {
+  if (typeof view.seat === "number" && view.seat >= 0) return view.seat;
+  const own = view.seats.find((s) => s.you) || view.seats.find((s) => s.human);
+  return own ? own.seat : 0;
+}
+
+function seatPosition(view, seat) {
+  const n = view.seats.length;
+  const order = POSITIONS[n] || POSITIONS[4];
+  return order[((seat - bottomSeat(view)) % n + n) % n] || "north";
+}
+
+// The tile each seat played last in this hand (its pips), from the hand's events.
+function lastTiles(view) {
+  const last = {};
+  for (const e of view.events) if (e.kind === "play" && e.tile) last[e.seat] = e.tile;
+  return last;
+}
+
+// One chip per seat, in its place around the table: its mark (an arrow towards it, in its
+// colour: the same mark tags the tiles it has just played), its name, its side's score, how many
+// tiles it holds (face up in a replay) and the tile it played last.
 function drawSeats(view, hands) {
-  const box = $("opponents");
-  box.replaceChildren();
+  for (const slot of document.querySelectorAll("#opponents .slot")) slot.replaceChildren();
   const scoreOf = (seat) => view.sides[seat.side] ? view.sides[seat.side].score : 0;
   const target = view.rules.target;
+  const last = lastTiles(view);
   for (const s of view.seats) {
+    const pos = seatPosition(view, s.seat);
     const div = document.createElement("div");
     const toPlay = view.phase === "play" && view.turn === s.seat;
     div.className = `seat ${s.you ? "you" : "opponent"}${toPlay ? " to-play" : ""}`;
     div.dataset.seat = s.seat;
+    div.dataset.pos = pos;
+    div.title = `${s.name}: ${pos === "south" ? "at the bottom" : `on the ${pos === "north" ? "far side" : pos === "west" ? "left" : "right"}`}` +
+      (toPlay ? ", to play" : "");
     const pct = Math.max(0, Math.min(100, (100 * scoreOf(s)) / target));
     const score = view.rules.partnership ? "" :
       `<b class="score" title="score">${scoreOf(s)}</b><span class="bar"><span style="width:${pct}%"></span></span>`;
-    div.innerHTML = `<span class="who">${esc(s.name)}</span>${score}` +
+    div.innerHTML = `<span class="mark" aria-hidden="true">${ARROWS[pos]}</span><span class="who">${esc(s.name)}</span>${score}` +
       `<span class="count muted" title="tiles in hand">${s.tiles} tile${s.tiles === 1 ? "" : "s"}</span>`;
     const open = hands ? hands[s.seat] : null;
-    if (!s.you && (open || s.tiles)) {
-      const size = open ? 12 : 7;
-      const svg = el("svg", { class: "tiles", width: Math.min(s.tiles, 12) * (size + 2) + 2, height: 2 * size + 2 });
-      for (let i = 0; i < Math.min(s.tiles, 12); i++) {
-        if (open) tile(svg, 1 + i * (size + 2), 1, open[i][0], open[i][1], true, size);
+    if (open || (!s.you && s.tiles)) {
+      const size = open ? 12 : 7, shown = Math.min(s.tiles, 12);
+      const svg = el("svg", { class: `tiles${open ? " open" : ""}`, width: shown * (size + 2) + 2, height: 2 * size + 2 });
+      for (let i = 0; i < shown; i++) {
+        if (open && open[i]) tile(svg, 1 + i * (size + 2), 1, open[i][0], open[i][1], true, size);
         else tileBack(svg, 1 + i * (size + 2), 1, size);
       }
       div.appendChild(svg);
     }
-    box.appendChild(div);
+    if (last[s.seat]) {
+      const t = last[s.seat];
+      const played = el("svg", { class: "last-tile", width: 28, height: 15, viewBox: "-1 -1 30 16" });
+      tile(played, 0, 0, t[0], t[1], false, 14);
+      const title = el("title", {}, played);
+      title.textContent = `${s.name} played ${key(t)} last`;
+      played.dataset.tile = key(t);
+      div.appendChild(played);
+    }
+    $(`seat-${pos}`).appendChild(div);
   }
 }
 
@@ -562,7 +653,50 @@ function drawCommon(view, hands) {
   $("boneyard").appendChild(label);
   drawLog(view.events);
   drawSheet(view);
+  drawPegs(view);
   drawResult(view);
+}
+
+// A cribbage board, for rules that score a point per five: per side a track of one hole per point
+// of the target, in rows of groups of five that run out and back; the front peg at the score, the
+// back peg at the score before the side's last gain.
+function drawPegs(view) {
+  const panel = $("pegging-panel");
+  const on = view.rules.points === "count_div5" && Array.isArray(view.pegs);
+  panel.hidden = !on;
+  if (!on) return;
+  const svg = $("pegging");
+  svg.replaceChildren();
+  const T = Math.max(1, view.rules.target);
+  const rows = Math.max(2, Math.ceil(T / 25)), perRow = Math.ceil(T / rows);
+  const step = 12, gap = 6, rowH = 13, left = 20, top = 18;
+  const rowW = perRow * step + (Math.ceil(perRow / 5) - 1) * gap;
+  const laneH = top + rows * rowH + 12;
+  const hole = (i) => {   // hole i (1..T): its row, running right on even rows and back on odd ones
+    const row = Math.floor((i - 1) / perRow), k0 = (i - 1) % perRow, k = row % 2 ? perRow - 1 - k0 : k0;
+    return [left + k * step + Math.floor(k / 5) * gap + step / 2, row * rowH];
+  };
+  const mine = bottomSeat(view);
+  view.sides.forEach((side, n) => {
+    const y0 = n * laneH;
+    const yours = view.seats.some((x) => x.seat === mine && x.side === side.side);
+    const lane = el("g", { class: `lane${yours ? " yours" : ""}`, "data-side": side.side }, svg);
+    const pegs = view.pegs[n] || { front: 0, back: 0 };
+    const name = el("text", { x: 2, y: y0 + 12, class: "lane-name" }, lane);
+    name.textContent = `${side.names.join(" & ")}: ${pegs.front} of ${T}`;
+    el("rect", { x: 0, y: y0 + top - 3, width: left + rowW + 6, height: rows * rowH + 3, rx: 7, class: "track" }, lane);
+    el("circle", { cx: 9, cy: y0 + top + 4, r: 2.9, class: "hole start" }, lane);
+    for (let i = 1; i <= T; i++) {
+      const [x, y] = hole(i);
+      el("circle", { cx: x, cy: y0 + top + 4 + y, r: i % 5 ? 2.4 : 3, class: "hole", "data-hole": i }, lane);
+    }
+    for (const [which, at] of [["back", pegs.back], ["front", pegs.front]]) {
+      const i = Math.max(0, Math.min(T, at));
+      const [x, y] = i ? hole(i) : [9, 0];
+      el("circle", { cx: x, cy: y0 + top + 4 + y, r: 4.6, class: `peg ${which}`, "data-hole": i }, lane);
+    }
+  });
+  svg.setAttribute("viewBox", `0 0 ${left + rowW + 6} ${view.sides.length * laneH}`);
 }
 
 function drawResult(view) {
@@ -591,6 +725,13 @@ function drawResult(view) {
         `<td>${s.end >= 0 ? "+" : ""}${s.end}</td><td><b>${s.after}</b></td></tr>`).join("") + "</tbody>";
     box.appendChild(table);
   }
+  if (view.stats && !app.replay) {
+    const line = document.createElement("p");
+    line.id = "result-stats";
+    line.className = view.stats.error ? "stats-error" : "";
+    line.textContent = view.stats.error ? `Not counted in your record: ${view.stats.error}` : `Your record: ${view.stats.summary}`;
+    box.appendChild(line);
+  }
   if (!app.replay) {
     const button = document.createElement("button");
     const over = r.winner_text !== undefined;
@@ -605,8 +746,9 @@ function drawResult(view) {
     const row = document.createElement("div");
     row.className = "reveal";
     row.innerHTML = `<span class="who">${esc(h.name)}</span>`;
-    for (const t of h.tiles) row.appendChild(tileSvg(t, 14));
-    if (!h.tiles.length) row.insertAdjacentHTML("beforeend", `<span class="muted">no tiles left</span>`);
+    if (!h.tiles) row.insertAdjacentHTML("beforeend", `<span class="muted">tiles not in this record</span>`);
+    else for (const t of h.tiles) row.appendChild(tileSvg(t, 14));
+    if (h.tiles && !h.tiles.length) row.insertAdjacentHTML("beforeend", `<span class="muted">no tiles left</span>`);
     row.insertAdjacentHTML("beforeend", `<span class="pips">${h.pips} pips</span>`);
     box.appendChild(row);
   }
@@ -643,19 +785,28 @@ function render() {
   const options = view.options;
   const mine = options.filter((o) => o.tile && app.selected === key(o.tile));
   const firstRecent = recentPlayOrder(view);
-  drawLayout($("layout"), view.layout, view.rules.sniff === "stubby", mine, firstRecent ?? Infinity);
+  const best = bestHint(view);
+  // the moves since the player's last one come down one by one, once per version of the game
+  const paceKey = `${view.id}:${view.version}`;
+  const pace = app.paced !== null && app.paced !== paceKey && firstRecent !== null;
+  app.paced = paceKey;
+  if (pace) app.pacedUntil = Date.now() + PACE * (view.layout.arms ? tilesDown(view.layout) - firstRecent : 0) + 450;
+  drawLayout($("layout"), view.layout, view.rules.sniff === "stubby", mine, firstRecent ?? Infinity, view,
+             { pace, hint: best });
   // the hand
   const hand = $("hand");
   hand.replaceChildren();
   for (const pips of view.hand) {
     const k = key(pips);
     const playable = options.some((o) => o.tile && key(o.tile) === k);
+    const hinted = best && best.tile && key(best.tile) === k;
     const b = document.createElement("button");
     b.type = "button";
-    b.className = `hand-tile${playable ? " playable" : ""}${app.selected === k ? " selected" : ""}`;
+    b.className = `hand-tile${playable ? " playable" : ""}${app.selected === k ? " selected" : ""}${hinted ? " hinted" : ""}`;
     b.dataset.tile = k;
-    b.title = k;
+    b.title = hinted ? `${k}: the hint's best move is ${best.text}` : k;
     b.appendChild(tileSvg(pips, HAND));
+    if (hinted) b.insertAdjacentHTML("beforeend", `<span class="hint-badge">hint</span>`);
     b.addEventListener("click", () => pick(k));
     hand.appendChild(b);
   }
@@ -681,6 +832,7 @@ function render() {
   }
   const draw = options.find((o) => o.draw);
   $("draw").hidden = !draw;
+  $("draw").classList.toggle("hinted", !!(best && best.draw));
   $("draw").onclick = draw ? () => app.play(draw.action) : null;
   $("claim-box").hidden = !view.rules.muggins_claims;
   $("undo").disabled = !view.can_undo;
@@ -715,6 +867,19 @@ function render() {
     notice(view.notes.join(" "), "info");
   }
 }
+
+// The move the hint values most (while the hint is for this position), or null.
+function bestHint(view) {
+  if (!app.hints || !view.your_turn) return null;
+  let best = null;
+  for (const o of view.options) {
+    const v = app.hints[o.action];
+    if (v !== undefined && (!best || v > app.hints[best.action])) best = o;
+  }
+  return best;
+}
+
+const tilesDown = (layout) => (layout.centre ? 1 : 0) + Object.values(layout.arms).reduce((n, a) => n + a.length, 0);
 
 function recentPlayOrder(view) {
   // the play order of the first tile placed since the player last moved
@@ -794,6 +959,7 @@ function setupChanged(target) {
   select.replaceChildren(...app.setup.targets.map((t) =>
     new Option(t ? `${t} points` : `${p.targets[players]} points (the preset's)`, String(t))));
   select.value = String(app.setup.targets.includes(keep) ? keep : 0);
+  loadHowTo();
 }
 
 function setupChoice() {
@@ -803,6 +969,60 @@ function setupChoice() {
     partnership: $("setup-partnership").checked, muggins_claims: $("setup-claims").checked,
     target: Number($("setup-target").value), opponent: $("setup-opponent").value, rated: $("setup-rated").checked,
   };
+}
+
+// How to play the preset chosen in the form, in words (loaded when its panel is open).
+async function loadHowTo() {
+  const choice = setupChoice();
+  $("setup-how-name").textContent = `${choice.preset} (${choice.players} players)`;
+  if (!$("setup-how").open) return;
+  const query = new URLSearchParams({ preset: choice.preset, players: choice.players,
+    partnership: choice.partnership, muggins_claims: choice.muggins_claims });
+  if (app.howKey === query.toString()) return;
+  app.howKey = query.toString();
+  const data = await api("GET", `/api/guide?${query}`);
+  if (!data || app.howKey !== query.toString()) return;
+  const body = $("setup-how-body");
+  body.replaceChildren();
+  const about = document.createElement("p");
+  about.className = "muted";
+  about.textContent = data.summary;
+  body.appendChild(about);
+  for (const section of data.sections) {
+    const h = document.createElement("h3");
+    h.textContent = section.title;
+    body.appendChild(h);
+    for (const line of section.lines) {
+      const p = document.createElement("p");
+      p.textContent = line;
+      body.appendChild(p);
+    }
+  }
+}
+
+// The player's record across finished games.
+async function openStats() {
+  const body = $("stats-body");
+  body.replaceChildren();
+  let data = null;
+  try {
+    const response = await fetch("/api/stats");
+    data = await response.json();
+    if (!response.ok) data = { error: data.error || `the server answered ${response.status}` };
+  } catch (e) { data = { error: "the server cannot be reached" }; }
+  if (data.error) {
+    body.innerHTML = `<p class="stats-error">${esc(data.error)}</p>`;
+  } else if (!data.rows.length) {
+    body.innerHTML = `<p class="muted">No finished games yet: a game counts here once it is over.</p>`;
+  } else {
+    body.innerHTML = `<p>${data.played} played, ${data.won} won; ${data.streak} won in a row now, longest run ` +
+      `${data.best_streak}.</p><table id="stats-table"><thead><tr><th>game</th><th>played</th><th>won</th>` +
+      `<th>best</th><th>run</th></tr></thead><tbody>` + data.rows.map((r) => `<tr data-preset="${esc(r.preset)}">` +
+      `<th>${esc(r.preset)} · ${r.players}p<br><span class="muted">vs ${esc(r.opponent)}</span></th><td>${r.played}</td>` +
+      `<td>${r.won} <span class="muted">${r.share}%</span></td><td>${r.best ?? "–"}</td>` +
+      `<td title="won in a row now (longest ${r.best_streak})">${r.streak}</td></tr>`).join("") + "</tbody></table>";
+  }
+  if (!$("stats").open) $("stats").showModal();
 }
 
 async function openHelp() {
@@ -832,7 +1052,7 @@ async function openReplay(file) {
   const text = await file.text();
   const data = await api("POST", "/api/replay", text);
   if (!data) return;
-  app.replay = { frames: data.frames, index: 0, name: file.name };
+  app.replay = { frames: data.frames, index: 0, name: file.name, record: data.record };
   notice("");
   showFrame();
 }
@@ -847,10 +1067,12 @@ function showFrame() {
   const slider = $("rp-slider");
   slider.max = r.frames.length - 1;
   slider.value = r.index;
-  $("rp-title").textContent = `${r.name} · ${r.index + 1}/${r.frames.length} · ${frame.title}`;
-  drawCommon(frame, frame.hands);  // every seat face up, each once
+  const whose = r.record ? ` · what ${r.record.name === "You" ? "you" : r.record.name} saw` : "";
+  $("rp-title").textContent = `${r.name}${whose} · ${r.index + 1}/${r.frames.length} · ${frame.title}`;
+  if (r.record && frame.record) $("status").textContent = frame.record.note;
+  drawCommon(frame, frame.hands);  // every seat face up (a seat's record: only its own), each once
   const last = frame.events.filter((e) => e.kind === "play").findIndex((e) => e.recent);
-  drawLayout($("layout"), frame.layout, frame.rules.sniff === "stubby", [], last < 0 ? Infinity : last);
+  drawLayout($("layout"), frame.layout, frame.rules.sniff === "stubby", [], last < 0 ? Infinity : last, frame);
 }
 
 function step(to) {
@@ -874,6 +1096,12 @@ $("setup-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   if (await newGame(setupChoice())) $("setup").close();
 });
+$("setup-how").addEventListener("toggle", loadHowTo);
+$("setup-partnership").addEventListener("change", () => setupChanged());
+$("setup-claims").addEventListener("change", () => setupChanged());
+$("setup-stats").addEventListener("click", openStats);
+$("stats-open").addEventListener("click", openStats);
+$("stats-close").addEventListener("click", () => $("stats").close());
 $("help-open").addEventListener("click", openHelp);
 $("help-close").addEventListener("click", () => $("help").close());
 $("hint").addEventListener("click", hint);

@@ -1,0 +1,89 @@
+"""The player's record across games (``stats.json`` in the player's data folder): each finished
+game counted once under its preset, player count and opponents, with wins, best score and runs
+of wins; a file that cannot be read is refused with a message that says what to do, and is left
+exactly as it was."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from sniff_env.game import Phase
+from sniff_env.play.session import Session
+from sniff_env.play.stats import StatsError, load_stats, record_game, stats_lines, stats_path, summary
+from sniff_env.presets import make_rules
+
+
+def finished(seed: int, players: int = 2, opponents: tuple[str, ...] = ("random",)) -> Session:
+    session = Session.start(make_rules("sniff", players, target=20), list(opponents), seed=seed)
+    rng = random.Random(seed)
+    session.advance()
+    while session.game.phase is not Phase.GAME_OVER:
+        if session.game.phase is Phase.HAND_OVER:
+            session.next_hand()
+        else:
+            session.play(rng.choice(session.game.legal_actions()))
+    return session
+
+
+def test_games_are_counted_by_kind_with_best_score_and_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SNIFF_HOME", str(tmp_path))
+    assert stats_path() == tmp_path / "stats.json" and load_stats().records == {}
+    outcomes, scores = [], []
+    for seed in range(6):
+        session = finished(seed)
+        row, stats = record_game(session)
+        outcomes.append(session.game.winner == 0)
+        scores.append(session.game.scores[0])
+    assert (row.played, row.won, row.best) == (6, sum(outcomes), max(scores))
+    run = 0
+    for won in outcomes:
+        run = run + 1 if won else 0
+    assert row.streak == run == stats.streak and row.best_streak >= run
+    assert summary(row, stats).startswith(f"sniff, 2 players, against random: 6 played, {sum(outcomes)} won")
+    other, _ = record_game(finished(7, 3, ("greedy", "random")))
+    assert other.key == "sniff · 3 players · greedy, random" and other.played == 1
+    again = load_stats()
+    assert set(again.records) == {row.key, other.key} and again.played == 7
+    lines = stats_lines(again, 60)
+    assert lines[0].startswith("your games: 7 played") and max(map(len, lines)) <= 60
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "no temporary file is left"
+    with pytest.raises(StatsError, match="not over"):
+        record_game(Session.start(make_rules("sniff", 2), ["random"], seed=1))
+
+
+DAMAGED = [
+    ("not JSON", "{", "not valid JSON"),
+    ("another file", json.dumps({"format": "sniff-game-log"}), "not a sniff-stats file"),
+    ("a later version", json.dumps({"format": "sniff-stats", "version": 7, "records": {}}), "version 7"),
+    ("rows that are no mapping", json.dumps({"format": "sniff-stats", "version": 1, "records": [1]}), "not a mapping"),
+    ("a row that does not add up", json.dumps({"format": "sniff-stats", "version": 1, "records": {
+        "sniff · 2 players · random": {"preset": "sniff", "players": 2, "opponent": "random", "played": 3,
+                                       "won": 1, "lost": 1, "drawn": 0}}}), "does not add up"),
+    ("a negative count", json.dumps({"format": "sniff-stats", "version": 1, "records": {
+        "sniff · 2 players · random": {"preset": "sniff", "players": 2, "opponent": "random", "played": -1,
+                                       "won": -1}}}), "0 or more"),
+]
+
+
+@pytest.mark.parametrize(("what", "text", "says"), DAMAGED, ids=[d[0] for d in DAMAGED])
+def test_a_damaged_record_is_refused_and_left_as_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       what: str, text: str, says: str) -> None:
+    monkeypatch.setenv("SNIFF_HOME", str(tmp_path))
+    (tmp_path / "stats.json").write_text(text)
+    with pytest.raises(StatsError, match=says) as refused:
+        record_game(finished(1))
+    assert "move it away (or delete it) to start a new record" in str(refused.value)
+    assert (tmp_path / "stats.json").read_text() == text, "nothing resets or changes it"
+    with pytest.raises(StatsError):
+        load_stats()
+
+
+def test_a_folder_in_the_way_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SNIFF_HOME", str(tmp_path))
+    (tmp_path / "stats.json").mkdir()
+    with pytest.raises(StatsError, match="folder"):
+        load_stats()
