@@ -15,11 +15,13 @@ from .rules import HandEnd, Rules, Scoring
 MAX_COUNT = 256  # far above any reachable count (four crosswise 12-12 ends make 96)
 
 
-__all__ = ["MAX_COUNT", "ROUNDING", "HandResult", "round5", "rounding_note", "score_hand_end", "scoring_table"]
+__all__ = ["MAX_COUNT", "ROUNDED", "ROUNDING", "HandResult", "round5", "rounding_note", "score_hand_end", "scoring_table"]
 
 ROUNDING = "round5 rounds to the nearest multiple of 5"
 """What :func:`~sniff_env.rulebook.round5` does, in words: every explanation of the hand end says
-it with these words (a test holds them to the rule)."""
+it with these words or with :data:`ROUNDED` (a test holds them to the rule)."""
+ROUNDED = "rounded to the nearest 5"
+"""The same in plain words, for the players' how-to-play."""
 
 
 def rounding_note() -> str:

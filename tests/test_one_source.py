@@ -113,16 +113,21 @@ def test_every_rule_is_compiled() -> None:
 
 def test_the_words_that_explain_rounding_are_the_rules() -> None:
     """Every explanation of the hand end says what ``round5`` does with :data:`scoring.ROUNDING`
-    (``sniff rules``, the score sheets); those words and the examples of its docstring hold for the
+    or :data:`scoring.ROUNDED` (``sniff rules``, the score sheets, how to play), and no module
+    words it on its own; those words and the examples of its docstring hold for the
     rule as it is: edit the rule and this test names the prose to edit with it."""
     import re
 
-    from sniff_env.scoring import ROUNDING, rounding_note
+    from sniff_env.scoring import ROUNDED, ROUNDING, rounding_note
 
-    assert ROUNDING.endswith("rounds to the nearest multiple of 5")
-    for x in range(0, 400):
+    assert ROUNDING.endswith("rounds to the nearest multiple of 5") and ROUNDED.endswith("to the nearest 5")
+    for x in range(400):
         nearest = min(range(0, 405, 5), key=lambda m: abs(m - x))
         assert rulebook.round5(x) == nearest, (x, rulebook.round5(x))
+    package = Path(sniff_env.__file__).parent
+    own_words = [str(p.relative_to(package)) for p in package.rglob("*.py") if p.name not in ("scoring.py", "rulebook.py")
+                 and re.search(r"nearest (multiple of )?5", p.read_text())]
+    assert not own_words, f"these modules word the rounding rule themselves: {own_words}"
     examples = re.findall(r"(\d+) -> (\d+)", (rulebook.round5.__doc__ or "") + rounding_note())
     assert len(examples) >= 5
     assert all(rulebook.round5(int(a)) == int(b) for a, b in examples)

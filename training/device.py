@@ -13,7 +13,7 @@ import contextlib
 import copy
 import os
 import re
-from typing import Any, ContextManager
+from typing import Any
 
 import torch
 from torch import nn
@@ -36,7 +36,7 @@ PRECISION_HELP = (
 )
 
 
-def precision(name: str, device: torch.device) -> ContextManager[Any]:
+def precision(name: str, device: torch.device) -> contextlib.AbstractContextManager[Any]:
     """The context a trainer runs its forward passes and updates in for ``--precision name``."""
     if name == "fp32":
         return contextlib.nullcontext()

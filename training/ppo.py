@@ -35,7 +35,16 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from sniff_env.rules import Rules
 from training.collector import Collector, RolloutConfig
 from training.config import FORCE_HELP, ConfigError, check_run_outputs, parse_config, rules_for, run_script
-from training.device import DEVICE_HELP, PRECISION_HELP, PRECISIONS, cpu_module, cpu_state, host_view, precision, resolve_device
+from training.device import (
+    DEVICE_HELP,
+    PRECISION_HELP,
+    PRECISIONS,
+    cpu_module,
+    cpu_state,
+    host_view,
+    precision,
+    resolve_device,
+)
 from training.evaluate import evaluator, masked_logits
 from training.network import (
     ARCHITECTURES,

@@ -14,6 +14,7 @@ import textwrap
 from typing import Any
 
 from ..rules import Rules
+from ..scoring import ROUNDED
 from .sheet import hand_end_note
 
 FIRST_LEAD = {
@@ -60,12 +61,12 @@ POINTS = {
 }
 HAND_END = {
     "bonus_div5": "The winner of the hand (who went out, else the lightest hand) scores the opponents' pips less "
-                  "their own, rounded to the nearest 5 and divided by 5.",
-    "subtract_own": "Every player loses the pips left in their hand, rounded to the nearest 5.",
+                  f"their own, {ROUNDED} and divided by 5.",
+    "subtract_own": f"Every player loses the pips left in their hand, {ROUNDED}.",
     "domino_takes_pips": "Who went out takes the opponents' pips; in a blocked hand each player takes the "
                          "difference from every heavier hand.",
     "bonus_div5_fewest_tiles": "The winner of the hand (who went out, else the fewest tiles) scores the "
-                               "opponents' pips rounded to the nearest 5, divided by 5.",
+                               f"opponents' pips {ROUNDED}, divided by 5.",
 }
 SHORT_SNIFF = {"spinner": "a sniff open on four sides", "stubby": "a stubby sniff", "none": "no sniff"}
 SHORT_DRAW = {"until_playable": "draw until a tile plays", "max_two": "draw up to two", "none": "no drawing"}

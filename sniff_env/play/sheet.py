@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..game import Event, Game
 from ..gamelog import hand_starts
 from ..rules import HandEnd, Points, Rules
-from ..scoring import HandResult
+from ..scoring import HandResult, rounding_note
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def score_sheet(game: Game) -> list[HandScore]:
 
 def hand_end_note(rules: Rules) -> str | None:
     """What the end-of-hand scoring's ``round5`` and ``/ 5`` mean, for rules that use them."""
-    rounding = "round5 rounds to the nearest multiple of 5 (12 -> 10, 13 -> 15)"
+    rounding = rounding_note()
     if rules.hand_end in (HandEnd.BONUS_DIV5, HandEnd.BONUS_DIV5_FEWEST_TILES):
         return f"{rounding}; / 5 turns pips into points: one point for every 5 pips (20 pips -> 4 points)"
     if rules.hand_end is HandEnd.SUBTRACT_OWN:
