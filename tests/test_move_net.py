@@ -196,3 +196,31 @@ def test_tile_network_grows_from_a_mobility_one_and_exports(tmp_path: Path) -> N
     assert isinstance(rebuilt, MoveNet) and rebuilt.tiles
     assert torch.allclose(rebuilt(x)[0], grown(x)[0])
     assert play_out_legally(load_player(path, rules), rules, seed=2, max_hands=1) > 0
+
+
+@pytest.mark.parametrize("arch", ["move", "move-tiles"])
+def test_move_networks_score_in_bfloat16_as_in_float32(arch: str) -> None:
+    """Under ``--precision bf16`` (torch's autocast) both forward paths run and give the float32
+    scores to bfloat16's precision, with the same best move."""
+    from training.network import forward_inputs, prepare_inputs
+
+    rules = make_rules("sniff", 2)
+    observer = Observer(rules)
+    obs = []
+    for seed in range(6):
+        game = new_game(rules, seed=seed)
+        for _ in range(seed):
+            game.step(game.legal_actions()[0])
+        obs.append(observer.encode(info_state(game, game.turn)))
+    x = torch.from_numpy(np.stack(obs))
+    net = make_net(rules, 64, 0.0, arch)
+    with torch.no_grad():
+        full, _ = net(x)
+        prepared, _ = forward_inputs(net, prepare_inputs(net, x))
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            low, _ = net(x)
+            low_prepared, _ = forward_inputs(net, prepare_inputs(net, x))
+    for ref, got in ((full, low), (prepared, low_prepared)):
+        real = ref > -1e3
+        assert torch.equal(real, got.float() > -1e3)
+        assert torch.allclose(got.float()[real], ref[real], atol=0.05, rtol=0.02)

@@ -327,8 +327,9 @@ class MoveNet(nn.Module):
         # a row's padding (past its candidates) gets no features: its score is masked anyway, and
         # the tile branch skips moves without tokens
         feats = self.move_features(obs, idx) * torch.gather(cand, 1, idx)[..., None]
-        out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=h.dtype, device=obs.device)
-        return out.scatter(1, idx, self.score(feats, self.state_in(h)[:, None, :])).masked_fill(cand == 0, -1e4)
+        s = self.score(feats, self.state_in(h)[:, None, :])
+        out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=s.dtype, device=obs.device)
+        return out.scatter(1, idx, s).masked_fill(cand == 0, -1e4)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.trunk(obs)
@@ -375,5 +376,5 @@ class MoveNet(nn.Module):
         obs, row = inputs["obs"], inputs["row"]
         h = self.trunk(obs)
         s = self.score(inputs["feats"], self.state_in(h)[row])
-        out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=h.dtype, device=obs.device)
+        out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=s.dtype, device=obs.device)
         return out.index_put((row, inputs["act"]), s), self.v(h).squeeze(-1)
