@@ -58,6 +58,7 @@ def ppo_batch(
 ) -> Batch:
     """The learner's transitions (each chain's records in time order) with GAE advantages and
     returns over their chains (``slots``); ``bootstrap`` values continue unfinished chains."""
+    values = values.float()  # a bfloat16 forward pass (--precision bf16) gives bfloat16 values
     v = values.numpy().astype(np.float64)
     adv = chain_advantages(rewards, v, dones, slots, args.gamma, args.gae_lambda, bootstrap)
     return {
