@@ -9,18 +9,24 @@ through RLlib's policy mapping (the table is kept in the episode's ``custom_data
 :func:`module_for_agent` reads); built-in players read each seat's ``InfoState``, which an
 RLModule never sees, so they play inside the environment (``SniffMultiAgentEnv.set_opponents``).
 
+With ``--engine vector`` the env runners step the batched engine instead, many games each
+(:mod:`training.rllib_vector`: the learner's seat of every game, the league's opponents played
+inside the env, snapshots sent to the runners as RLModule weights).
+
 Checkpoints are RLlib's (``Algorithm.save_to_path``; ``--resume`` continues one); metrics go to
 TensorBoard; evaluation against greedy and heuristic uses the duplicate-deal evaluator of
 ``training/evaluate.py``; the final policy is exported to the project's policy file (the actor
 weights mapped into ``training.network.PolicyNet``), which ``sniff eval``/``play``/``serve`` load.
 
     python training/rllib_selfplay.py --config configs/training/rllib-sniff-2p.toml
+    python training/rllib_selfplay.py --config configs/training/rllib-vector-sniff-2p.toml
     python training/rllib_selfplay.py --config configs/training/rllib-sniff-2p.toml --address ray://head:10001
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import time
@@ -34,11 +40,15 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # torch's idle threads must not spin beside the engine's
+
 from sniff_env.rules import Rules
 from training.config import ConfigError, parse_config, rules_for
 from training.device import DeviceError, resolve_device
 
 LEARNER = "main"
+"""The learner's module on the one-game path (``--engine vector``: RLlib's ``default_policy``)."""
+ENGINES = ("python", "vector")
 SNAPSHOT = "snapshot_"
 RUN_FILE = "sniff_run.json"
 """What a checkpoint folder carries beside RLlib's files: rules, layout, network shape, progress."""
@@ -51,13 +61,21 @@ class Args:
     num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
     rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
     seed: int = field(default=1, metadata={"min": 0, "help": "seed of RLlib, the env runners and the league draws"})
+    engine: str = field(
+        default="python",
+        metadata={"choices": ENGINES, "help": "'python': one game per env (SniffMultiAgentEnv, every seat can "
+                                              "learn); 'vector': the batched engine, num_envs_per_env_runner games "
+                                              "per env runner (the learner's seat; opponents played in the env)"},
+    )
     iterations: int = field(default=100, metadata={"min": 1, "help": "training iterations (each one train batch)"})
     total_timesteps: int = field(
         default=0, metadata={"min": 0, "help": "stop once this many learner decisions were sampled (0: no limit)"}
     )
     time_budget_s: float = field(default=0.0, metadata={"min": 0, "help": "stop after this many seconds of training (0: no limit)"})
     num_env_runners: int = field(default=1, metadata={"min": 0, "help": "env runner actors (0: sample in the driver)"})
-    num_envs_per_env_runner: int = field(default=4, metadata={"min": 1, "help": "games each env runner steps together"})
+    num_envs_per_env_runner: int = field(
+        default=4, metadata={"min": 1, "help": "games each env runner steps together (hundreds with --engine vector)"}
+    )
     sample_timeout_s: float = field(
         default=600.0, metadata={"above": 0, "help": "how long the driver waits for env runners' samples (RLlib's default: 60)"}
     )
@@ -78,10 +96,18 @@ class Args:
     reward: str = field(default="points", metadata={"choices": ("points", "game"), "help": "'points' (dense) or 'game' (+1/-1 at the end)"})
     reward_scale: float = field(default=0.05, metadata={"above": 0, "help": "multiplier of every reward"})
     max_hands: int = field(default=40, metadata={"min": 1, "help": "a game ends after this many hands at most"})
-    selfplay_prob: float = field(default=0.5, metadata={"min": 0, "max": 1, "help": "share of games where every seat is the learner"})
+    selfplay_prob: float = field(
+        default=0.5,
+        metadata={"min": 0, "max": 1, "help": "share of games where every seat is the learner (--engine vector: the "
+                                               "other seats play its current module, only the learner's seat trains)"},
+    )
     pool_size: int = field(default=8, metadata={"min": 1, "help": "frozen snapshots kept as opponents"})
     snapshot_every: int = field(default=10, metadata={"min": 1, "help": "iterations between snapshots"})
-    builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the league"})
+    builtin_opponents: str = field(
+        default="greedy,heuristic",
+        metadata={"help": "built-in players in the league (--engine vector: those the batched engine plays, "
+                          "shipped agents or exported policy files)"},
+    )
     eval_every: int = field(default=10, metadata={"min": 0, "help": "iterations between evaluations (0: never)"})
     eval_games: int = field(default=200, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
@@ -115,7 +141,8 @@ def build_rules(args: Args) -> Rules:
 
 
 def env_config(args: Args) -> dict[str, Any]:
-    """The ``env_config`` of :class:`SniffMultiAgentEnv` for a run."""
+    """The ``env_config`` of :class:`SniffMultiAgentEnv` (or, with ``--engine vector``, of
+    :class:`SniffRLlibVectorEnv`, whose league pool :func:`build_config` adds) for a run."""
     from sniff_env.commands.common import parse_overrides
 
     overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
@@ -123,6 +150,33 @@ def env_config(args: Args) -> dict[str, Any]:
         "ruleset": args.preset, "num_players": args.num_players, **overrides,
         "reward": args.reward, "reward_scale": args.reward_scale, "max_hands": args.max_hands,
     }
+
+
+def learner_module(args: Args | Mapping[str, Any]) -> str:
+    """The module id of the learner of a run (its ``Args`` or their dict)."""
+    engine = args.get("engine", "python") if isinstance(args, Mapping) else args.engine
+    return LEARNER if engine == "python" else "default_policy"
+
+
+def builtins_of(args: Args) -> list[str]:
+    return [s.strip() for s in args.builtin_opponents.split(",") if s.strip()]
+
+
+def check_league(args: Args) -> None:
+    """Refuse, before Ray starts, a league opponent the run's env cannot play (a ``ValueError``
+    naming it and what is allowed)."""
+    if args.engine not in ENGINES:
+        raise ValueError(f"--engine must be one of {', '.join(ENGINES)}; got {args.engine!r}")
+    if args.engine == "vector":
+        from training.rllib_vector import check_opponents
+
+        check_opponents(env_config(args), builtins_of(args))
+        return
+    from sniff_env.player_specs import BUILTIN, split_spec
+    from sniff_env.players import load
+
+    for spec in builtins_of(args):  # a PlayerSpecError or PolicyError (ValueErrors) says what is wrong
+        load(spec) if split_spec(spec)[0] in BUILTIN else load(spec, rules=build_rules(args))
 
 
 # -- the league ---------------------------------------------------------------------------------
@@ -170,7 +224,7 @@ def _league_callback() -> type:
             super().__init__()
             self.args = Args(**args)
             self.rules = build_rules(self.args)
-            self.builtins = [s for s in self.args.builtin_opponents.split(",") if s.strip()]
+            self.builtins = builtins_of(self.args)
             self.rng: np.random.Generator | None = None
 
         def on_episode_created(self, *, episode: Any, env_runner: Any, env: Any, env_index: int,
@@ -232,6 +286,14 @@ def learner_gpus(device: str) -> int:
     return int(resolve_device(device).type == "cuda")
 
 
+def league_spec(args: Args) -> Any:
+    """The league of the batched path (``training.rllib_vector.LeagueSpec``)."""
+    from training.rllib_vector import LeagueSpec
+
+    return LeagueSpec(builtins=tuple(builtins_of(args)), selfplay_prob=args.selfplay_prob, pool_size=args.pool_size,
+                      snapshot_every=args.snapshot_every, seed=args.seed)
+
+
 def build_config(args: Args) -> Any:
     """RLlib's ``PPOConfig`` of a run: the env, the league's mapping and callback, the masking module."""
     import functools
@@ -248,27 +310,34 @@ def build_config(args: Args) -> Any:
         "fcnet_hiddens": [args.hidden, args.hidden], "fcnet_activation": "relu", "head_fcnet_hiddens": [],
         "vf_share_layers": args.share_trunk,
     }
-    return (
-        PPOConfig()
-        .environment(SniffMultiAgentEnv, env_config=env_config(args))
-        .env_runners(
-            num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner,
-            sample_timeout_s=args.sample_timeout_s,
-        )
-        .learners(num_learners=0, num_gpus_per_learner=learner_gpus(args.device))
-        .multi_agent(policies={LEARNER}, policy_mapping_fn=module_for_agent, policies_to_train=[LEARNER])
-        .rl_module(
-            rl_module_spec=MultiRLModuleSpec(
-                rl_module_specs={LEARNER: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}
+    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)
+    if args.engine == "vector":
+        from training import rllib_vector
+
+        config = rllib_vector.build_config(env_config(args), league_spec(args), args.num_env_runners,
+                                           args.num_envs_per_env_runner, args.sample_timeout_s)
+        config = config.rl_module(rl_module_spec=module)
+    else:
+        config = (
+            PPOConfig()
+            .environment(SniffMultiAgentEnv, env_config=env_config(args))
+            .env_runners(
+                num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner,
+                sample_timeout_s=args.sample_timeout_s,
             )
+            .multi_agent(policies={LEARNER}, policy_mapping_fn=module_for_agent, policies_to_train=[LEARNER])
+            .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module}))
+            .callbacks(functools.partial(_league_callback(), args=asdict(args)))
         )
+    return (
+        config
+        .learners(num_learners=0, num_gpus_per_learner=learner_gpus(args.device))
         .training(
             lr=args.learning_rate, gamma=args.gamma, lambda_=args.gae_lambda, clip_param=args.clip_coef,
             entropy_coeff=args.ent_coef, vf_loss_coeff=args.vf_coef, grad_clip=args.max_grad_norm,
             grad_clip_by="global_norm", train_batch_size_per_learner=args.train_batch_size,
             minibatch_size=args.minibatch_size, num_epochs=args.num_epochs,
         )
-        .callbacks(functools.partial(_league_callback(), args=asdict(args)))
         .debugging(seed=args.seed)
     )
 
@@ -284,8 +353,9 @@ def start_ray(args: Args) -> bool:
         return False
     if args.address:
         _check_reachable(args.address)
-        try:
-            ray.init(address=args.address, logging_level="WARNING")
+        try:  # the cluster's workers get the driver's thread policy (a local Ray inherits it)
+            ray.init(address=args.address, logging_level="WARNING",
+                     runtime_env={"env_vars": {"OMP_WAIT_POLICY": os.environ["OMP_WAIT_POLICY"]}})
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise RayUnavailableError(f"cannot join the Ray cluster at {args.address!r}: {exc}") from None
         return True
@@ -352,8 +422,8 @@ def policy_net(weights: Mapping[str, Any], rules: Rules, hidden: int) -> Any:
     return net.eval()
 
 
-def learner_net(algo: Any, rules: Rules, hidden: int) -> Any:
-    return policy_net(algo.learner_group.get_weights([LEARNER])[LEARNER], rules, hidden)
+def learner_net(algo: Any, rules: Rules, hidden: int, module: str = LEARNER) -> Any:
+    return policy_net(algo.learner_group.get_weights([module])[module], rules, hidden)
 
 
 def evaluate(net: Any, rules: Rules, args: Args, seed: int) -> dict[str, float]:
@@ -403,17 +473,23 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, rules: Rules) -> 
 
     run = read_run(checkpoint)
     check_rules(run, rules, checkpoint)
-    module = RLModule.from_checkpoint(Path(checkpoint).resolve() / "learner_group" / "learner" / "rl_module" / LEARNER)
+    folder = Path(checkpoint).resolve() / "learner_group" / "learner" / "rl_module" / learner_module(run["args"])
+    module = RLModule.from_checkpoint(folder)
     net = policy_net(module.state_dict(), rules, run["hidden"])
     return export_policy_file(net, rules, out, run["learner_steps"], run["args"], run.get("train_seconds"))
 
 
 def save_checkpoint(algo: Any, run_dir: Path, run: dict[str, Any]) -> Path:
-    """``Algorithm.save_to_path`` into ``run_dir/checkpoint`` with the run file, replacing the
-    last one only once the new one is complete."""
+    """``Algorithm.save_to_path`` into ``run_dir/checkpoint`` with the run file (and, on the
+    batched path, the league's snapshot pool), replacing the last one only once the new one is
+    complete."""
     path, tmp, old = run_dir / "checkpoint", run_dir / "checkpoint.tmp", run_dir / "checkpoint.old"
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
+    if run["args"].get("engine") == "vector":
+        from training.rllib_vector import find_league, save_league
+
+        save_league(tmp, find_league(algo).snapshots)
     (tmp / RUN_FILE).write_text(json.dumps(run, sort_keys=True))
     if path.exists():
         path.rename(old)
@@ -423,9 +499,9 @@ def save_checkpoint(algo: Any, run_dir: Path, run: dict[str, Any]) -> Path:
 
 
 # -- training ----------------------------------------------------------------------------------------
-def log_result(writer: Any, result: dict[str, Any], step: int, sps: float) -> None:
+def log_result(writer: Any, result: dict[str, Any], step: int, sps: float, module: str = LEARNER) -> None:
     """RLlib's result in the metric names of ``training/ppo.py``."""
-    learner = result.get("learners", {}).get(LEARNER, {})
+    learner = result.get("learners", {}).get(module, {})
     runners = result.get("env_runners", {})
     for ours, theirs in (
         ("losses/policy_loss", "policy_loss"), ("losses/value_loss", "vf_loss"), ("losses/entropy", "entropy"),
@@ -434,7 +510,8 @@ def log_result(writer: Any, result: dict[str, Any], step: int, sps: float) -> No
         if theirs in learner:
             writer.add_scalar(ours, float(learner[theirs]), step)
     writer.add_scalar("charts/SPS", sps, step)
-    ret = runners.get("module_episode_returns_mean", {}).get(LEARNER)
+    # the multi-agent env runners' key, or the single-agent ones' (--engine vector)
+    ret = runners.get("module_episode_returns_mean", runners.get("module_episode_return_mean", {})).get(module)
     if ret is not None:
         writer.add_scalar("charts/episodic_return", float(ret), step)
     for key, value in runners.items():
@@ -443,16 +520,25 @@ def log_result(writer: Any, result: dict[str, Any], step: int, sps: float) -> No
     writer.add_scalar("league/size", float(result.get("league_size", 0)), step)
 
 
-def learner_steps(result: dict[str, Any]) -> int:
+def learner_steps(result: dict[str, Any], module: str = LEARNER) -> int:
     """Learner decisions sampled over the run's lifetime."""
     lifetime = result.get("env_runners", {}).get("num_module_steps_sampled_lifetime", {})
-    return int(lifetime.get(LEARNER, 0))
+    return int(lifetime.get(module, 0))
 
 
 def train(args: Args) -> Path:
     rules = build_rules(args)
     from sniff_env.observation import Observer
 
+    module = learner_module(args)
+    check_league(args)
+    previous: dict[str, Any] = {}
+    if args.resume:  # refuse a checkpoint of other rules or the other engine before Ray starts
+        previous = read_run(args.resume)
+        check_rules(previous, rules, args.resume)
+        if learner_module(previous["args"]) != module:
+            raise ValueError(f"{args.resume} was trained with --engine {previous['args'].get('engine', 'python')}; "
+                             f"resume it with that engine, not {args.engine!r}")
     run_dir = Path(args.out_dir) / args.exp_name
     run_dir.mkdir(parents=True, exist_ok=True)
     started = start_ray(args)
@@ -460,16 +546,19 @@ def train(args: Args) -> Path:
     try:
         from ray import cloudpickle
 
+        from training import rllib_vector
+
         if __name__ != "__main__":  # env runners on other nodes need not hold this file
             cloudpickle.register_pickle_by_value(sys.modules[__name__])
+        cloudpickle.register_pickle_by_value(rllib_vector)
         steps = 0
         if args.resume:
             from ray.rllib.algorithms.algorithm import Algorithm
 
-            previous = read_run(args.resume)
-            check_rules(previous, rules, args.resume)
             steps = int(previous.get("learner_steps", 0))
             algo = Algorithm.from_checkpoint(str(Path(args.resume).resolve()))
+            if args.engine == "vector":
+                rllib_vector.find_league(algo).restore(algo, rllib_vector.load_league(Path(args.resume)))
         else:
             algo = build_config(args).build_algo()
         writer = None
@@ -489,14 +578,14 @@ def train(args: Args) -> Path:
             if args.total_timesteps and steps >= args.total_timesteps:
                 break
             result = algo.train()
-            steps = learner_steps(result)
+            steps = learner_steps(result, module)
             sps = (steps - last_steps) / max(float(result.get("time_this_iter_s", 0.0)), 1e-9)
             last_steps = steps
             status = f"iteration {algo.iteration}: {steps:,} learner decisions, {sps:,.0f}/s"
             if writer is not None:
-                log_result(writer, result, steps, sps)
+                log_result(writer, result, steps, sps, module)
             if args.eval_every and algo.iteration % args.eval_every == 0:
-                rates = evaluate(learner_net(algo, rules, args.hidden), rules, args, args.seed + algo.iteration)
+                rates = evaluate(learner_net(algo, rules, args.hidden, module), rules, args, args.seed + algo.iteration)
                 for opp, rate in rates.items():
                     status += f" vs {opp} {rate:.3f}"
                     if writer is not None:
@@ -510,7 +599,7 @@ def train(args: Args) -> Path:
         if writer is not None:
             writer.close()
         if args.export:
-            export_policy_file(learner_net(algo, rules, args.hidden), rules, args.export, steps, asdict(args),
+            export_policy_file(learner_net(algo, rules, args.hidden, module), rules, args.export, steps, asdict(args),
                                time.time() - start)
             print(f"exported {args.export}")
         print(f"trained {steps:,} learner decisions in {time.time() - start:.0f} s; checkpoint {path}")

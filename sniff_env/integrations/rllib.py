@@ -1,4 +1,5 @@
-"""Sniff as a Ray RLlib ``MultiAgentEnv`` (new API stack), ready for action-masking modules.
+"""Sniff for Ray RLlib (new API stack), ready for action-masking modules: one game per env as a
+``MultiAgentEnv``, or many games per env runner on the batched engine (:class:`SniffRLlibVectorEnv`).
 
 | Import          | ``from sniff_env.integrations.rllib import SniffMultiAgentEnv``             |
 |-----------------|-----------------------------------------------------------------------------|
@@ -28,6 +29,20 @@ draw or a truncated game. An illegal action (``illegal="penalty"``, the default,
 :func:`sniff_env.env` does) ends the episode with -1 for its mover, who loses; with
 ``illegal="raise"`` it raises :class:`~sniff_env.errors.IllegalMoveError` and changes nothing.
 Masking policies never play one; RLlib's environment check steps one unmasked random action.
+
+**Many games per env runner.** :class:`SniffRLlibVectorEnv` is the batched engine
+(:class:`~sniff_env.vector.gym_vector.SniffGymVectorEnv`) as the vector env of RLlib's
+single-agent env runners, which build it through Gymnasium's ``vector_entry_point``::
+
+    config.environment(SniffRLlibVectorEnv, env_config={"opponents": "heuristic", "reward_scale": 0.05})
+    config.env_runners(num_envs_per_env_runner=256, gym_env_vectorize_mode="vector_entry_point")
+
+It is the learner's seat of ``num_envs`` games (RLlib adds ``num_envs`` to the config); the other
+seats are played inside its step (``opponents``: a player spec the vector env plays, one per
+other seat, or an :class:`~sniff_env.vector.gym_vector.OpponentPool` drawn from per episode).
+Observations are ``{"observations", "action_mask"}`` (a float mask), autoreset is Gymnasium's
+``NEXT_STEP`` (what the env runners expect), and an episode's last infos hold ``winner``,
+``learner`` (its seat), ``win`` (1 / 0 / 0.5, as above) and, with a pool, ``opponent``.
 """
 
 from __future__ import annotations
@@ -38,6 +53,7 @@ from typing import Any
 import numpy as np
 
 try:
+    import gymnasium
     from gymnasium import spaces
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 except ImportError as exc:  # pragma: no cover - exercised by a test that hides ray
@@ -57,6 +73,11 @@ ILLEGAL_PENALTY = -1.0
 RULES_FIELDS = tuple(f for f in field_names() if f not in ("num_players", "name"))
 CONFIG_KEYS = ("ruleset", "num_players", *ENV_OPTIONS, *ADAPTER_OPTIONS, *RULES_FIELDS)
 """Every key ``SniffMultiAgentEnv`` accepts in its config."""
+
+
+VECTOR_OPTIONS = ("num_envs", "learner", "opponents", "reward", "episode", "max_hands", "threads", "reward_scale")
+VECTOR_CONFIG_KEYS = ("ruleset", "num_players", *VECTOR_OPTIONS, *RULES_FIELDS)
+"""Every key ``SniffRLlibVectorEnv`` accepts in its config."""
 
 
 class EnvConfigError(SniffError):
@@ -253,3 +274,75 @@ class SniffMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         self.aec.close()
+
+
+class SniffRLlibVectorEnv(gymnasium.vector.VectorWrapper):  # type: ignore[misc]
+    """``num_envs`` games on the batched engine as one RLlib env runner's vector env (see the
+    module docs). ``config``: ``num_envs`` (RLlib sets it), ``ruleset``, ``num_players``, rules
+    fields, ``learner`` (a seat or ``"random"``, the default), ``opponents`` (default
+    ``"heuristic"``), ``reward``, ``episode``, ``max_hands``, ``threads`` (the engine's; default 1,
+    an env runner being one CPU) and ``reward_scale``."""
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        from gymnasium.vector import AutoresetMode
+
+        from sniff_env.vector.gym_vector import SniffGymVectorEnv
+
+        config = dict(config or {})
+        unknown = sorted(set(config) - set(VECTOR_CONFIG_KEYS))
+        if unknown:
+            raise EnvConfigError(
+                f"unknown env_config key(s) {unknown}; allowed: ruleset, num_players; options: "
+                f"{', '.join(VECTOR_OPTIONS)}; rules fields: {', '.join(RULES_FIELDS)}"
+            )
+        if "num_envs" not in config:
+            raise EnvConfigError(
+                "SniffRLlibVectorEnv is a vector env that RLlib builds with num_envs: set "
+                ".env_runners(num_envs_per_env_runner=N, gym_env_vectorize_mode='vector_entry_point')"
+            )
+        scale = config.pop("reward_scale", 1.0)
+        _check_config({"reward_scale": scale})
+        self.reward_scale = float(scale)
+        options = {"learner": "random", "threads": 1, **config}
+        try:
+            inner = SniffGymVectorEnv(autoreset_mode=AutoresetMode.NEXT_STEP, **options)
+        except SniffError:
+            raise
+        except (TypeError, ValueError) as exc:  # a bad opponent, learner or option value
+            raise EnvConfigError(str(exc)) from None
+        super().__init__(inner)
+        self.rules = inner.rules
+        n_actions = int(inner.single_action_space.n)
+        self.single_observation_space = spaces.Dict({
+            "observations": inner.single_observation_space["observation"],
+            "action_mask": spaces.Box(0.0, 1.0, (n_actions,), np.float32),
+        })
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.metadata = dict(inner.metadata)
+        self._side = np.array([self.rules.side_of(s) for s in range(self.rules.num_players)], np.int64)
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """New games everywhere. ``seed`` (RLlib's seed plus the env runner's index) is spread
+        into the engine's 62-bit deal numbers, so that runners with adjacent seeds deal apart."""
+        if isinstance(seed, list):
+            seed = seed[0]
+        if seed is not None:
+            seed = int(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0] >> np.uint64(2))
+        obs, infos = self.env.reset(seed=seed, options=options)
+        return self._observe(obs), infos
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        obs, rewards, terminated, truncated, infos = self.env.step(actions)
+        if "winner" in infos:
+            flag = infos["_winner"]
+            winner = infos["winner"]
+            side = self._side[infos["learner"]]
+            win = np.where(winner < 0, 0.5, (winner == side).astype(np.float64))
+            infos["win"], infos["_win"] = np.where(flag, win, 0.0), flag.copy()
+        return self._observe(obs), (rewards * self.reward_scale).astype(np.float32), terminated, truncated, infos
+
+    @staticmethod
+    def _observe(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}

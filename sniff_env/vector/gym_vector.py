@@ -12,7 +12,10 @@ other seats          played inside :meth:`step` until the learner is to act agai
                      ``tiebreak`` too), ``"random"`` (uniform legal), a shipped agent's name
                      or an exported ONNX policy file (its masked argmax,
                      batched), or a batched policy object (``actions(obs, mask)``, e.g. a
-                     loaded policy player's ``network``); one for all, or one per other seat
+                     loaded policy player's ``network``); one for all, or one per other seat;
+                     or an :class:`OpponentPool`: one entry (any of those) drawn per episode of
+                     each game plays all its other seats (:attr:`SniffGymVectorEnv.opponent`
+                     says which)
 observation          ``Dict(observation=Box[N, obs_size] float32, action_mask=Box[N, A] int8)``;
                      :meth:`action_masks` gives the masks as booleans
 rewards              the learner's, summed from its decision to its next (``reward="game"``:
@@ -21,7 +24,12 @@ autoreset            ``SAME_STEP``: an episode that ends returns the next episod
                      observation; ``infos["final_obs"]`` (with ``"_final_obs"``) holds the
                      learner's last view (its mask marks the placeholder action 0 alone, see
                      :mod:`sniff_env.masks`), ``infos["final_info"]`` its ``winner`` (side, -1
-                     draw) and ``final_scores``
+                     draw) and ``final_scores``; ``autoreset_mode=AutoresetMode.NEXT_STEP``
+                     (what Gymnasium's vector wrappers and RLlib's env runners expect) returns
+                     the learner's last view itself, with ``infos["winner"]``,
+                     ``["final_scores"]``, ``["learner"]`` (its seat) and, with a pool,
+                     ``["opponent"]``, each beside its ``"_"`` flags; the next step ignores
+                     those games' actions and returns their next episode's first observation
 game length          ``max_hands`` (default 100, ``None`` lifts it) ends a game still short of
                      the target after that many hands, the highest score winning, so every
                      episode ends
@@ -81,6 +89,46 @@ class BatchPolicy(Protocol):
 
 Opponent = str | BatchPolicy
 """A player spec or a batched policy."""
+
+
+class OpponentPool:
+    """Opponents drawn per episode: at the start of each episode of each game, one entry (a
+    player spec or a batched policy) is drawn with :attr:`probs` to play all the other seats.
+
+    The env keeps the pool object, so :meth:`set_probs` changes the draws from the next episode
+    on (a policy object's weights may change in place too: the league's snapshots do)."""
+
+    def __init__(self, entries: Sequence[Opponent], probs: Sequence[float] | np.ndarray | None = None) -> None:
+        if isinstance(entries, str) or not isinstance(entries, Sequence) or not entries:
+            raise ValueError(f"an OpponentPool needs a non-empty list of player specs or batched policies; got {entries!r}")
+        for entry in entries:
+            if not isinstance(entry, str) and not _is_batch_policy(entry):
+                raise ValueError(f"a pool entry is a player spec or a batched policy (actions(obs, mask)); got {entry!r}")
+        self.entries: tuple[Opponent, ...] = tuple(entries)
+        self._probs = np.full(len(entries), 1.0 / len(entries))
+        if probs is not None:
+            self.set_probs(probs)
+
+    @property
+    def probs(self) -> np.ndarray:
+        """The chance of each entry (a copy; they sum to 1)."""
+        return self._probs.copy()
+
+    def set_probs(self, probs: Sequence[float] | np.ndarray) -> None:
+        """Draw entry ``i`` with weight ``probs[i]`` (non-negative, finite, one per entry, not all 0;
+        normalised) from each game's next episode on."""
+        p = np.asarray(probs, np.float64)
+        if p.shape != (len(self.entries),) or not np.isfinite(p).all() or (p < 0).any() or p.sum() <= 0:
+            raise ValueError(f"probs must be {len(self.entries)} non-negative finite weights, not all 0 "
+                             f"(one per pool entry); got {probs!r}")
+        self._probs = p / p.sum()
+
+    def draw(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """``size`` entry numbers drawn with :attr:`probs`."""
+        return rng.choice(len(self.entries), size=size, p=self._probs)
+
+    def __repr__(self) -> str:
+        return f"OpponentPool({list(self.entries)!r}, probs={self._probs.round(4).tolist()})"
 
 _jit = compiled()
 
@@ -177,24 +225,32 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         ruleset: str = "sniff",
         num_players: int = 2,
         learner: int | str = 0,
-        opponents: Opponent | Sequence[Opponent] | None = "heuristic",
+        opponents: Opponent | Sequence[Opponent] | OpponentPool | None = "heuristic",
         reward: str = "game",
         episode: str = "game",
         max_hands: int | None = DEFAULT_MAX_HANDS,
         threads: int | None = None,
         render_mode: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         **overrides: Any,
     ) -> None:
-        """``overrides``: rules fields (see ``sniff rules``); ``opponents=None`` is ``"random"``."""
+        """``overrides``: rules fields (see ``sniff rules``); ``opponents=None`` is ``"random"``;
+        ``autoreset_mode``: ``SAME_STEP`` (default) or ``NEXT_STEP`` (see the module docs)."""
         unknown = set(overrides) - set(field_names())
         if unknown:
             fields = ", ".join(f for f in field_names() if f not in ("name", "num_players"))
             raise unknown_options(f"{type(self).__name__}.__init__", unknown,
-                                  f"options: {', '.join(VECTOR_OPTIONS)}, learner, opponents, render_mode; "
+                                  f"options: {', '.join(VECTOR_OPTIONS)}, learner, opponents, render_mode, autoreset_mode; "
                                   f"rules fields: {fields}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise UnknownOptionError(f"render_mode={render_mode!r} is not offered; choose None or 'rgb_array'")
         self.render_mode = render_mode
+        modes = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+        if autoreset_mode not in modes + tuple(m.value for m in modes):
+            raise ValueError(f"autoreset_mode must be {' or '.join(repr(m.value) for m in modes)}; got {autoreset_mode!r}")
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        if self.autoreset_mode is not AutoresetMode.SAME_STEP:
+            self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         rules = make_rules(ruleset, num_players, **overrides)
         n = rules.num_players
         if learner != "random" and not (isinstance(learner, int) and not isinstance(learner, bool) and 0 <= learner < n):
@@ -204,7 +260,12 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self.rules, self.num_envs, self.learner_choice = rules, num_envs, learner
         self.reward_mode, self.episode = reward, episode
         self._engine = eng = self._venv.engine
-        kinds, self._weights, self._by_value, self._policies = _opponent_table(opponents, rules)
+        self.opponent_pool = opponents if isinstance(opponents, OpponentPool) else None
+        """The pool each game's opponent is drawn from per episode (``None``: fixed opponents)."""
+        if isinstance(opponents, OpponentPool):
+            kinds, self._weights, self._by_value, self._policies = _pool_table(opponents, rules)
+        else:
+            kinds, self._weights, self._by_value, self._policies = _opponent_table(opponents, rules)
         self._kinds = np.asarray(kinds, np.int64)
         A, size = eng.num_actions, eng.obs_size
         low, high = observation_bounds(eng.tables.observer)
@@ -224,6 +285,9 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._ret = np.zeros(B, np.float32)
         self._actions = np.zeros(B, np.int64)
         self._rng = np.zeros((B, 1), np.uint64)
+        self.opponent = np.zeros(B, np.int64)
+        """With an :class:`OpponentPool`, the entry playing the other seats of each game."""
+        self._restart = np.zeros(B, np.bool_)
         self._out = self._venv.step_arrays()
         self._mine = [(np.zeros((1, K.NS), np.int64), np.zeros((3, T), np.int64), np.zeros(A, np.float64),
                        np.zeros(A, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
@@ -248,6 +312,7 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         first = int(self.np_random.integers(2**62)) if seed is None else seed
         self._rng[:, 0] = self.np_random.integers(0, 2**63, self.num_envs, dtype=np.int64).astype(np.uint64)
         self._venv.reset(seed=first)
+        self._restart[:] = False
         self._new_episodes(np.arange(self.num_envs))
         self._todo[:] = CONTINUE
         self._settle(None)
@@ -261,8 +326,14 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         actions = np.asarray(actions)
         if actions.dtype.kind not in "iu":
             raise IllegalMoveError(f"actions must be whole numbers (an integer array); got dtype {actions.dtype}")
+        restart = np.flatnonzero(self._restart)
+        if restart.size and actions.shape == (self.num_envs,):  # NEXT_STEP: their actions are ignored
+            actions = actions.copy()
+            actions[restart] = self._engine.legal[restart, 0]
         self._actions[:] = self._engine.check_actions(actions)
         self._todo[:] = APPLY
+        self._todo[restart] = SKIP
+        self._restart[:] = False
         self._counting[:] = True
         self._ret[:] = 0.0
         ended: dict[str, Any] = {}
@@ -270,13 +341,20 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         rewards = self._ret.copy()
         terminated = np.zeros(self.num_envs, np.bool_)
         infos: dict[str, Any] = {}
+        observation = self._observation()
         if ended:
             games = ended["games"]
             terminated[games] = True
             rewards[games] = ended["rewards"]
-            infos = _final_infos(self.num_envs, games, ended["views"], ended["winner"], ended["final_scores"],
-                                 self.single_action_space.n)
-        return self._observation(), rewards, terminated, np.zeros(self.num_envs, np.bool_), infos
+            if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+                observation["observation"][games] = ended["views"]
+                observation["action_mask"][games] = episode_over_mask(self.single_action_space.n)
+                infos = _ended_infos(self.num_envs, ended, self.opponent_pool is not None)
+                self._restart[games] = True
+            else:
+                infos = _final_infos(self.num_envs, games, ended["views"], ended["winner"], ended["final_scores"],
+                                     self.single_action_space.n)
+        return observation, rewards, terminated, np.zeros(self.num_envs, np.bool_), infos
 
     def action_masks(self) -> np.ndarray:
         """``[num_envs, num_actions]`` booleans: the learner's legal actions in each game."""
@@ -306,6 +384,12 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
             self.learner[games] = self.np_random.integers(self.rules.num_players, size=games.size)
         else:
             self.learner[games] = self.learner_choice
+        if self.opponent_pool is not None:
+            self.opponent[games] = pick = self.opponent_pool.draw(self.np_random, games.size)
+            self._who[games] = pick[:, None]
+            self._who[games, self.learner[games]] = LEARNER
+            self._counting[games] = False
+            return
         n = self.rules.num_players
         seat, others = np.arange(n), np.arange(n - 1)
         for b in games.tolist():
@@ -368,7 +452,8 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
 def _record(ended: dict[str, Any], games: np.ndarray, env: SniffGymVectorEnv, o: StepArrays) -> None:
     """Add the episodes of ``games``, which just ended, to ``ended``."""
     parts = {"games": games, "views": env.learner_views(games), "rewards": env._ret[games],
-             "winner": o.winner[games], "final_scores": o.final_scores[games]}
+             "winner": o.winner[games], "final_scores": o.final_scores[games], "learner": env.learner[games].copy(),
+             "opponent": env.opponent[games].copy()}
     for key, value in parts.items():
         ended[key] = np.concatenate([ended[key], value]) if key in ended else value.copy()
 
@@ -388,6 +473,35 @@ def _final_infos(num_envs: int, games: np.ndarray, views: np.ndarray, winner: np
     final[games] = scores
     final_info = {"winner": win, "_winner": flag, "final_scores": final, "_final_scores": flag.copy()}
     return {"final_obs": final_obs, "_final_obs": flag.copy(), "final_info": final_info, "_final_info": flag.copy()}
+
+
+def _ended_infos(num_envs: int, ended: dict[str, Any], pool: bool) -> dict[str, Any]:
+    """``NEXT_STEP``'s infos of the episodes that ended: per game, with Gymnasium's ``"_"`` flags."""
+    games = ended["games"]
+    flag = np.zeros(num_envs, np.bool_)
+    flag[games] = True
+    infos: dict[str, Any] = {}
+    for key in ("winner", "final_scores", "learner", "opponent") if pool else ("winner", "final_scores", "learner"):
+        value = ended[key]
+        column = np.zeros((num_envs, *value.shape[1:]), np.int64)
+        column[games] = value
+        infos[key], infos[f"_{key}"] = column, flag.copy()
+    return infos
+
+
+def _pool_table(pool: OpponentPool, rules: Any) -> tuple[list[int], np.ndarray, np.ndarray, dict[int, Any]]:
+    """:func:`_opponent_table` with a row per pool entry."""
+    codes: list[int] = []
+    weights = np.zeros((len(pool.entries), len(weight_vector(Weights()))), np.float64)
+    by_value = np.zeros(len(pool.entries), np.bool_)
+    policies: dict[int, Any] = {}
+    for i, entry in enumerate(pool.entries):
+        kinds, w, v, p = _opponent_table([entry] + ["random"] * (rules.num_players - 2), rules)
+        codes.append(kinds[0])
+        weights[i], by_value[i] = w[0], v[0]
+        if 0 in p:
+            policies[i] = p[0]
+    return codes, weights, by_value, policies
 
 
 def _opponent_table(

@@ -10,11 +10,20 @@ once the budget is spent, and its TensorBoard writer flushes every second so not
         --exp-name ppo-vs-rllib
     python training/benchmarks/rllib_compare.py plot runs/rllib-vs-ppo/tb runs/ppo-vs-rllib/tb \\
         checkpoints/results/rllib-vs-ppo
+
+``--rllib-vector`` adds a run of the batched path (``--engine vector``), and either first
+argument may be the JSON an earlier ``plot`` wrote, whose curve of that trainer is drawn again:
+
+    python training/rllib_selfplay.py --config configs/training/rllib-vector-sniff-2p.toml --time-budget-s 600 \\
+        --exp-name rllib-vector-vs-ppo --iterations 100000
+    python training/benchmarks/rllib_compare.py plot checkpoints/results/rllib-vs-ppo.json \\
+        checkpoints/results/rllib-vs-ppo.json checkpoints/results/rllib-vector-vs-ppo --rllib-vector runs/rllib-vector-vs-ppo/tb
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -73,7 +82,22 @@ def curves(logdir: Path) -> dict[str, list[tuple[float, int, float]]]:
     return out
 
 
-def plot(rllib: Path, ppo: Path, out: Path) -> dict[str, Any]:
+RLLIB, PPO, VECTOR = "RLlib (rllib_selfplay.py)", "training/ppo.py", "RLlib, batched engine (--engine vector)"
+"""The curves' names (and their keys in the JSON ``plot`` writes)."""
+
+
+def series(source: Path, name: str) -> dict[str, list[tuple[float, int, float]]]:
+    """The curves of ``name``: from a TensorBoard folder, or from the JSON of an earlier ``plot``."""
+    if source.suffix != ".json":
+        return curves(source)
+    try:
+        runs = json.loads(source.read_text())["runs"]
+        return {opp: [(float(m), int(n), float(r)) for m, n, r in v["points"]] for opp, v in runs[name].items()}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{source} holds no curves of {name!r} from an earlier plot ({exc!r})") from None
+
+
+def plot(rllib: Path, ppo: Path, out: Path, vector: Path | None = None) -> dict[str, Any]:
     """Write ``out.png`` (win rate over minutes, one panel per opponent) and ``out.json``."""
     import matplotlib
 
@@ -82,13 +106,17 @@ def plot(rllib: Path, ppo: Path, out: Path) -> dict[str, Any]:
 
     from sniff_env.atomic import save_figure, write_json_atomic
 
-    runs = {"RLlib (rllib_selfplay.py)": curves(rllib), "training/ppo.py": curves(ppo)}
-    opponents = sorted({opp for series in runs.values() for opp in series})
+    runs = {RLLIB: series(rllib, RLLIB), PPO: series(ppo, PPO)}
+    sources = {RLLIB: rllib, PPO: ppo}
+    if vector is not None:
+        runs[VECTOR], sources[VECTOR] = series(vector, VECTOR), vector
+    opponents = sorted({opp for curve in runs.values() for opp in curve})
     fig, axes = plt.subplots(1, len(opponents), figsize=(5 * len(opponents), 3.6), squeeze=False)
     for ax, opp in zip(axes[0], opponents, strict=True):
-        for name, series in runs.items():
-            points = series.get(opp, [])
-            ax.plot([p[0] for p in points], [p[2] for p in points], marker=".", label=name)
+        for name, curve in runs.items():
+            points = curve.get(opp, [])
+            label = f"{name}, earlier run" if sources[name].suffix == ".json" else name
+            ax.plot([p[0] for p in points], [p[2] for p in points], marker=".", label=label)
         ax.axhline(0.5, color="grey", lw=0.8, ls=":")
         ax.set(title=f"against {opp}", xlabel="training minutes (wall clock)", ylabel="win rate (duplicate deals)")
         ax.legend(fontsize=8)
@@ -97,10 +125,11 @@ def plot(rllib: Path, ppo: Path, out: Path) -> dict[str, Any]:
     save_figure(fig, out.with_suffix(".png"), dpi=120)
     summary = {
         name: {opp: {"final": pts[-1][2], "best": max(p[2] for p in pts), "minutes": pts[-1][0],
-                     "learner_steps": pts[-1][1], "points": pts} for opp, pts in series.items() if pts}
-        for name, series in runs.items()
+                     "learner_steps": pts[-1][1], "points": pts} for opp, pts in curve.items() if pts}
+        for name, curve in runs.items()
     }
-    write_json_atomic(out.with_suffix(".json"), {"logdirs": [str(rllib), str(ppo)], "runs": summary}, indent=2)
+    logdirs = [str(rllib), str(ppo)] + ([str(vector)] if vector is not None else [])
+    write_json_atomic(out.with_suffix(".json"), {"logdirs": logdirs, "runs": summary}, indent=2)
     return summary
 
 
@@ -113,14 +142,19 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("rllib_tb", type=Path)
     q.add_argument("ppo_tb", type=Path)
     q.add_argument("out", type=Path, help="OUT.png and OUT.json are written")
+    q.add_argument("--rllib-vector", type=Path, help="the TensorBoard folder of a run with --engine vector")
     opts, rest = parser.parse_known_args(argv)
     if opts.command == "ppo":
         run_ppo(rest, opts.budget_s)
     else:
         if rest:
             parser.error(f"unrecognized arguments: {' '.join(rest)}")
-        for name, series in plot(opts.rllib_tb, opts.ppo_tb, opts.out).items():
-            print(name, {opp: round(v["final"], 3) for opp, v in series.items()})
+        try:
+            summary = plot(opts.rllib_tb, opts.ppo_tb, opts.out, opts.rllib_vector)
+        except ValueError as exc:
+            raise SystemExit(f"error: {exc}") from None
+        for name, curve in summary.items():
+            print(name, {opp: round(v["final"], 3) for opp, v in curve.items()})
     return 0
 
 

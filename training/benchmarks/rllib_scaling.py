@@ -1,9 +1,13 @@
-"""Learner decisions per second of ``training/rllib_selfplay.py`` with 1, 2, ... env runners,
+"""Learner decisions per second of ``training/rllib_selfplay.py`` with 1, 2, ... env runners, on
+each of its engines (one game per env, or the batched engine with many games per env runner),
 beside ``training/ppo.py`` (reference and batched engines) on the same rules.
 
 Each figure is the median over ``--repeats`` timed stretches of ``--iterations`` training
 iterations, after one warm-up iteration (actors started, kernels loaded), sampling and learning
 included; ``training/ppo.py`` is timed over whole runs of the same number of learner decisions.
+Each RLlib row also times its env runners alone (``sampling``): the same stretches of
+``EnvRunner.sample`` calls of one train batch, all runners at once, no learning. No snapshot is
+taken in so few iterations, so every step sampled is a learner decision on both engines.
 
     python training/benchmarks/rllib_scaling.py --runners 1,2 --out checkpoints/results/rllib-scaling.json
     python training/benchmarks/rllib_scaling.py --runners 1,4,8,14 --num-cpus 16   # a 16-core machine
@@ -12,7 +16,8 @@ included; ``training/ppo.py`` is timed over whole runs of the same number of lea
 from __future__ import annotations
 
 import argparse
-import json
+import functools
+import os
 import statistics
 import sys
 import tempfile
@@ -23,30 +28,50 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
+from sniff_env.atomic import write_json_atomic
 from training import ppo, rllib_selfplay
 
 
-def rllib_rate(runners: int, opts: argparse.Namespace) -> list[float]:
-    """Learner decisions/s of ``repeats`` stretches with ``runners`` env runners."""
+def envs_per_runner(engine: str, opts: argparse.Namespace) -> int:
+    return int(opts.vector_envs_per_runner if engine == "vector" else opts.envs_per_runner)
+
+
+def sampled(runner: Any, steps: int) -> int:
+    """Steps one env runner samples when asked for ``steps`` (no learning)."""
+    return sum(len(episode) for episode in runner.sample(num_timesteps=steps))
+
+
+def rllib_rate(engine: str, runners: int, opts: argparse.Namespace) -> tuple[list[float], list[float]]:
+    """Learner decisions/s of ``repeats`` stretches with ``runners`` env runners on ``engine``:
+    training, then sampling alone."""
     args = rllib_selfplay.Args(
-        preset=opts.preset, num_players=opts.players, num_env_runners=runners,
-        num_envs_per_env_runner=opts.envs_per_runner, train_batch_size=opts.batch, minibatch_size=opts.batch // 4,
-        eval_every=0, tensorboard=False, num_cpus=max(opts.num_cpus, runners), seed=opts.seed,
+        preset=opts.preset, num_players=opts.players, engine=engine, num_env_runners=runners,
+        num_envs_per_env_runner=envs_per_runner(engine, opts), train_batch_size=opts.batch,
+        minibatch_size=opts.batch // 4, eval_every=0, tensorboard=False, num_cpus=max(opts.num_cpus, runners),
+        seed=opts.seed, share_trunk=opts.share_trunk,
     )
+    module = rllib_selfplay.learner_module(args)
     started = rllib_selfplay.start_ray(args)
     algo = None
     try:
         algo = rllib_selfplay.build_config(args).build_algo()
-        steps = rllib_selfplay.learner_steps(algo.train())  # warm-up
+        steps = rllib_selfplay.learner_steps(algo.train(), module)  # warm-up
         rates = []
         for _ in range(opts.repeats):
             t0 = time.perf_counter()
             for _ in range(opts.iterations):
                 result = algo.train()
-            now = rllib_selfplay.learner_steps(result)
+            now = rllib_selfplay.learner_steps(result, module)
             rates.append((now - steps) / (time.perf_counter() - t0))
             steps = now
-        return rates
+        sampling = []
+        ask = functools.partial(sampled, steps=max(1, opts.batch // max(runners, 1)))
+        for _ in range(opts.repeats):
+            t0 = time.perf_counter()
+            count = sum(sum(algo.env_runner_group.foreach_env_runner(ask, local_env_runner=runners == 0))
+                        for _ in range(opts.iterations))
+            sampling.append(count / (time.perf_counter() - t0))
+        return rates, sampling
     finally:
         if algo is not None:
             algo.stop()
@@ -83,17 +108,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=3, help="training iterations per timed stretch")
     parser.add_argument("--repeats", type=int, default=3, help="timed stretches (the median is reported)")
     parser.add_argument("--batch", type=int, default=4000, help="env steps per RLlib training iteration")
-    parser.add_argument("--envs-per-runner", type=int, default=4)
+    parser.add_argument("--engines", default="python,vector", help="rllib_selfplay.py engines to time, comma-separated")
+    parser.add_argument("--envs-per-runner", type=int, default=4, help="games per env runner, one-game engine")
+    parser.add_argument("--vector-envs-per-runner", type=int, default=128, help="games per env runner, batched engine")
     parser.add_argument("--num-cpus", type=int, default=2, help="CPUs of the Ray started here")
+    parser.add_argument("--share-trunk", action="store_true",
+                        help="the critic shares the actor's layers (PolicyNet's shape, half the learner's work)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ppo-engines", default="python,vector", help="training/ppo.py engines to time ('' none)")
     parser.add_argument("--out", type=Path, help="write the figures to this JSON file")
     opts = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
-    for runners in [int(x) for x in opts.runners.split(",") if x.strip()]:
-        rates = rllib_rate(runners, opts)
-        rows.append({"trainer": "rllib", "env_runners": runners, "median": statistics.median(rates), "runs": rates})
-        print(f"rllib  {runners:>2} env runners: {statistics.median(rates):8,.0f} learner decisions/s", flush=True)
+    for engine in filter(None, opts.engines.split(",")):
+        for runners in [int(x) for x in opts.runners.split(",") if x.strip()]:
+            rates, sampling = rllib_rate(engine, runners, opts)
+            rows.append({"trainer": "rllib", "engine": engine, "env_runners": runners,
+                         "envs_per_runner": envs_per_runner(engine, opts), "median": statistics.median(rates),
+                         "runs": rates, "sampling_median": statistics.median(sampling), "sampling_runs": sampling})
+            print(f"rllib --engine {engine:<6} {runners:>2} env runners x {envs_per_runner(engine, opts):>4} games: "
+                  f"{statistics.median(rates):8,.0f} learner decisions/s training, "
+                  f"{statistics.median(sampling):8,.0f} sampling alone", flush=True)
     for engine in filter(None, opts.ppo_engines.split(",")):
         rates = ppo_rate(engine, opts)
         rows.append({"trainer": f"ppo.py --engine {engine}", "median": statistics.median(rates), "runs": rates})
@@ -101,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     if opts.out:
         opts.out.parent.mkdir(parents=True, exist_ok=True)
         command = "python training/benchmarks/rllib_scaling.py " + " ".join(argv if argv is not None else sys.argv[1:])
-        opts.out.write_text(json.dumps({"command": command, "options": vars(opts) | {"out": str(opts.out)},
-                                        "rows": rows}, indent=2))
+        write_json_atomic(opts.out, {"command": command, "options": vars(opts) | {"out": str(opts.out)},
+                                     "load_average": os.getloadavg(), "cpus": os.cpu_count(), "rows": rows}, indent=2)
     return 0
 
 
