@@ -325,9 +325,10 @@ def parse_game_log(data: Any, source: str = "the log") -> GameLog:
     return GameLog(rules, seed, max_hands, list(players), records, game, dict(meta))
 
 
-def load_game_log(path: str | Path) -> GameLog:
-    """Read, check and re-run the log at ``path``; :class:`GameLogError` says what is wrong (a
-    file that is no regular file or holds more than :data:`MAX_LOG_BYTES` is refused unread)."""
+def read_log_data(path: str | Path) -> tuple[Any, str]:
+    """The JSON value of the log file at ``path`` and how messages name it; :class:`GameLogError`
+    for a file that cannot be read, is no regular file, holds more than :data:`MAX_LOG_BYTES`
+    (refused unread) or is no JSON."""
     path = Path(path)
     try:
         text = read_bounded(path, MAX_LOG_BYTES, "the game log")
@@ -335,7 +336,14 @@ def load_game_log(path: str | Path) -> GameLog:
         raise GameLogError(str(exc)) from None
     except OSError as exc:
         raise GameLogError(f"cannot read the game log {str(path)!r}: {exc.strerror or exc}") from None
-    return parse_game_log(read_json(text, repr(str(path))), repr(str(path)))
+    source = repr(str(path))
+    return read_json(text, source), source
+
+
+def load_game_log(path: str | Path) -> GameLog:
+    """Read, check and re-run the log at ``path``; :class:`GameLogError` says what is wrong (see
+    :func:`read_log_data`)."""
+    return parse_game_log(*read_log_data(path))
 
 
 def read_json(text: str | bytes, source: str = "the log") -> Any:

@@ -20,12 +20,15 @@ from web_server import (  # noqa: F401  (the games and browser fixtures)
     DESKTOP,
     PHONE,
     browser_fixture,
+    click_move,
     games_folder,
     open_page,
     require_browser,
     run_server,
     state,
+    wait_past,
 )
+from web_server import play_until as shared_play_until
 
 RESULTS = Path(__file__).resolve().parents[1] / "checkpoints" / "results"
 TOUCH = 44
@@ -37,11 +40,6 @@ playwright_api = require_browser()
 def server(games: Path) -> Iterator[str]:
     yield from run_server(games, "--seed", "11", "--opponent", "random", "--rule", "muggins_claims=true",
                           "--rule", "target=40", "--hint-budget", "0.1")
-
-
-def wait_past(page: Any, version: int) -> dict[str, Any]:
-    page.wait_for_function(f"window.sniff.state.version > {version} && !window.sniff.busy")
-    return state(page)
 
 
 def tile_key(option: dict[str, Any]) -> str:
@@ -66,29 +64,12 @@ def no_sideways_scroll(page: Any) -> None:
 
 def play(page: Any, option: dict[str, Any], claim: bool) -> None:
     """Play ``option`` by clicking, with the claim box set as asked (when the rules have it)."""
-    if page.locator("#claim-box").is_visible() and page.is_checked("#claim") != claim:
-        page.click("#claim")
-    if option["draw"]:
-        page.click("#draw")
-        return
-    page.click(f"#hand [data-tile='{tile_key(option)}']")
-    page.click(f"#layout .target[data-action='{option['action']}']")
+    click_move(page, option, claim)
 
 
 def play_until(page: Any, wanted: Any, limit: int = 200) -> dict[str, Any]:
     """Click the first listed move (claimed) until ``wanted(state)`` holds."""
-    s = state(page)
-    for _ in range(limit):
-        if wanted(s):
-            return s
-        if s["phase"] == "hand_over":
-            page.click("#result-next")
-        elif s["phase"] == "game_over":
-            page.click("#result-new")
-        else:
-            play(page, s["options"][0], claim=True)
-        s = wait_past(page, s["version"])
-    raise AssertionError("the wanted position never came")
+    return shared_play_until(page, wanted, limit, claim=True)
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_server import ARGS, CHROMIUM, games_folder, require_browser, run_server  # noqa: F401  (the games fixture)
+from web_server import (  # noqa: F401  (the games fixture)
+    ARGS,
+    CHROMIUM,
+    click_move,
+    games_folder,
+    require_browser,
+    run_server,
+    state,
+    wait_past,
+)
 
 README_SCREENSHOT = Path(__file__).resolve().parents[1] / "checkpoints" / "results" / "web-table.png"
 
@@ -38,25 +47,6 @@ def page(server: str) -> Iterator[Any]:
         pg.wait_for_function("window.sniff && window.sniff.state")
         yield pg
         browser.close()
-
-
-def state(page: Any) -> dict[str, Any]:
-    return dict(page.evaluate("JSON.parse(JSON.stringify(window.sniff.state))"))
-
-
-def wait_past(page: Any, version: int) -> dict[str, Any]:
-    page.wait_for_function(f"window.sniff.state.version > {version} && !window.sniff.busy")
-    return state(page)
-
-
-def click_move(page: Any, option: dict[str, Any]) -> None:
-    """Play ``option`` as a person does: the tile in the hand, then its end on the table."""
-    if option["draw"]:
-        page.click("#draw")
-        return
-    tile = f"{option['tile'][0]}-{option['tile'][1]}"
-    page.click(f"#hand [data-tile='{tile}']")
-    page.click(f"#layout .target[data-action='{option['action']}']")
 
 
 def worth_a_picture(s: dict[str, Any]) -> bool:

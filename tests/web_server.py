@@ -132,8 +132,11 @@ def wait_past(page: Any, version: int) -> dict[str, Any]:
     return state(page)
 
 
-def click_move(page: Any, option: dict[str, Any]) -> None:
-    """Play ``option`` as a person does: the tile in the hand, then its end on the table (or Draw)."""
+def click_move(page: Any, option: dict[str, Any], claim: bool | None = None) -> None:
+    """Play ``option`` as a person does: the tile in the hand, then its end on the table (or Draw);
+    ``claim`` sets the claim box first where the rules show it (None: as it is)."""
+    if claim is not None and page.locator("#claim-box").is_visible() and page.is_checked("#claim") != claim:
+        page.click("#claim")
     if option["draw"]:
         page.click("#draw")
         return
@@ -143,8 +146,9 @@ def click_move(page: Any, option: dict[str, Any]) -> None:
     page.click(f"#layout .target[data-action='{option['action']}']")
 
 
-def play_until(page: Any, wanted: Any, limit: int = 300) -> dict[str, Any]:
-    """Click the first listed move (the next hand, a new game) until ``wanted(state)`` holds."""
+def play_until(page: Any, wanted: Any, limit: int = 300, claim: bool | None = None) -> dict[str, Any]:
+    """Click the first listed move (the next hand, a new game) until ``wanted(state)`` holds
+    (``claim``: as :func:`click_move`)."""
     s = state(page)
     for _ in range(limit):
         if wanted(s):
@@ -157,7 +161,7 @@ def play_until(page: Any, wanted: Any, limit: int = 300) -> dict[str, Any]:
         if s["phase"] == "hand_over":
             page.click("#result-next")
         else:
-            click_move(page, s["options"][0])
+            click_move(page, s["options"][0], claim)
         s = wait_past(page, s["version"])
     raise AssertionError("the wanted position never came")
 

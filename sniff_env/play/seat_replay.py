@@ -24,13 +24,12 @@ from typing import Any, TypeGuard
 from ..actions import END_NAMES, LEAD, action_codec
 from ..errors import IllegalMoveError
 from ..game import Event, Phase
-from ..gamelog import MAX_LOG_BYTES, SEAT_FORMAT, VERSION, GameLog, GameLogError, parse_game_log, read_json
+from ..gamelog import SEAT_FORMAT, VERSION, GameLog, GameLogError, parse_game_log, read_log_data
 from ..infostate import InfoState
 from ..layout import Layout, points_for
 from ..rules import DoublePlacement, Rules
 from ..scoring import HandResult
 from ..tiles import TileSet, tile_set
-from ..untrusted import InputFileError, read_bounded
 from .session import HUMAN, safe_name
 from .sheet import HandScore
 
@@ -318,14 +317,7 @@ def parse_seat_log(data: Any, source: str = "the log") -> SeatLog:
 def read_log(path: str | Path) -> GameLog | SeatLog:
     """The log at ``path``: a full game log (re-run by the engine) or a seat's record (laid out
     again); :class:`GameLogError` says what is wrong with it."""
-    path = Path(path)
-    try:
-        text = read_bounded(path, MAX_LOG_BYTES, "the game log")
-    except InputFileError as exc:
-        raise GameLogError(str(exc)) from None
-    except OSError as exc:
-        raise GameLogError(f"cannot read the game log {str(path)!r}: {exc.strerror or exc}") from None
-    return parse_log(read_json(text, repr(str(path))), repr(str(path)))
+    return parse_log(*read_log_data(path))
 
 
 def parse_log(data: Any, source: str = "the log") -> GameLog | SeatLog:
