@@ -27,8 +27,8 @@ SHIPPED = ("generalist-2p", "generalist-3p", "generalist-4p", "muggins-2p", "sni
 
 def rules_of(command: str) -> Rules:
     """The rules a ``sniff eval`` command line plays."""
-    from sniff_env.commands.common import rules_from_args
     from sniff_env.evaluation.cli import add_arguments
+    from sniff_env.options import rules_from_args
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)

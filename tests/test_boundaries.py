@@ -174,3 +174,30 @@ def test_the_checks_catch_what_they_should() -> None:
     assert list(_player_imports(lazy, "sniff_env/vector/x.py")) == [(True, "sniff_env.players")]
     top = ast.parse("from ..players.heuristic import Weights\n")
     assert list(_player_imports(top, "sniff_env/vector/x.py")) == [(False, "sniff_env.players.heuristic")]
+
+
+COMMAND_LINE = ("sniff_env.cli", "sniff_env.commands", "sniff_env.evaluation.cli", "sniff_env.play.commands",
+                "sniff_env.play.replay_cmd", "sniff_env.web.commands")
+"""The modules of the ``sniff`` command's subcommands."""
+
+
+def _imported(rel: str, tree: ast.Module) -> Iterator[str]:
+    """The dotted names of every module ``tree`` imports (at any depth)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = resolved(rel, node)
+            yield ".".join(target)
+            yield from (".".join([*target, a.name]) for a in node.names)
+        elif isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+
+
+def test_the_training_side_imports_no_command_line_module() -> None:
+    """Trainers, studies and benchmarks share the checked options through ``sniff_env.options``,
+    not through a subcommand's module."""
+    found = sorted({f"{rel}: {name}" for rel, tree in sources() if rel.startswith("training/")
+                    for name in _imported(rel, tree)
+                    if any(name == m or name.startswith(m + ".") for m in COMMAND_LINE)})
+    assert found == []
+    planted = ast.parse("from sniff_env.commands.rules import add_arguments\n")
+    assert any(n.startswith("sniff_env.commands") for n in _imported("training/x.py", planted))

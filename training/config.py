@@ -27,8 +27,8 @@ T = TypeVar("T")
 def rules_for(preset: str, num_players: int, overrides: str) -> Any:
     """The :class:`~sniff_env.rules.Rules` of a run: a preset plus ``"field=value,..."`` overrides;
     :class:`ConfigError` with the rules' own message for an unknown preset, field or value."""
-    from sniff_env.commands.common import parse_overrides
     from sniff_env.errors import RulesError
+    from sniff_env.options import parse_overrides
     from sniff_env.presets import make_rules
 
     try:
@@ -48,8 +48,8 @@ def check_run_outputs(out_dir: str, exp_name: str, export: str, force: bool, res
     """Before a run starts: :class:`ConfigError` naming ``--force`` when it would write over the
     checkpoint of an earlier run in its folder ``<out_dir>/<exp_name>`` (unless ``resuming`` it)
     or over an existing ``--export`` file (or cannot write it there)."""
-    from sniff_env.commands.common import check_output_file
     from sniff_env.errors import OutputPathError
+    from sniff_env.options import check_output_file
 
     run_dir = Path(out_dir) / exp_name
     if not force and not resuming and (run_dir / "checkpoint.pt").exists():

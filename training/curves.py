@@ -169,7 +169,7 @@ def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sniff_env.commands.common import positive_int, seed_int
+    from sniff_env.options import positive_int, seed_int
     from sniff_env.players.policy import PolicyError
     from training.torchscript import TRUST_HELP
 

@@ -59,7 +59,7 @@ def checkpoint_net(checkpoint: str | Path) -> tuple[nn.Module, dict[str, Any]]:
 def check_out(out: str | Path, force: bool = False) -> Path:
     """``out`` if the export may be written there: :class:`OutputPathError` (a ``ValueError``)
     naming ``--force`` for an existing file, or for a folder."""
-    from sniff_env.commands.common import check_output_file
+    from sniff_env.options import check_output_file
 
     return check_output_file(out, force)
 

@@ -23,8 +23,8 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sniff_env.atomic import save_figure, write_json_atomic
-from sniff_env.commands.common import positive_int, seed_int, win_rate, worker_count
 from sniff_env.evaluation.tournament import run_tournament
+from sniff_env.options import positive_int, seed_int, win_rate, worker_count
 from sniff_env.presets import PRESET_NAMES, make_rules
 
 

@@ -143,7 +143,7 @@ def build_rules(args: Args) -> Rules:
 def env_config(args: Args) -> dict[str, Any]:
     """The ``env_config`` of :class:`SniffMultiAgentEnv` (or, with ``--engine vector``, of
     :class:`SniffRLlibVectorEnv`, whose league pool :func:`build_config` adds) for a run."""
-    from sniff_env.commands.common import parse_overrides
+    from sniff_env.options import parse_overrides
 
     overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
     return {

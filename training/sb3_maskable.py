@@ -24,8 +24,8 @@ from torch import nn
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sniff_env.commands.common import parse_overrides
 from sniff_env.observation import Observer
+from sniff_env.options import parse_overrides
 from sniff_env.rules import Rules
 from training.config import parse_config, rules_for, run_script
 from training.device import DEVICE_HELP, cpu_module, host_view, resolve_device

@@ -194,7 +194,7 @@ class QNetwork(nn.Module):
 
 def make_venv(args: Args) -> TianshouVectorEnv:
     """``n_envs`` learner seats (a random seat each game) against ``args.opponent``, unseeded."""
-    from sniff_env.commands.common import parse_overrides
+    from sniff_env.options import parse_overrides
     from sniff_env.vector.gym_vector import SniffGymVectorEnv
 
     overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sniff_env.commands.common import positive_int
 from sniff_env.game import Phase, new_game
+from sniff_env.options import positive_int
 from sniff_env.presets import PRESET_NAMES, make_rules
 
 TARGET = 50_000

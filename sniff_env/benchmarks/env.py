@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..commands.common import add_rules_arguments, parse_overrides, positive_int, rules_from_args, seed_int
+from ..options import add_rules_arguments, parse_overrides, positive_int, rules_from_args, seed_int
 
 
 def agent_steps_per_second(make: Callable[[], Any], steps: int, seed: int) -> float:

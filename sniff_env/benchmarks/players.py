@@ -18,15 +18,15 @@ import time
 
 import numpy as np
 
-from sniff_env.commands.common import (
+from sniff_env.game import Phase, new_game
+from sniff_env.infostate import InfoState, info_state
+from sniff_env.options import (
     add_rules_arguments,
     positive_float,
     positive_int,
     rules_from_args,
     seed_int,
 )
-from sniff_env.game import Phase, new_game
-from sniff_env.infostate import InfoState, info_state
 from sniff_env.players import load
 from sniff_env.rules import Rules
 

@@ -22,16 +22,16 @@ import time
 
 import numpy as np
 
-from sniff_env.commands.common import (
+from sniff_env.game import Phase, new_game
+from sniff_env.infostate import info_state
+from sniff_env.observation import Observer
+from sniff_env.options import (
     add_rules_arguments,
     positive_float,
     positive_int,
     rules_from_args,
     seed_int,
 )
-from sniff_env.game import Phase, new_game
-from sniff_env.infostate import info_state
-from sniff_env.observation import Observer
 from sniff_env.rules import Rules
 
 GOAL = 1_000_000

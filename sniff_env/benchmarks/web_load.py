@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..commands.common import positive_int, real_number
+from ..options import positive_int, real_number
 
 MAX_SECONDS = 300.0
 KINDS = ("page", "view", "move", "next", "new", "hint")

@@ -16,7 +16,7 @@ import time
 import warnings
 from pathlib import Path
 
-from ..commands.common import positive_int
+from ..options import positive_int
 from ..presets import make_rules
 from ..web.sessions import MAX_GAMES, TableOptions
 

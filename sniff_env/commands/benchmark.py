@@ -11,8 +11,8 @@ import argparse
 import shlex
 import sys
 
+from ..options import check_output_files, positive_int, worker_count
 from ..workers import max_workers
-from .common import check_output_files, positive_int, worker_count
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,11 +10,11 @@ from rich.markup import escape
 
 from ..game import Phase, new_game
 from ..infostate import info_state
+from ..options import add_rules_arguments, positive_int, rules_from_args, seed_int
 from ..play.screen import event_lines, with_names
 from ..play.sheet import hand_end_note
 from ..players import BUILTIN, load
 from ..render import count_sum, layout_picture
-from .common import add_rules_arguments, positive_int, rules_from_args, seed_int
 
 DEFAULT_PLAYERS = ("heuristic", "greedy")
 

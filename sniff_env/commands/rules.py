@@ -9,10 +9,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from ..options import add_rules_arguments, rules_from_args
 from ..presets import PRESET_NAMES, make_rules
 from ..rules import Rules
 from ..scoring import rounding_note
-from .common import add_rules_arguments, rules_from_args
 
 FIELD_WIDTH = 16
 """The field-name column (the longest field name)."""

@@ -8,7 +8,8 @@ import shlex
 from pathlib import Path
 
 from ..atomic import clean_stale_temps
-from ..commands.common import (
+from ..errors import OutputPathError
+from ..options import (
     add_rules_arguments,
     check_output_files,
     check_output_folder,
@@ -17,7 +18,6 @@ from ..commands.common import (
     seed_int,
     worker_count,
 )
-from ..errors import OutputPathError
 from ..rules import Rules
 from ..workers import max_workers
 from .tournament import ENGINES, MAX_HANDS, cached_player, choose_engine, run_tournament, saved_game_logs

@@ -12,9 +12,9 @@ from pathlib import Path
 from rich.markup import escape
 
 from ..atomic import clean_stale_temps
-from ..commands.common import add_rules_arguments, check_output_file, rules_from_args
 from ..errors import SniffError
 from ..gamelog import load_game_log
+from ..options import add_rules_arguments, check_output_file, rules_from_args
 from ..rules import Rules
 from .howto import howto_lines
 from .session import Session

@@ -17,7 +17,8 @@ import socket
 import sys
 from pathlib import Path
 
-from ..commands.common import (
+from ..errors import SniffError
+from ..options import (
     check_output_file,
     check_output_folder,
     positive_float,
@@ -26,7 +27,6 @@ from ..commands.common import (
     rules_from_args,
     whole_number,
 )
-from ..errors import SniffError
 from ..play.commands import add_game_arguments, chosen_opponents, main_for
 from ..play.session import Session, default_save_path
 from .housekeeping import KEEP_DAYS, KEEP_LOGS, clean_games_folder

@@ -33,8 +33,8 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from sniff_env import make_rules
 from sniff_env.actions import action_codec
 from sniff_env.atomic import write_json_atomic
-from sniff_env.commands.common import worker_count
 from sniff_env.infostate import InfoState
+from sniff_env.options import worker_count
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
 from training.studies.self_play import self_play
 

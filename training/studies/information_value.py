@@ -35,11 +35,11 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from sniff_env import make_rules
 from sniff_env.atomic import write_json_atomic
-from sniff_env.commands.common import worker_count
 from sniff_env.evaluation.batched import play_deals
 from sniff_env.evaluation.ratings import wilson_interval
 from sniff_env.evaluation.tournament import derive_seed
 from sniff_env.inference import evidence
+from sniff_env.options import worker_count
 from training.studies.self_play import self_play_games
 
 PLAYERS = ("sees-all", "sees-hands", "rollouts")

@@ -1,5 +1,7 @@
-"""Command-line options shared by subcommands: the preset, player count and rules overrides;
-argparse types that refuse nonsense numbers; checks of the files a command will write."""
+"""Options a user gives, checked the same way wherever they are given (the ``sniff`` command's
+subcommands and the training scripts): the preset, player count and rules overrides; argparse
+types that refuse nonsense numbers; checks of the files a run will write. Nothing here belongs
+to the command line alone, so the training side reads it without importing a command."""
 
 from __future__ import annotations
 
@@ -11,10 +13,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import OutputPathError, RulesError
-from ..presets import PRESET_NAMES, make_rules
-from ..rules import ENGINE_INT_MAX, Rules
-from ..workers import max_workers, workers_allowed
+from .errors import OutputPathError, RulesError
+from .presets import PRESET_NAMES, make_rules
+from .rules import ENGINE_INT_MAX, Rules
+from .workers import max_workers, workers_allowed
 
 
 def whole_number(low: int, high: int = ENGINE_INT_MAX, what: str = "") -> Callable[[str], int]:
