@@ -24,7 +24,14 @@ from training.collector import Collector, RolloutConfig, buffer_bytes, chain_gae
 from training.config import ConfigError
 from training.network import make_net
 from training.overlap import OverlappedCollector
-from training.ppo_rollout import LEARNER, SelfPlay, VectorSelfPlay, collect_vector, reward_scale
+from training.ppo_rollout import (
+    LEARNER,
+    RolloutSettings,
+    SelfPlay,
+    VectorSelfPlay,
+    collect_vector,
+    reward_scale,
+)
 from training.sampling import draw
 from training.snapshots import SnapshotBank
 
@@ -53,12 +60,12 @@ def test_exact_collector_gives_the_reference_batch(arch: str, players: int, rewa
     old_play, pool, net = table(args, players)
     new_play, _, _ = table(args, players)
     rules = old_play.rules
-    holder = SelfPlay(args, rules, random.Random(0), games=False)
+    holder = SelfPlay(RolloutSettings.of(args), rules, random.Random(0), games=False)
     holder.pool = pool
-    config = RolloutConfig(args.num_steps, args.gamma, args.gae_lambda, reward_scale(args), exact=True)
+    config = RolloutConfig(args.num_steps, args.gamma, args.gae_lambda, reward_scale(RolloutSettings.of(args)), exact=True)
     collector = Collector(new_play, config, net, torch.device("cpu"))
     for iteration in range(2):  # the second starts from games, chains and tables the first left
-        old, _ = collect_vector(args, old_play, net, lambda i: holder.frozen(i, net), torch.Generator().manual_seed(iteration))
+        old, _ = collect_vector(RolloutSettings.of(args), old_play, net, lambda i: holder.frozen(i, net), torch.Generator().manual_seed(iteration))
         new, _ = collector.collect(net, pool, torch.Generator().manual_seed(iteration))
         for key in ("obs", "masks", "actions", "logprobs", "values", "advantages", "returns"):
             assert torch.equal(old[key], new[key]), (iteration, key)
@@ -70,7 +77,7 @@ def test_exact_collector_gives_the_reference_batch(arch: str, players: int, rewa
 
 def test_fast_collector_stores_only_choices_and_legal_moves() -> None:
     play, pool, net = table(ARGS)
-    config = RolloutConfig(ARGS.num_steps, ARGS.gamma, ARGS.gae_lambda, reward_scale(ARGS))
+    config = RolloutConfig(ARGS.num_steps, ARGS.gamma, ARGS.gae_lambda, reward_scale(RolloutSettings.of(ARGS)))
     collector = Collector(play, config, net, torch.device("cpu"))
     batch, rate = collector.collect(net, pool, torch.Generator().manual_seed(1))
     masks, actions = batch["masks"], batch["actions"]

@@ -59,7 +59,15 @@ from training.network import (
     save_atomic,
 )
 from training.overlap import OverlappedCollector
-from training.ppo_rollout import INPUT, SelfPlay, VectorSelfPlay, collect, collect_vector, reward_scale
+from training.ppo_rollout import (
+    INPUT,
+    RolloutSettings,
+    SelfPlay,
+    VectorSelfPlay,
+    collect,
+    collect_vector,
+    reward_scale,
+)
 from training.torchscript import TRUST_HELP
 
 COLLECTORS = ("fast", "exact", "reference")
@@ -203,7 +211,8 @@ def make_collector(args: Args, vplay: VectorSelfPlay | None, net: nn.Module, dev
     :class:`ConfigError` when its buffers do not fit."""
     if vplay is None or args.collector == "reference":
         return None
-    config = RolloutConfig(args.num_steps, args.gamma, args.gae_lambda, reward_scale(args), args.collector == "exact")
+    config = RolloutConfig(args.num_steps, args.gamma, args.gae_lambda, reward_scale(RolloutSettings.of(args)),
+                           args.collector == "exact")
     first = Collector(vplay, config, net, device)
     if not args.overlap:
         return first
@@ -224,7 +233,8 @@ def train(args: Args) -> Path:
     torch.set_num_threads(args.torch_threads)
     sampler = torch.Generator().manual_seed(args.seed + 1)
 
-    play = SelfPlay(args, rules, random_gen, games=args.engine == "python")
+    settings = RolloutSettings.of(args)  # what the rollouts read of the run's arguments
+    play = SelfPlay(settings, rules, random_gen, games=args.engine == "python")
     vplay = None
     if args.engine == "vector":
         vplay = VectorSelfPlay(
@@ -300,12 +310,12 @@ def train(args: Args) -> Path:
                 elif vplay is not None:
                     vplay.pool_size = len(play.pool)
                     batch, sps = collect_vector(
-                        args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler
+                        settings, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler
                     )
                     play.episode_returns += vplay.episode_wins
                     vplay.episode_wins.clear()
                 else:
-                    batch, sps = collect(args, play, net, sampler, n)
+                    batch, sps = collect(settings, play, net, sampler, n)
             global_step += len(batch["actions"])
             with precision(args.precision, device):
                 stats = update(args, net, optimizer, batch, sampler)

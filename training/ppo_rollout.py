@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import random
 import time
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -51,8 +52,32 @@ def sample(logits: torch.Tensor, mask: torch.Tensor, sampler: torch.Generator) -
     return actions, torch.log_softmax(logits, -1).gather(1, actions[:, None]).squeeze(1)
 
 
+@dataclass(frozen=True)
+class RolloutSettings:
+    """What the self-play rollouts read of a trainer's settings (``ppo.Args`` has these fields;
+    :meth:`of` takes them from it)."""
+
+    num_envs: int
+    num_steps: int
+    gamma: float
+    gae_lambda: float
+    reward: str
+    """``"points"`` (dense) or ``"game"`` (+1/-1 at the end)."""
+    reward_scale: float
+    """Multiplier of ``"points"`` rewards."""
+    max_hands: int
+    selfplay_prob: float
+    builtin_opponents: str
+    """Comma-separated built-in players in the pool."""
+
+    @classmethod
+    def of(cls, settings: Any) -> RolloutSettings:
+        """These fields of ``settings`` (any object that has them, e.g. a trainer's arguments)."""
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
+
+
 def ppo_batch(
-    args: Any, obs: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor, logprobs: torch.Tensor,
+    settings: RolloutSettings, obs: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor, logprobs: torch.Tensor,
     values: torch.Tensor, rewards: np.ndarray, dones: np.ndarray, slots: np.ndarray,
     bootstrap: dict[int, float] | None = None,
 ) -> Batch:
@@ -60,7 +85,7 @@ def ppo_batch(
     returns over their chains (``slots``); ``bootstrap`` values continue unfinished chains."""
     values = values.float()  # a bfloat16 forward pass (--precision bf16) gives bfloat16 values
     v = values.numpy().astype(np.float64)
-    adv = chain_advantages(rewards, v, dones, slots, args.gamma, args.gae_lambda, bootstrap)
+    adv = chain_advantages(rewards, v, dones, slots, settings.gamma, settings.gae_lambda, bootstrap)
     return {
         "obs": obs, "masks": masks, "actions": actions, "logprobs": logprobs,
         "advantages": torch.from_numpy(adv.astype(np.float32)),
@@ -69,9 +94,9 @@ def ppo_batch(
     }
 
 
-def reward_scale(args: Any) -> float:
+def reward_scale(settings: RolloutSettings) -> float:
     """The multiplier of the engine's rewards: ``reward_scale`` for ``points``, 1 for ``game``."""
-    return float(args.reward_scale) if args.reward == "points" else 1.0
+    return float(settings.reward_scale) if settings.reward == "points" else 1.0
 
 
 class TablePlayer:
@@ -85,28 +110,28 @@ class SelfPlay:
     """The games in flight on the reference engine, who sits where, and the snapshot pool (which
     :class:`VectorSelfPlay` shares)."""
 
-    def __init__(self, args: Any, rules: Rules, rng: random.Random, games: bool = True) -> None:
-        self.args, self.rules, self.rng = args, rules, rng
+    def __init__(self, settings: RolloutSettings, rules: Rules, rng: random.Random, games: bool = True) -> None:
+        self.settings, self.rules, self.rng = settings, rules, rng
         self.n = rules.num_players
         self.observer = Observer(rules)
         self.games: list[Game] = []
         self.seats: list[list[TablePlayer]] = []
-        self.builtins = [s for s in args.builtin_opponents.split(",") if s.strip()]
+        self.builtins = [s for s in settings.builtin_opponents.split(",") if s.strip()]
         self.pool: list[dict[str, torch.Tensor]] = []
         self._frozen: dict[int, nn.Module] = {}
-        for _ in range(args.num_envs if games else 0):
+        for _ in range(settings.num_envs if games else 0):
             self.games.append(self._new_game())
             self.seats.append(self._draw_table())
         self.episode_returns: list[float] = []
         self.episode_wins: list[float] = []
 
     def _new_game(self) -> Game:
-        return new_game(self.rules, seed=self.rng.getrandbits(62), record=False, max_hands=self.args.max_hands)
+        return new_game(self.rules, seed=self.rng.getrandbits(62), record=False, max_hands=self.settings.max_hands)
 
     def _draw_table(self) -> list[TablePlayer]:
         from sniff_env.players import load
 
-        if self.rng.random() < self.args.selfplay_prob or not (self.pool or self.builtins):
+        if self.rng.random() < self.settings.selfplay_prob or not (self.pool or self.builtins):
             return [TablePlayer("learner") for _ in range(self.n)]
         learner_seat = self.rng.randrange(self.n)
         options = len(self.pool) + len(self.builtins)
@@ -146,7 +171,7 @@ def side_rewards(rules: Rules, before: list[int], after: list[int], game: Game, 
     return win_rewards(game.winner if game.phase is Phase.GAME_OVER else None, rules.num_sides)
 
 
-def collect(args: Any, play: SelfPlay, learner: nn.Module, sampler: torch.Generator, n: int) -> tuple[Batch, float]:
+def collect(settings: RolloutSettings, play: SelfPlay, learner: nn.Module, sampler: torch.Generator, n: int) -> tuple[Batch, float]:
     """Play ``num_steps`` engine decisions in every game of the reference engine; returns the
     learner's transitions with advantages and returns, and the decisions per second of the
     collection. The engine and the batch stay on the CPU; the learner and its snapshots run on
@@ -158,8 +183,8 @@ def collect(args: Any, play: SelfPlay, learner: nn.Module, sampler: torch.Genera
     # per (game, seat) chains of learner decisions
     records: dict[int, list[list[Any]]] = {}
     decisions = 0
-    scale = reward_scale(args)
-    for _ in range(args.num_steps):
+    scale = reward_scale(settings)
+    for _ in range(settings.num_steps):
         learner_idx, learner_obs, learner_mask, infos = [], [], [], []
         snap_groups: dict[int, list[tuple[int, Any]]] = {}
         actions = [0] * len(play.games)
@@ -202,7 +227,7 @@ def collect(args: Any, play: SelfPlay, learner: nn.Module, sampler: torch.Genera
             before = list(game.scores)
             game.step(actions[i])
             decisions += 1
-            rewards = side_rewards(rules, before, game.scores, game, args.reward)
+            rewards = side_rewards(rules, before, game.scores, game, settings.reward)
             finished = game.phase is Phase.GAME_OVER
             for seat in range(n):
                 if play.seats[i][seat].kind != "learner":
@@ -236,7 +261,7 @@ def collect(args: Any, play: SelfPlay, learner: nn.Module, sampler: torch.Genera
         raise RuntimeError("the rollout stored no learner decision; raise num_steps or num_envs")
     column = list(zip(*(rec for _, rec in flat), strict=True))
     batch = ppo_batch(
-        args, torch.stack(column[0]), torch.stack(column[1]), torch.stack(column[2]), torch.stack(column[3]),
+        settings, torch.stack(column[0]), torch.stack(column[1]), torch.stack(column[2]), torch.stack(column[3]),
         torch.stack(column[4]), np.array(column[5], np.float64), np.array(column[6], bool),
         np.array([slot for slot, _ in flat]), boot,
     )
@@ -290,7 +315,7 @@ class VectorSelfPlay:
 
 
 def collect_vector(
-    args: Any, play: VectorSelfPlay, net: nn.Module, frozen: Any, sampler: torch.Generator
+    settings: RolloutSettings, play: VectorSelfPlay, net: nn.Module, frozen: Any, sampler: torch.Generator
 ) -> tuple[Batch, float]:
     """``num_steps`` decisions in every game of the batched engine; returns learner transitions
     with advantages and returns, and the decisions per second of the collection."""
@@ -303,14 +328,14 @@ def collect_vector(
     rows_val: list[torch.Tensor] = []
     rows_slot: list[np.ndarray] = []
     rows_inputs: list[Inputs] = []
-    rew = np.zeros(num_envs * args.num_steps, np.float64)
-    done = np.zeros(num_envs * args.num_steps, bool)
+    rew = np.zeros(num_envs * settings.num_steps, np.float64)
+    done = np.zeros(num_envs * settings.num_steps, bool)
     count = 0
     last = np.full((num_envs, n), -1, np.int64)  # record index of each slot's last decision
     total = 0
-    scale = reward_scale(args)
+    scale = reward_scale(settings)
     games = np.arange(num_envs)
-    for _ in range(args.num_steps):
+    for _ in range(settings.num_steps):
         obs, mask, seat = play.obs, play.mask, play.seat
         who = play.table[games, seat]
         actions = np.zeros(num_envs, np.int64)
@@ -371,7 +396,7 @@ def collect_vector(
     if not count:
         raise RuntimeError("the rollout stored no learner decision; raise num_steps or num_envs")
     batch = ppo_batch(
-        args, torch.from_numpy(np.concatenate(rows_obs)), torch.from_numpy(np.concatenate(rows_mask)),
+        settings, torch.from_numpy(np.concatenate(rows_obs)), torch.from_numpy(np.concatenate(rows_mask)),
         torch.cat(rows_act), torch.cat(rows_logp), torch.cat(rows_val), rew[:count], done[:count],
         np.concatenate(rows_slot),
     )

@@ -50,7 +50,7 @@ from training import ppo
 from training.config import run_script
 from training.device import DEVICE_HELP, PRECISIONS, cpu_state, host_view, precision, resolve_device
 from training.network import ARCHITECTURES, make_net
-from training.ppo_rollout import SelfPlay, VectorSelfPlay, collect_vector
+from training.ppo_rollout import RolloutSettings, SelfPlay, VectorSelfPlay, collect_vector
 
 PEAK_SIZE = 1024
 """Side of the square float32 matrices :func:`matmul_peak` multiplies."""
@@ -81,7 +81,7 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
     sampler = torch.Generator().manual_seed(args.seed + 1)
-    play = SelfPlay(args, rules, rng, games=False)
+    play = SelfPlay(RolloutSettings.of(args), rules, rng, games=False)
     vplay = VectorSelfPlay(
         rules, args.num_envs // 2 if args.overlap else args.num_envs, rng.getrandbits(40), args.reward,
         args.max_hands, args.selfplay_prob, rng, tuple(filter(None, args.builtin_opponents.split(","))),
@@ -101,7 +101,7 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
             if collector is not None:
                 batch, _ = collector.collect(net, play.pool, sampler)
             else:
-                batch, _ = collect_vector(args, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler)
+                batch, _ = collect_vector(RolloutSettings.of(args), vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler)
         t1 = time.perf_counter()
         with precision(args.precision, device):
             ppo.update(args, net, optimizer, batch, sampler)
