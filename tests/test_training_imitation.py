@@ -14,7 +14,7 @@ from conftest import play_out_legally
 from sniff_env import make_rules
 from training.config import ConfigError
 from training.imitation import Args, main
-from training.imitation_record import play_games
+from training.imitation_record import RecordSettings, play_games
 from training.ppo import main as ppo_main
 from training.torchscript import load_player
 
@@ -44,7 +44,7 @@ def test_imitation_checkpoint_exports_and_starts_ppo(tmp_path: Path) -> None:
 
 def test_records_are_the_teachers_legal_choices_and_reproducible() -> None:
     rules = make_rules("sniff", 2)
-    args = Args(games=4, explore=0.2, seed=3)
+    args = RecordSettings.of(Args(games=4, explore=0.2, seed=3))
     a = play_games(rules, args, 0, 4)
     b = play_games(rules, args, 0, 4)
     assert len(a["actions"]) > 0

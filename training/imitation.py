@@ -49,7 +49,7 @@ from sniff_env.workers import max_workers
 from training.config import FORCE_HELP, check_run_outputs, parse_config, rules_for, run_script
 from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.evaluate import evaluator, masked_logits
-from training.imitation_record import Batch, record_family
+from training.imitation_record import Batch, RecordSettings, record_family
 from training.network import ARCHITECTURES, export_policy, make_net, policy_meta, save_atomic
 from training.torchscript import TRUST_HELP
 
@@ -260,9 +260,9 @@ def train(args: Args) -> Path:
 
         with Progress(disable=not args.progress) as bar:
             task = bar.add_task("recording games", total=args.games)
-            data = record_family(family, names, args, lambda k: bar.advance(task, k))
+            data = record_family(family, names, RecordSettings.of(args), lambda k: bar.advance(task, k))
     else:
-        data = record_family(family, names, args)
+        data = record_family(family, names, RecordSettings.of(args))
     if not args.data:
         run_dir.mkdir(parents=True, exist_ok=True)
         with atomic_path(run_dir / "teacher-data.npz", suffix=".tmp.npz") as tmp:

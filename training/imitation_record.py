@@ -24,6 +24,7 @@ import multiprocessing as mp
 import random
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,36 @@ Batch = dict[str, np.ndarray]
 TEACHERS = ("heuristic", "rollouts", "hindsight")
 ROWS_PER_GAME = 48
 """Recorded decisions a game is first given room for (a two-hand game of two players records about 20)."""
+
+
+@dataclass(frozen=True)
+class RecordSettings:
+    """What the recorders read of an imitation run's settings (``imitation.Args`` has these
+    fields; :meth:`of` takes them from it)."""
+
+    games: int
+    seed: int
+    teacher: str
+    """The player whose choices are the labels."""
+    opponents: str
+    """Comma-separated players at the other seats (empty: the teacher everywhere)."""
+    explore: float
+    """Share of the recorded seat's moves played at random (labels stay the teacher's)."""
+    actor: str
+    """A policy that plays the recorded seat instead of the teacher (empty: the teacher)."""
+    engine: str
+    max_hands: int
+    gamma: float
+    reward_scale: float
+    workers: int
+    progress: bool
+    trust_code: bool = False
+    """Load a TorchScript ``actor`` that is neither shipped nor this machine's own export."""
+
+    @classmethod
+    def of(cls, settings: Any) -> RecordSettings:
+        """These fields of ``settings`` (any object that has them, e.g. a run's arguments)."""
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls) if hasattr(settings, f.name)})
 
 
 class Rows:
@@ -82,28 +113,28 @@ def margins(scores: np.ndarray | Sequence[Sequence[int]], side: np.ndarray | Seq
     return mine - (scores.sum(1) - mine) / (scores.shape[1] - 1)
 
 
-def opponent_specs(args: Any) -> list[str]:
-    """The player specs of ``args.opponents`` (comma-separated)."""
-    return [s.strip() for s in args.opponents.split(",") if s.strip()]
+def opponent_specs(settings: RecordSettings) -> list[str]:
+    """The player specs of ``settings.opponents`` (comma-separated)."""
+    return [s.strip() for s in settings.opponents.split(",") if s.strip()]
 
 
-def play_games(rules: Rules, args: Any, first: int, count: int, stream: str = "") -> Batch:
+def play_games(rules: Rules, settings: RecordSettings, first: int, count: int, stream: str = "") -> Batch:
     """Record the teacher's decisions in games ``first .. first + count - 1`` of the run
     (``stream``: a tag that gives another set of games for the same seed)."""
     from sniff_env.players import load
 
     observer = Observer(rules)
     n = rules.num_players
-    opponents = opponent_specs(args)
+    opponents = opponent_specs(settings)
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
     games: list[int] = []
     for g in range(first, first + count):
-        rng = random.Random(f"imitation:{args.seed}{stream}:{g}")
-        game = new_game(rules, seed=rng.getrandbits(62), record=False, max_hands=args.max_hands)
-        teacher = load(args.teacher, seed=rng.getrandbits(31))
+        rng = random.Random(f"imitation:{settings.seed}{stream}:{g}")
+        game = new_game(rules, seed=rng.getrandbits(62), record=False, max_hands=settings.max_hands)
+        teacher = load(settings.teacher, seed=rng.getrandbits(31))
         opponent = load(rng.choice(opponents), seed=rng.getrandbits(31))
         seat = rng.randrange(n)
         side = rules.side_of(seat)
@@ -126,13 +157,13 @@ def play_games(rules: Rules, args: Any, first: int, count: int, stream: str = ""
                 masks.append(mask)
                 actions.append(choice)
                 games.append(g)
-            move = rng.choice(info.legal) if rng.random() < args.explore else choice
+            move = rng.choice(info.legal) if rng.random() < settings.explore else choice
             game.step(move)
         # discounted points return of each recorded decision, as PPO's critic sees it
         before = np.array([m for _, m in chain], np.float64)
         end = margins([game.scores], [side])
-        returns.extend(points_returns(np.zeros(len(chain), np.int64), before, end, args.gamma,
-                                      args.reward_scale).tolist())
+        returns.extend(points_returns(np.zeros(len(chain), np.int64), before, end, settings.gamma,
+                                      settings.reward_scale).tolist())
         assert len(returns) == len(actions) and len(actions) - start == len(chain)
     size = observer.size
     return {
@@ -144,22 +175,22 @@ def play_games(rules: Rules, args: Any, first: int, count: int, stream: str = ""
     }
 
 
-def _worker(job: tuple[Rules, Any, int, int, str]) -> Batch:
+def _worker(job: tuple[Rules, RecordSettings, int, int, str]) -> Batch:
     torch.set_num_threads(1)
     return play_games(*job)
 
 
-def record(rules: Rules, args: Any, stream: str = "") -> Batch:
+def record(rules: Rules, settings: RecordSettings, stream: str = "") -> Batch:
     """All the run's games, in game order, played by ``workers`` processes in chunks."""
     chunk = 25
-    jobs = [(rules, args, first, min(chunk, args.games - first), stream) for first in range(0, args.games, chunk)]
+    jobs = [(rules, settings, first, min(chunk, settings.games - first), stream) for first in range(0, settings.games, chunk)]
     parts: list[Batch] = []
     from rich.progress import Progress
 
-    with Progress(disable=not args.progress) as progress:
-        task = progress.add_task("recording games", total=args.games)
-        if args.workers > 1:
-            with mp.get_context("fork").Pool(args.workers) as pool:
+    with Progress(disable=not settings.progress) as progress:
+        task = progress.add_task("recording games", total=settings.games)
+        if settings.workers > 1:
+            with mp.get_context("fork").Pool(settings.workers) as pool:
                 for part in pool.imap(_worker, jobs):
                     parts.append(part)
                     progress.advance(task, chunk)
@@ -211,22 +242,22 @@ def actor_fn(engine: Any, spec: str, rules: Rules, trust_code: bool = False) -> 
     return lambda games: policy_actions(module, engine, games)
 
 
-def record_vector(rules: Rules, args: Any, progress: Any = None, stream: str = "") -> Batch:
-    """``args.games`` games: the teacher's observations, masks, choices and discounted points
+def record_vector(rules: Rules, settings: RecordSettings, progress: Any = None, stream: str = "") -> Batch:
+    """``settings.games`` games: the teacher's observations, masks, choices and discounted points
     returns (as ``training/imitation.py`` records them), in game order; with the search as
     teacher also ``values``, every action's mean margin (``-inf`` where illegal). ``stream``:
     a tag that gives another set of games for the same seed."""
     from sniff_env.vector import kernels as K
     from sniff_env.vector.engine import VectorEngine
 
-    rng = random.Random(f"imitation:{args.seed}{stream}")
-    G = args.games
-    eng = VectorEngine(rules, G, max_hands=args.max_hands, threads=1)
+    rng = random.Random(f"imitation:{settings.seed}{stream}")
+    G = settings.games
+    eng = VectorEngine(rules, G, max_hands=settings.max_hands, threads=1)
     eng.deal(np.arange(G), True, [rng.getrandbits(62) for _ in range(G)])
-    teacher, valued = teacher_fn(eng, args.teacher, args.workers, rng.getrandbits(63))
-    actor_spec = args.actor or ("heuristic" if args.teacher == "hindsight" else "")
-    actor = actor_fn(eng, actor_spec, rules, getattr(args, "trust_code", False)) if actor_spec else None
-    opponents = opponent_specs(args)
+    teacher, valued = teacher_fn(eng, settings.teacher, settings.workers, rng.getrandbits(63))
+    actor_spec = settings.actor or ("heuristic" if settings.teacher == "hindsight" else "")
+    actor = actor_fn(eng, actor_spec, rules, settings.trust_code) if actor_spec else None
+    opponents = opponent_specs(settings)
     opp_fns = [compiled_builtin(eng, spec) for spec in opponents]
     opp_of = np.array([rng.randrange(len(opponents)) for _ in range(G)])
     sides = np.array([rules.side_of(s) for s in range(rules.num_players)])
@@ -259,7 +290,7 @@ def record_vector(rules: Rules, args: Any, progress: Any = None, stream: str = "
             rows_out["actions"][at] = choice[keep]
             rows_out["games"][at] = kept
             rows_out["margin"][at] = margins(eng.scores[kept], side[kept])
-            wander = explore.random(rows.size) < args.explore
+            wander = explore.random(rows.size) < settings.explore
             move = choice if actor is None else actor(rows)
             act[rows] = np.where(wander, eng.sample_actions(explore)[rows], move)
         for k, fn in enumerate(opp_fns):
@@ -279,25 +310,24 @@ def record_vector(rules: Rules, args: Any, progress: Any = None, stream: str = "
         data["values"] = recorded["values"][order]
     margin = recorded["margin"][order]
     end = margins(eng.scores, side)
-    data["returns"] = points_returns(data["games"], margin, end, args.gamma, args.reward_scale)
+    data["returns"] = points_returns(data["games"], margin, end, settings.gamma, settings.reward_scale)
     return data
 
 
 
-def record_family(family: Sequence[Rules], names: Sequence[str], args: Any, progress: Any = None) -> Batch:
-    """A run's data over the rule sets ``family`` (named ``names``): ``args.games`` games split
+def record_family(family: Sequence[Rules], names: Sequence[str], settings: RecordSettings, progress: Any = None) -> Batch:
+    """A run's data over the rule sets ``family`` (named ``names``): ``settings.games`` games split
     evenly between them, each set recorded as :func:`record_vector` or :func:`record` do, with its
-    own stream of games when there are several (one set: exactly the games of ``args.seed``);
+    own stream of games when there are several (one set: exactly the games of ``settings.seed``);
     game ``g`` of set ``i`` is numbered ``g * len(family) + i``, so a held-out share of the last
     games holds every set, and the row entry ``preset`` tells the sets apart."""
-    from dataclasses import replace
 
     k = len(family)
     parts: list[Batch] = []
     for i, (rules, name) in enumerate(zip(family, names, strict=True)):
-        sub = replace(args, games=args.games // k + (i < args.games % k))
+        sub = replace(settings, games=settings.games // k + (i < settings.games % k))
         tag = f":{name}" if k > 1 else ""
-        part = record_vector(rules, sub, progress, tag) if args.engine == "vector" else record(rules, sub, tag)
+        part = record_vector(rules, sub, progress, tag) if settings.engine == "vector" else record(rules, sub, tag)
         part["games"] = part["games"] * k + i
         part["preset"] = np.full(len(part["actions"]), i, np.int64)
         parts.append(part)
