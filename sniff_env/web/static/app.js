@@ -366,7 +366,9 @@ function drawLayout(svg, layout, stubby, targets, freshFrom, view = null, opts =
   // the hint's mark, widened to be seen, is kept on the table where its end lies near the edge
   const mark = svg.querySelector(".hint-spot");
   if (mark) {
-    const b = mark.getBBox(), x0 = cx - W / 2, y0 = cy - H / 2;
+    // the box without its dashed outline, half of whose 3-unit stroke lies outside: a margin of 2
+    const m = 2, g = mark.getBBox(), x0 = cx - W / 2, y0 = cy - H / 2;
+    const b = { x: g.x - m, y: g.y - m, width: g.width + 2 * m, height: g.height + 2 * m };
     const H2 = Math.max(H, needed);
     const dx = b.x < x0 ? x0 - b.x : Math.min(0, x0 + W - b.x - b.width);
     const dy = b.y < y0 ? y0 - b.y : Math.min(0, y0 + H2 - b.y - b.height);
@@ -988,7 +990,12 @@ async function loadHowTo() {
   about.className = "muted";
   about.textContent = data.summary;
   body.appendChild(about);
-  for (const section of data.sections) {
+  appendSections(body, data.sections);
+}
+
+// Titled sections of plain lines (the rules and help pages), as text, never as markup.
+function appendSections(body, sections) {
+  for (const section of sections) {
     const h = document.createElement("h3");
     h.textContent = section.title;
     body.appendChild(h);
@@ -1032,16 +1039,7 @@ async function openHelp() {
     const data = await api("GET", `/api/games/${encodeURIComponent(id)}/guide`);
     if (data) {
       body.replaceChildren();
-      for (const section of data.sections) {
-        const h = document.createElement("h3");
-        h.textContent = section.title;
-        body.appendChild(h);
-        for (const line of section.lines) {
-          const p = document.createElement("p");
-          p.textContent = line;
-          body.appendChild(p);
-        }
-      }
+      appendSections(body, data.sections);
     }
   }
   $("help").showModal();
