@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +72,15 @@ def play_out_legally(player: object, rules: object, seed: int, max_hands: int = 
         game.step(action)
         decisions += 1
     return decisions
+
+
+def scalar_tags(logdir: Path) -> set[str]:
+    """The scalar names a run wrote to TensorBoard in ``logdir``."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    tags: set[str] = set()
+    for events in logdir.glob("events.*"):
+        acc = EventAccumulator(str(events))
+        acc.Reload()
+        tags |= set(acc.Tags()["scalars"])
+    return tags

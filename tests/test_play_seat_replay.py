@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,17 +20,25 @@ from sniff_env.play.seat_replay import parse_log, parse_seat_log, seat_positions
 from sniff_env.presets import PRESET_NAMES, make_rules
 
 
-def played(rules: Any, seed: int, moves: int) -> Game:
-    """A game of random moves (claims now and then), ``moves`` long or to its end."""
-    game = new_game(rules, seed=seed, max_hands=4)
+def random_steps(game: Game, seed: int, moves: int) -> Iterator[int]:
+    """Random moves (claims now and then) in ``game``, ``moves`` long or to its end: the number of
+    each move, once it is played."""
     rng = random.Random(seed)
-    for _ in range(moves):
+    for step in range(moves):
         if game.phase is Phase.GAME_OVER:
             break
         if game.phase is Phase.HAND_OVER:
             game.start_hand()
             continue
         game.step(rng.choice(game.legal_actions()), claim=rng.random() < 0.7)
+        yield step
+
+
+def played(rules: Any, seed: int, moves: int) -> Game:
+    """A game of random moves (claims now and then), ``moves`` long or to its end."""
+    game = new_game(rules, seed=seed, max_hands=4)
+    for _ in random_steps(game, seed, moves):
+        pass
     return game
 
 
@@ -52,14 +61,7 @@ def test_every_position_is_what_the_seat_saw(name: str) -> None:
     for players, seed in ((2, 1), (3, 2), (4, 3)):
         extra = {"muggins_claims": True, "double_placement": "choice"} if seed % 2 else {}
         game = new_game(make_rules(name, players, **extra), seed=seed, max_hands=3)
-        rng = random.Random(seed)
-        for step in range(90):
-            if game.phase is Phase.GAME_OVER:
-                break
-            if game.phase is Phase.HAND_OVER:
-                game.start_hand()
-                continue
-            game.step(rng.choice(game.legal_actions()), claim=rng.random() < 0.7)
+        for step in random_steps(game, seed, 90):
             if step % 6 == 5:
                 check(game, step % players)
 

@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("ray.rllib")
 torch = pytest.importorskip("torch")
 
+from conftest import scalar_tags
 from test_rllib_env import ray_local  # noqa: F401  (the fixture)
 
 from sniff_env.presets import make_rules
@@ -143,7 +144,7 @@ def test_short_run_checkpoints_resumes_and_exports_a_playable_policy(tmp_path: P
     ckpt = train(args)
     run = json.loads((ckpt / "sniff_run.json").read_text())
     assert run["iteration"] == 2 and run["learner_steps"] >= 2 * args.train_batch_size // 2
-    tags = _scalar_tags(tmp_path / args.exp_name / "tb")
+    tags = scalar_tags(tmp_path / args.exp_name / "tb")
     assert {"eval/winrate_vs_greedy", "eval/winrate_vs_heuristic", "losses/policy_loss", "charts/SPS"} <= tags
     assert "league/size" in tags
 
@@ -166,14 +167,3 @@ def test_short_run_checkpoints_resumes_and_exports_a_playable_policy(tmp_path: P
         export_checkpoint(ckpt, tmp_path / "wrong.pt", make_rules("muggins", 2))
     path = export_checkpoint(ckpt, tmp_path / "again.pt", make_rules("sniff", 2))
     assert path.is_file()
-
-
-def _scalar_tags(logdir: Path) -> set[str]:
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    tags: set[str] = set()
-    for events in logdir.glob("events.*"):
-        acc = EventAccumulator(str(events))
-        acc.Reload()
-        tags |= set(acc.Tags()["scalars"])
-    return tags

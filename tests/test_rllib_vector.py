@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import play_out_legally
+from conftest import play_out_legally, scalar_tags
 from gymnasium.vector import AutoresetMode
 
 from sniff_env.masks import episode_over_mask
@@ -269,15 +269,3 @@ def test_vector_run_checkpoints_resumes_its_league_and_exports_a_playable_policy
     rules = make_rules("sniff", 2)
     assert play_out_legally(load(str(policy), rules=rules), rules, seed=5, max_hands=1) > 0
     assert export_checkpoint(ckpt, tmp_path / "again.onnx", rules).is_file()
-
-
-def scalar_tags(logdir: Path) -> set[str]:
-    """The scalar names a run wrote to TensorBoard."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    tags: set[str] = set()
-    for events in logdir.glob("events.*"):
-        acc = EventAccumulator(str(events))
-        acc.Reload()
-        tags |= set(acc.Tags()["scalars"])
-    return tags

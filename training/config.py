@@ -24,6 +24,14 @@ from typing import Any, NoReturn, TypeVar
 T = TypeVar("T")
 
 
+def settings_of(cls: type[T], source: Any) -> T:
+    """A dataclass ``cls`` of settings filled from the same-named attributes of ``source`` (a
+    trainer's arguments, say): what a collector or recorder reads of a run, and nothing more. A
+    field ``source`` lacks keeps its default; one without a default is a ``TypeError``."""
+    return cls(**{f.name: getattr(source, f.name) for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+                  if hasattr(source, f.name)})
+
+
 def rules_for(preset: str, num_players: int, overrides: str) -> Any:
     """The :class:`~sniff_env.rules.Rules` of a run: a preset plus ``"field=value,..."`` overrides;
     :class:`ConfigError` with the rules' own message for an unknown preset, field or value."""

@@ -24,7 +24,7 @@ import multiprocessing as mp
 import random
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from sniff_env.players import parse_spec
 from sniff_env.rules import Rules
 from training.advantages import points_returns
 from training.compiled_players import compiled_builtin
+from training.config import settings_of
 
 Batch = dict[str, np.ndarray]
 TEACHERS = ("heuristic", "rollouts", "hindsight")
@@ -71,7 +72,7 @@ class RecordSettings:
     @classmethod
     def of(cls, settings: Any) -> RecordSettings:
         """These fields of ``settings`` (any object that has them, e.g. a run's arguments)."""
-        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls) if hasattr(settings, f.name)})
+        return settings_of(cls, settings)
 
 
 class Rows:

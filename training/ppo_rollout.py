@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import random
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,7 @@ from sniff_env.rewards import points_rewards, win_rewards
 from sniff_env.rules import Rules
 from training.advantages import chain_advantages
 from training.compiled_players import compiled_builtin
-from training.config import ConfigError
+from training.config import ConfigError, settings_of
 from training.device import host_view
 from training.evaluate import masked_logits
 from training.network import Inputs, concat_inputs, forward_inputs, prepare_inputs
@@ -73,7 +73,7 @@ class RolloutSettings:
     @classmethod
     def of(cls, settings: Any) -> RolloutSettings:
         """These fields of ``settings`` (any object that has them, e.g. a trainer's arguments)."""
-        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
+        return settings_of(cls, settings)
 
 
 def ppo_batch(

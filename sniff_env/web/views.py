@@ -164,13 +164,12 @@ def _pegs_json(board: list[tuple[int, int]]) -> list[dict[str, int]]:
     return [{"front": front, "back": back} for front, back in board]
 
 
-def _base(session: Session, info: InfoState, events: list[dict[str, Any]], sheet: list[HandScore],
-          board: list[tuple[int, int]] | None = None) -> dict[str, Any]:
-    """The fields the seat's view and a replay frame share; ``events``: the current hand's, as
-    :func:`event_json` gives them; ``sheet``: the score sheet, the current hand last; ``board``:
-    the cribbage pegs (default: worked out from the game's events)."""
-    game, ts = session.game, session.game.ts
-    seat = session.human
+def _table(session: Session, info: InfoState, events: list[dict[str, Any]], inline: list[bool],
+           result: dict[str, Any] | None, target: str | None, sheet: list[HandScore],
+           board: list[tuple[int, int]]) -> dict[str, Any]:
+    """The table as a seat sees it, the fields every view and replay frame shares: ``inline``
+    flags each placement laid in line, ``result`` the hand-over panel, ``target`` the target's
+    note, ``sheet`` the score sheet and ``board`` the cribbage pegs."""
     return {
         "rules": _rules_json(session),
         "phase": PHASES[info.phase],
@@ -179,15 +178,26 @@ def _base(session: Session, info: InfoState, events: list[dict[str, Any]], sheet
         "leader": info.leader,
         "sides": _sides(session, info.scores),
         "seats": [{"seat": s, "name": p.name, "human": p.spec == HUMAN, "side": session.rules.side_of(s),
-                   "tiles": info.hand_sizes[s], "you": s == seat} for s, p in enumerate(session.seats)],
+                   "tiles": info.hand_sizes[s], "you": s == session.human} for s, p in enumerate(session.seats)],
         "boneyard": {"size": info.boneyard_size, "drawable": max(info.drawable, 0)},
-        "layout": layout_json(ts, info, _inline_flags(game)),
+        "layout": layout_json(session.game.ts, info, inline),
         "events": events,
-        "result": _result_json(session, game, sheet[-1]) if sheet else None,
-        "target_note": target_note(session),
+        "result": result,
+        "target_note": target,
         "sheet": _sheet_json(sheet),
-        "pegs": _pegs_json(board if board is not None else pegs(session.rules, game.events, game.results)),
+        "pegs": _pegs_json(board),
     }
+
+
+def _base(session: Session, info: InfoState, events: list[dict[str, Any]], sheet: list[HandScore],
+          board: list[tuple[int, int]] | None = None) -> dict[str, Any]:
+    """The fields the seat's view and a full log's replay frame share; ``events``: the current
+    hand's, as :func:`event_json` gives them; ``sheet``: the score sheet, the current hand last;
+    ``board``: the cribbage pegs (default: worked out from the game's events)."""
+    game = session.game
+    return _table(session, info, events, _inline_flags(game), _result_json(session, game, sheet[-1]) if sheet else None,
+                  target_note(session), sheet,
+                  board if board is not None else pegs(session.rules, game.events, game.results))
 
 
 def seat_view(session: Session) -> dict[str, Any]:
@@ -326,21 +336,8 @@ def seat_replay_frames(log: SeatLog) -> Iterator[dict[str, Any]]:
             said = " ".join(d["text"] for d in hand[pos.new:len(pos.events)] if d["kind"] not in ("hand_end", "game_end"))
             title = f"hand {pos.hand_index + 1}: {said}"
         yield {
-            "rules": _rules_json(view),
-            "phase": PHASES[info.phase],
-            "hand_number": pos.hand_index + 1,
-            "turn": info.turn,
-            "leader": info.leader,
-            "sides": _sides(view, info.scores),
-            "seats": [{"seat": s, "name": p.name, "human": p.spec == HUMAN, "side": log.rules.side_of(s),
-                       "tiles": info.hand_sizes[s], "you": s == log.seat} for s, p in enumerate(seats)],
-            "boneyard": {"size": info.boneyard_size, "drawable": max(info.drawable, 0)},
-            "layout": layout_json(ts, info, list(pos.inline)),
-            "events": events,
-            "result": _seat_result_json(view, pos, names),
-            "target_note": None,
-            "sheet": _sheet_json(list(pos.sheet)),
-            "pegs": _pegs_json(board),
+            **_table(view, info, events, list(pos.inline), _seat_result_json(view, pos, names), None,
+                     list(pos.sheet), board),
             "title": title,
             "hands": [[_pair(ts, t) for t in mask_tiles(info.hand)] if s == log.seat else None
                       for s in range(log.rules.num_players)],
