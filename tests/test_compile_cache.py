@@ -91,3 +91,20 @@ def test_the_digest_covers_every_source_file(tmp_path: Path) -> None:
     before = _compile.sources_digest(tmp_path)
     (tmp_path / "baselines.py").write_text("X = 2\n")
     assert _compile.sources_digest(tmp_path) != before
+
+
+def test_processes_compiling_into_one_cache_together_announce_it_once(tmp_path: Path) -> None:
+    """A tournament's workers start compiling into the same empty cache at once: the first to
+    claim the announcement says so, the others stay quiet; a claim left by a compilation cut
+    short long ago is taken again."""
+    import time
+
+    from sniff_env.vector import _compile
+
+    assert _compile.claim_announcement(tmp_path) is True
+    assert _compile.claim_announcement(tmp_path) is False  # the worker beside it
+    marker = tmp_path / _compile.ANNOUNCED_FILE
+    old = time.time() - _compile.ANNOUNCED_STALE_S - 60
+    os.utime(marker, (old, old))
+    assert _compile.claim_announcement(tmp_path) is True  # stale: said again
+    assert _compile.claim_announcement(tmp_path / "missing" / "cache") is True  # unwritable: each says so itself

@@ -28,6 +28,7 @@ import inspect
 import os
 import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -96,14 +97,46 @@ def cache_is_empty(cache: Path | None = None) -> bool:
     return cache is None or not any(cache.rglob("*.nbi"))
 
 
+ANNOUNCED_FILE = "announced"
+"""A file in the cache that the first process to compile into it makes: the processes that start
+compiling beside it (a tournament's workers) then stay quiet."""
+ANNOUNCED_STALE_S = 900.0
+"""A claim older than this is taken for a compilation that was cut short: the next one says so again."""
+
+
+def claim_announcement(cache: Path | None = None) -> bool:
+    """Whether this process is the one to announce compiling into ``cache`` (default
+    :data:`CACHE_DIR`): the first to make its :data:`ANNOUNCED_FILE`, or any process where there
+    is no cache or the claim is stale."""
+    cache = CACHE_DIR if cache is None else cache
+    if cache is None:
+        return True
+    marker = cache / ANNOUNCED_FILE
+    for _ in range(2):
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            return True
+        except FileExistsError:
+            try:
+                if time.time() - marker.stat().st_mtime < ANNOUNCED_STALE_S:
+                    return False
+                marker.unlink()
+            except FileNotFoundError:
+                pass
+        except OSError:  # a cache this process cannot write into: it says so for itself
+            return True
+    return False
+
+
 def announce_compiling() -> None:
     """Print :data:`ANNOUNCEMENT` on stderr if the cache of these sources is empty; at most once
-    per process, at its first compilation."""
+    per process, at its first compilation, and once among processes that start compiling into the
+    same cache together (:func:`claim_announcement`)."""
     global _announced
     if _announced:
         return
     _announced = True
-    if cache_is_empty():
+    if cache_is_empty() and claim_announcement():
         print(ANNOUNCEMENT.format(where=CACHE_DIR), file=sys.stderr, flush=True)
 
 
