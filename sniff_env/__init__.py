@@ -1,10 +1,10 @@
 """Sniff and the Fives family of domino games: a rules engine and reinforcement-learning environments.
 
 The rules core (``rules``, ``presets``, ``game``, ``infostate``, ``observation``) needs only
-numpy and the standard library. ``env``, ``raw_env``, ``wrappers`` and ``players`` are
+numpy and the standard library. ``env``, ``raw_env``, ``envs`` and ``players`` are
 imported on first use, so ``import sniff_env`` never pulls in PettingZoo, Gymnasium or torch.
 It registers ``sniff_env/Sniff-v0`` with Gymnasium and ``sniff_env/sniff_v0`` with PettingZoo
-as soon as those are imported (see :mod:`sniff_env.registration`).
+as soon as those are imported (see :mod:`sniff_env.envs.registration`).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .errors import DealError, GameOverError, IllegalMoveError, RulesError, SniffError
-from .game import Event, Game, Phase, new_game, replay
-from .presets import PRESET_NAMES, PRESETS, make_rules
-from .registration import register_all
-from .rules import Rules
+from sniff_env.envs.registration import register_all
+from sniff_env.errors import DealError, GameOverError, IllegalMoveError, RulesError, SniffError
+from sniff_env.game import Event, Game, Phase, new_game, replay
+from sniff_env.presets import PRESET_NAMES, PRESETS, make_rules
+from sniff_env.rules import Rules
 
 __version__ = "0.1.0"
 
@@ -40,8 +40,8 @@ __all__ = [
     "sniff_v0",
 ]
 
-_LAZY = {"env": ("sniff_env.aec", "env"), "raw_env": ("sniff_env.aec", "raw_env")}
-_LAZY_MODULES = {"wrappers", "players", "aec", "evaluation", "vector", "sniff_v0"}
+_LAZY = {"env": ("sniff_env.envs.aec", "env"), "raw_env": ("sniff_env.envs.aec", "raw_env")}
+_LAZY_MODULES = {"envs", "players", "evaluation", "vector", "sniff_v0"}
 
 register_all()
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
-from .tiles import TileSet, tile_set
+from sniff_env.tiles import TileSet, tile_set
 
 WEST, EAST, NORTH, SOUTH, LEAD = 0, 1, 2, 3, 4
 END_NAMES = ("west", "east", "north", "south")

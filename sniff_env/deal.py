@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import rulebook
-from .errors import DealError
-from .rules import Rules
-from .tiles import Tile, TileSet, tile_set
+from sniff_env import rulebook
+from sniff_env.errors import DealError
+from sniff_env.rules import Rules
+from sniff_env.tiles import Tile, TileSet, tile_set
 
 
 @dataclass(frozen=True)

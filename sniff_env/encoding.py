@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .rulebook import count_after, side_of
+from sniff_env.rulebook import count_after, side_of
 
 PIECES = ("hand", "played_by", "end_pip", "end_open", "end_value", "sniff", "count", "lead",
           "hand_sizes", "lacking", "boneyard", "scores", "drawn", "rules", "move_points", "move_count")

@@ -19,15 +19,22 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
-from . import rulebook
-from .actions import EAST, LEAD, NORTH, SLOTS, SOUTH, WEST, ActionCodec, action_codec
-from .deal import Deal, draw_lots, forced_lead_tile, highest_double_holder, random_deal, scripted_deal
-from .errors import DealError, GameOverError, IllegalMoveError, SniffError
-from .layout import Layout
-from .rule_codes import DRAWN_LEAD, LEAD_CODE, SNIFF_CODE
-from .rules import (
+from sniff_env import rulebook
+from sniff_env.actions import EAST, LEAD, NORTH, SLOTS, SOUTH, WEST, ActionCodec, action_codec
+from sniff_env.deal import (
+    Deal,
+    draw_lots,
+    forced_lead_tile,
+    highest_double_holder,
+    random_deal,
+    scripted_deal,
+)
+from sniff_env.errors import DealError, GameOverError, IllegalMoveError, SniffError
+from sniff_env.layout import Layout
+from sniff_env.rule_codes import DRAWN_LEAD, LEAD_CODE, SNIFF_CODE
+from sniff_env.rules import (
     DoublePlacement,
     Draw,
     FirstLead,
@@ -36,17 +43,64 @@ from .rules import (
     Rules,
     SidesOpen,
 )
-from .scoring import HandResult, score_hand_end, scoring_table
-from .tiles import mask_tiles, tile_set
-
-if TYPE_CHECKING:
-    from .infostate import InfoState
+from sniff_env.scoring import HandResult, score_hand_end, scoring_table
+from sniff_env.tiles import mask_tiles, tile_set
 
 
 class Phase(IntEnum):
     PLAY = 0
     HAND_OVER = 1
     GAME_OVER = 2
+
+
+class Position(Protocol):
+    """What :meth:`Game.from_position` reads of a seat's view of a hand: the fields of an
+    :class:`~sniff_env.infostate.InfoState` (which is built from a game, so it is not named here)."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def seat(self) -> int: ...
+    @property
+    def hand(self) -> int: ...
+    @property
+    def turn(self) -> int: ...
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def plays(self) -> tuple[tuple[int, int, int], ...]: ...
+    @property
+    def end_pip(self) -> tuple[int, int, int, int]: ...
+    @property
+    def end_val(self) -> tuple[int, int, int, int]: ...
+    @property
+    def end_open(self) -> tuple[bool, bool, bool, bool]: ...
+    @property
+    def sniff_tile(self) -> int: ...
+    @property
+    def sniff_pending(self) -> int: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def hand_sizes(self) -> tuple[int, ...]: ...
+    @property
+    def lacking(self) -> tuple[int, ...]: ...
+    @property
+    def boneyard_size(self) -> int: ...
+    @property
+    def passes(self) -> int: ...
+    @property
+    def drawn_this_turn(self) -> int: ...
+    @property
+    def last_drawn(self) -> int: ...
+    @property
+    def scores(self) -> tuple[int, ...]: ...
+    @property
+    def hand_index(self) -> int: ...
+    @property
+    def leader(self) -> int: ...
+    @property
+    def results(self) -> tuple[HandResult, ...]: ...
 
 
 class Event(NamedTuple):
@@ -588,7 +642,7 @@ class Game:
     # -- positions for search ---------------------------------------------------------------
     @classmethod
     def from_position(
-        cls, info: InfoState, hands: Sequence[int], boneyard: Sequence[int], seed: int | None = None,
+        cls, info: Position, hands: Sequence[int], boneyard: Sequence[int], seed: int | None = None,
         *, partial: bool = False,
     ) -> Game:
         """The game in the position ``info`` shows, with its hidden tiles as given: a world to
@@ -620,7 +674,7 @@ class Game:
         return g
 
     def _checked_position(
-        self, info: InfoState, hands: list[int], boneyard: tuple[int, ...], partial: bool
+        self, info: Position, hands: list[int], boneyard: tuple[int, ...], partial: bool
     ) -> tuple[list[int], tuple[int, ...]]:
         """``hands`` and ``boneyard`` if they complete ``info`` (see :meth:`from_position`)."""
         full = self.ts.all_mask
@@ -689,7 +743,6 @@ def new_game(
 
 def deal_from_dict(game: Game, spec: dict[str, Any]) -> Deal:
     """Check a scripted deal given as a mapping and complete it from the game's generator."""
-    from .errors import DealError
 
     if not isinstance(spec, dict):
         raise DealError(f"a deal is a mapping with keys hands, boneyard, leader; got {spec!r}")

@@ -24,15 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .actions import END_NAMES, LEAD
-from .atomic import write_json_atomic
-from .deal import Deal, scripted_deal
-from .errors import SniffError
-from .game import Event, Game, HandRecord, Phase
-from .rules import Rules
-from .scoring import HandResult
-from .tiles import TileSet
-from .untrusted import InputFileError, read_bounded
+from sniff_env.actions import END_NAMES, LEAD
+from sniff_env.atomic import write_json_atomic
+from sniff_env.deal import Deal, scripted_deal
+from sniff_env.errors import SniffError
+from sniff_env.game import Event, Game, HandRecord, Phase
+from sniff_env.rules import Rules
+from sniff_env.scoring import HandResult
+from sniff_env.tiles import TileSet
+from sniff_env.untrusted import InputFileError, read_bounded
 
 FORMAT = "sniff-game-log"
 SEAT_FORMAT = "sniff-seat-log"

@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
-from .game import Game, Phase
-from .layout import Layout
-from .rules import Rules
-from .scoring import HandResult
-from .tiles import mask_tiles, tile_set
+from sniff_env.game import Game, Phase
+from sniff_env.layout import Layout
+from sniff_env.rules import Rules
+from sniff_env.scoring import HandResult
+from sniff_env.tiles import mask_tiles, tile_set
 
 
 class InfoState(NamedTuple):

@@ -12,25 +12,22 @@ so the value, the reference engine and the batched kernels cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from . import rulebook
-from .actions import LEAD, action_codec
-from .errors import IllegalMoveError
-from .rule_codes import SNIFF_CODE
-from .rules import Points, Rules, SidesOpen
-from .scoring import scoring_table
-from .tiles import tile_set
-
-if TYPE_CHECKING:
-    from .game import Game
-    from .infostate import InfoState
+from sniff_env import rulebook
+from sniff_env.actions import LEAD, action_codec
+from sniff_env.errors import IllegalMoveError
+from sniff_env.rule_codes import SNIFF_CODE
+from sniff_env.rules import Points, Rules, SidesOpen
+from sniff_env.scoring import scoring_table
+from sniff_env.tiles import tile_set
 
 Ends = tuple[int, int, int, int]
 
 
 class LayoutView(Protocol):
-    """The public layout fields shared by ``Game`` and ``InfoState``."""
+    """The public layout fields shared by ``Game`` and ``InfoState`` (both built over a layout, so
+    neither is named here)."""
 
     @property
     def rules(self) -> Rules: ...
@@ -39,7 +36,13 @@ class LayoutView(Protocol):
     @property
     def end_val(self) -> tuple[int, ...] | list[int]: ...
     @property
+    def end_open(self) -> tuple[bool, ...] | list[bool]: ...
+    @property
     def sniff_tile(self) -> int: ...
+    @property
+    def sniff_pending(self) -> int: ...
+    @property
+    def count(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +60,7 @@ class Layout:
     count: int = 0
 
     @classmethod
-    def of(cls, view: Game | InfoState) -> Layout:
+    def of(cls, view: LayoutView) -> Layout:
         """The layout of a game or of a seat's information state (both show all of it)."""
         ep, ev, eo = view.end_pip, view.end_val, view.end_open
         return cls(view.rules, (ep[0], ep[1], ep[2], ep[3]), (ev[0], ev[1], ev[2], ev[3]),

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .actions import action_codec
-from .encoding import PIECES, Spec, encode_row
-from .game import Game
-from .infostate import InfoState, info_state
-from .rule_codes import SNIFF_CODE
-from .rulebook import play_points
-from .rules import DoublePlacement, Draw, HandEnd, Points, Rules, Scoring, SniffKind
-from .scoring import scoring_table
-from .tiles import tile_set
+from sniff_env.actions import action_codec
+from sniff_env.encoding import PIECES, Spec, encode_row
+from sniff_env.game import Game
+from sniff_env.infostate import InfoState, info_state
+from sniff_env.rule_codes import SNIFF_CODE
+from sniff_env.rulebook import play_points
+from sniff_env.rules import DoublePlacement, Draw, HandEnd, Points, Rules, Scoring, SniffKind
+from sniff_env.scoring import scoring_table
+from sniff_env.tiles import tile_set
 
 LAYOUT_VERSION = 2
 

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .errors import OutputPathError, RulesError
-from .presets import PRESET_NAMES, make_rules
-from .rules import ENGINE_INT_MAX, Rules
-from .workers import max_workers, workers_allowed
+from sniff_env.errors import OutputPathError, RulesError
+from sniff_env.presets import PRESET_NAMES, make_rules
+from sniff_env.rules import ENGINE_INT_MAX, Rules
+from sniff_env.workers import max_workers, workers_allowed
 
 
 def whole_number(low: int, high: int = ENGINE_INT_MAX, what: str = "") -> Callable[[str], int]:

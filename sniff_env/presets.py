@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import RulesError
-from .rules import Rules, check_num_players, field_names
+from sniff_env.errors import RulesError
+from sniff_env.rules import Rules, check_num_players, field_names
 
 _BY_COUNT_250_200 = {2: 250, 3: 200, 4: 200}
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
-from .actions import EAST, END_NAMES, LEAD, NORTH, SOUTH, WEST
-from .game import Game, Phase
-from .rules import Rules
-from .tiles import mask_tiles, tile_set
+from sniff_env.actions import EAST, END_NAMES, LEAD, NORTH, SOUTH, WEST
+from sniff_env.game import Game, Phase
+from sniff_env.rules import Rules
+from sniff_env.tiles import mask_tiles, tile_set
 
 GAP = 2
 """Spaces between two tiles of a row."""

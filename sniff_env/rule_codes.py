@@ -6,8 +6,8 @@ rules record's choices into those ints, for the Python engine and the kernels' t
 
 from __future__ import annotations
 
-from . import rulebook as rb
-from .rules import FirstLead, HandEnd, NextLead, SniffKind
+from sniff_env import rulebook as rb
+from sniff_env.rules import FirstLead, HandEnd, NextLead, SniffKind
 
 SNIFF_CODE = {SniffKind.SPINNER: rb.SPINNER, SniffKind.STUBBY: rb.STUBBY, SniffKind.NONE: rb.NO_SNIFF}
 HAND_END_CODE = {

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .errors import RulesError
-from .tiles import SUPPORTED_MAX_PIPS, tile_set
+from sniff_env.errors import RulesError
+from sniff_env.tiles import SUPPORTED_MAX_PIPS, tile_set
 
 
 class FirstLead(StrEnum):

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from .rule_codes import HAND_END_CODE
-from .rulebook import hand_end_points, round5
-from .rules import HandEnd, Rules, Scoring
+from sniff_env.rule_codes import HAND_END_CODE
+from sniff_env.rulebook import hand_end_points, round5
+from sniff_env.rules import HandEnd, Rules, Scoring
 
 MAX_COUNT = 256  # far above any reachable count (four crosswise 12-12 ends make 96)
 

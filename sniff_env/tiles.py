@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from . import rulebook
+from sniff_env import rulebook
 
 SUPPORTED_MAX_PIPS = (3, 6, 9, 12)
 

@@ -12,7 +12,7 @@ import os
 import stat
 import unicodedata
 
-from .errors import SniffError
+from sniff_env.errors import SniffError
 
 UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """The Unicode categories escaped by :func:`printable`: controls (C0, DEL, C1: ESC among them),

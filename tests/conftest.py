@@ -13,7 +13,7 @@ from sniff_env.game import Game
 Tile = tuple[int, int]
 
 TRUST_ENV = "SNIFF_TRUST_FILE"
-"""Where the training tools keep the TorchScript files they trust (see training/torchscript.py)."""
+"""Where the training tools keep the TorchScript files they trust (see training/lib/torchscript.py)."""
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from training.advantages import chain_advantages, points_returns
+from training.lib.advantages import chain_advantages, points_returns
 
 
 def test_interleaved_chains_and_episode_ends() -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import play_out_legally
 
-from sniff_env.agents import agent_for, agent_named, default_opponent, read_card, shipped_agents
 from sniff_env.players import PlayerSpecError, load
+from sniff_env.players.agents import agent_for, agent_named, default_opponent, read_card, shipped_agents
 from sniff_env.players.compat import FIELD_KINDS, FieldKind, compare_rules
 from sniff_env.players.onnx_policy import read_onnx
 from sniff_env.players.policy import PolicyError
@@ -27,7 +27,7 @@ SHIPPED = ("generalist-2p", "generalist-3p", "generalist-4p", "muggins-2p", "sni
 
 def rules_of(command: str) -> Rules:
     """The rules a ``sniff eval`` command line plays."""
-    from sniff_env.evaluation.cli import add_arguments
+    from sniff_env.cli.eval import add_arguments
     from sniff_env.options import rules_from_args
 
     parser = argparse.ArgumentParser()
@@ -118,8 +118,7 @@ def test_an_agent_plays_a_short_game_and_refuses_other_rules() -> None:
 
 
 def test_play_and_serve_seat_the_fitting_agent_and_say_so() -> None:
-    from sniff_env.play.commands import chosen_opponents
-    from sniff_env.play.session import Session, check_log_player
+    from sniff_env.play.session import Session, check_log_player, chosen_opponents
 
     rules = make_rules("sniff", 2, target=30)
     assert chosen_opponents(["greedy"], rules) == (["greedy"], None)
@@ -166,9 +165,9 @@ def test_the_cards_are_compared_against_the_strongest_opponent_both_state(
         (tmp_path / f"{name}.json").write_text(json.dumps(_card(name, rates)))
         agents[name] = read_card(tmp_path / f"{name}.json")
     sniff = make_rules("sniff", 2)
-    monkeypatch.setattr("sniff_env.agents.shipped_agents", lambda: {k: agents[k] for k in ("a", "b")})
+    monkeypatch.setattr("sniff_env.players.agents.shipped_agents", lambda: {k: agents[k] for k in ("a", "b")})
     assert agent_for(sniff)[0].name == "b"  # type: ignore[index]  # both state heuristic: b beats it more often
-    monkeypatch.setattr("sniff_env.agents.shipped_agents", lambda: {k: agents[k] for k in ("b", "c")})
+    monkeypatch.setattr("sniff_env.players.agents.shipped_agents", lambda: {k: agents[k] for k in ("b", "c")})
     assert agent_for(sniff)[0].name == "c"  # type: ignore[index]  # c states no heuristic rate: greedy decides
-    monkeypatch.setattr("sniff_env.agents.shipped_agents", lambda: {k: agents[k] for k in ("a", "c")})
+    monkeypatch.setattr("sniff_env.players.agents.shipped_agents", lambda: {k: agents[k] for k in ("a", "c")})
     assert agent_for(sniff)[0].name == "a"  # type: ignore[index]

@@ -89,7 +89,7 @@ def play_parallel(preset: str, n: int, partnership: bool, games: int, seed: int)
 
 
 def play_gym(preset: str, n: int, partnership: bool, games: int, seed: int) -> Played:
-    from sniff_env.wrappers import SniffSingleAgentEnv
+    from sniff_env.envs.single_agent import SniffSingleAgentEnv
 
     rng, hands = np.random.default_rng(seed), []
     env = SniffSingleAgentEnv(preset, n, learner="random", opponents=None, **_options(partnership))
@@ -119,7 +119,7 @@ def _first_episodes(step: Callable[[], np.ndarray], hand_index: Callable[[], np.
 
 
 def play_vector(preset: str, n: int, partnership: bool, games: int, seed: int) -> Played:
-    from sniff_env.vector import SniffVectorEnv
+    from sniff_env.envs.vector import SniffVectorEnv
 
     rng = np.random.default_rng(seed)
     env = SniffVectorEnv(make_rules(preset, n, **_options(partnership)), games, seed=seed, reward="game", threads=1)
@@ -130,7 +130,7 @@ def play_vector(preset: str, n: int, partnership: bool, games: int, seed: int) -
 
 
 def play_gym_vector(preset: str, n: int, partnership: bool, games: int, seed: int) -> Played:
-    from sniff_env.vector.gym_vector import SniffGymVectorEnv
+    from sniff_env.envs.gym_vector import SniffGymVectorEnv
 
     rng = np.random.default_rng(seed)
     env = SniffGymVectorEnv(games, preset, n, learner="random", opponents="random", threads=1,

@@ -7,10 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from sniff_env.benchmark.protocol import budget, check_agent, run_benchmark
-from sniff_env.benchmark.report import markdown_table, read_report, to_json
-from sniff_env.benchmark.tasks import MIN_GAMES, OPPONENTS, TASKS, BenchmarkError, UnknownTaskError, get_task
 from sniff_env.cli import main
+from sniff_env.evaluation.benchmark.protocol import budget, check_agent, run_benchmark
+from sniff_env.evaluation.benchmark.report import markdown_table, read_report, to_json
+from sniff_env.evaluation.benchmark.tasks import (
+    MIN_GAMES,
+    OPPONENTS,
+    TASKS,
+    BenchmarkError,
+    UnknownTaskError,
+    get_task,
+)
 
 TINY = "tiny-2p-v0"
 

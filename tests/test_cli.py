@@ -33,7 +33,7 @@ def test_rules_and_demo_run(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_warmup_compiles_every_kernel_family_stage_by_stage(capsys: pytest.CaptureFixture[str]) -> None:
-    from sniff_env.commands.warmup import STAGES
+    from sniff_env.cli.warmup import STAGES
 
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -1,7 +1,7 @@
 """The batched collector hands the update what the reference collector does.
 
 From the same games, tables, pool and generators, the collector in its exact mode gives the same
-transitions, advantages and returns as :func:`training.ppo_rollout.collect_vector` (learner,
+transitions, advantages and returns as :func:`training.lib.ppo_rollout.collect_vector` (learner,
 snapshots and built-ins all at the table); its fast draws sample the same distribution; the
 stacked snapshot pass gives each snapshot's own logits; the vectorised GAE is the reference's.
 """
@@ -19,12 +19,12 @@ torch = pytest.importorskip("torch")
 
 from sniff_env import make_rules
 from training import ppo
-from training.advantages import chain_advantages
-from training.collector import Collector, RolloutConfig, buffer_bytes, chain_gae
-from training.config import ConfigError
-from training.network import make_net
-from training.overlap import OverlappedCollector
-from training.ppo_rollout import (
+from training.lib.advantages import chain_advantages
+from training.lib.collector import Collector, RolloutConfig, buffer_bytes, chain_gae
+from training.lib.config import ConfigError
+from training.lib.network import make_net
+from training.lib.overlap import OverlappedCollector
+from training.lib.ppo_rollout import (
     LEARNER,
     RolloutSettings,
     SelfPlay,
@@ -32,8 +32,8 @@ from training.ppo_rollout import (
     collect_vector,
     reward_scale,
 )
-from training.sampling import draw
-from training.snapshots import SnapshotBank
+from training.lib.sampling import draw
+from training.lib.snapshots import SnapshotBank
 
 ARGS = replace(ppo.Args(), engine="vector", num_envs=48, num_steps=40, hidden=32, selfplay_prob=0.3, max_hands=1)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sniff_env.benchmark.report import is_run_sidecar, read_report, table_rows
-from sniff_env.benchmark.tasks import get_task
+from sniff_env.evaluation.benchmark.report import is_run_sidecar, read_report, table_rows
+from sniff_env.evaluation.benchmark.tasks import get_task
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "checkpoints" / "results" / "benchmark"

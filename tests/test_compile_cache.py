@@ -21,7 +21,7 @@ import json
 import numpy as np
 from sniff_env.presets import make_rules
 from sniff_env.vector import kernels as K
-from sniff_env.vector.baselines import greedy_key
+from sniff_env.players.compiled.baselines import greedy_key
 from sniff_env.vector.tables import build_tables
 
 t = build_tables(make_rules("sniff"))

@@ -14,8 +14,8 @@ from conftest import play_out_legally
 
 from sniff_env import make_rules
 from sniff_env.players.policy import PolicyError
+from training.lib.torchscript import load_checked, load_player
 from training.studies.ensemble import ensemble
-from training.torchscript import load_checked, load_player
 
 MEMBERS = ["checkpoints/sniff-2p.pt", "checkpoints/sniff-2p-large.pt"]
 

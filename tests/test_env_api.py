@@ -72,7 +72,7 @@ def test_metadata_spaces_and_agents() -> None:
 
 
 def test_module_docstring_is_the_documentation_page() -> None:
-    doc = sniff_env.aec.__doc__
+    doc = sniff_env.envs.aec.__doc__
     assert doc is not None
     for needle in ("# Sniff", "### Observation Space", "### Rewards", "### Version History", "hand_sizes"):
         assert needle in doc

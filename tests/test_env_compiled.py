@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from sniff_env import raw_env
+from sniff_env.envs.rewards import points_rewards, win_rewards
 from sniff_env.presets import PRESET_NAMES
-from sniff_env.rewards import points_rewards, win_rewards
 from sniff_env.vector import kernels as K
 from sniff_env.vector.engine import VectorEngine
 

@@ -9,7 +9,7 @@ import sniff_env
 from sniff_env import DealError, IllegalMoveError, RulesError
 
 
-def _illegal_action(env: sniff_env.aec.raw_env) -> int:
+def _illegal_action(env: sniff_env.envs.aec.raw_env) -> int:
     mask = env.observe(env.agent_selection)["action_mask"]
     return int(np.flatnonzero(mask == 0)[0])
 

@@ -37,7 +37,7 @@ def test_worked_example_a_through_the_env() -> None:
         assert play.kind == "play" and play.total == count and play.points == pts
 
 
-def _random_episode(env: sniff_env.aec.raw_env, seed: int) -> dict[str, float]:
+def _random_episode(env: sniff_env.envs.aec.raw_env, seed: int) -> dict[str, float]:
     rng = random.Random(seed)
     env.reset(seed=seed)
     total = dict.fromkeys(env.agents, 0.0)

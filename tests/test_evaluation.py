@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from sniff_env import make_rules
+from sniff_env.cli.eval import add_arguments, run
 from sniff_env.evaluation import run_tournament, seatings
-from sniff_env.evaluation.cli import add_arguments, run
 
 
 def test_seatings_balance_the_seats() -> None:

@@ -13,14 +13,21 @@ torch = pytest.importorskip("torch")
 
 from conftest import play_out_legally
 
-from sniff_env.agents import Agent, agent_for, default_opponent, greedy_rate, read_card, shipped_agents
 from sniff_env.players import load
+from sniff_env.players.agents import (
+    Agent,
+    agent_for,
+    default_opponent,
+    greedy_rate,
+    read_card,
+    shipped_agents,
+)
 from sniff_env.players.compat import best_fit, trained_rules
 from sniff_env.players.policy import PolicyError
 from sniff_env.presets import make_rules
 from training.export import export_checkpoint
 from training.imitation import main
-from training.move_net import MoveNet
+from training.lib.move_net import MoveNet
 
 FAMILY = ("sniff", "muggins", "sniff-cribbage")
 TINY = ["--presets", ",".join(FAMILY), "--engine", "vector", "--teacher", "heuristic", "--opponents", "greedy",
@@ -118,7 +125,7 @@ def test_the_strongest_fitting_agent_plays_a_specialist_first_where_cards_tie(
     weaker = _generalist(tmp_path, {"sniff": rates["sniff-2p"] - 0.01, "muggins": rates["muggins-2p"]})
     assert weaker.generalist and weaker.rule_args == "--preset {sniff,muggins,muggins-sleepers} --players 2"
     agents = shipped | {"all-2p": weaker}
-    monkeypatch.setattr("sniff_env.agents.shipped_agents", lambda: agents)
+    monkeypatch.setattr("sniff_env.players.agents.shipped_agents", lambda: agents)
     assert agent_for(make_rules("sniff", 2))[0].name == "sniff-2p-tiles"  # type: ignore[index]
     assert agent_for(make_rules("muggins", 2))[0].name == "muggins-2p"  # type: ignore[index]  # a tie
     spec, note = default_opponent(make_rules("muggins-sleepers", 2))  # no specialist, no rate: the generalist

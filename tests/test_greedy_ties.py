@@ -11,14 +11,14 @@ from test_vector_rollouts import positions, swap_hidden_tile
 
 from sniff_env.game import Game, Phase
 from sniff_env.infostate import info_state
+from sniff_env.players.compiled.baselines import weight_vector
+from sniff_env.players.compiled.rollouts import workspace
 from sniff_env.players.greedy import GreedyPlayer, greedy_ties
 from sniff_env.players.heuristic import Weights
 from sniff_env.presets import make_rules
 from sniff_env.vector import kernels as K
-from sniff_env.vector.baselines import weight_vector
 from sniff_env.vector.engine import VectorEngine
-from sniff_env.vector.rollouts import workspace
-from training.config import ConfigError
+from training.lib.config import ConfigError
 from training.studies.greedy_ties import (
     GREEDY,
     PLAYOUT_PLAYERS,

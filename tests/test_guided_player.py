@@ -12,10 +12,10 @@ from sniff_env import make_rules, new_game, sniff_v0
 from sniff_env.game import Game, Phase
 from sniff_env.infostate import InfoState, determinize, info_state
 from sniff_env.players import PlayerSpecError, load
+from sniff_env.players.compiled.rollouts import RolloutSearch, load_info_state
 from sniff_env.players.guided import GuidedPlayer, keep_moves
 from sniff_env.players.policy import PolicyError
 from sniff_env.vector.engine import VectorEngine
-from sniff_env.vector.rollouts import RolloutSearch, load_info_state
 
 RULES = make_rules("sniff", 2)
 

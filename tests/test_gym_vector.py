@@ -9,13 +9,13 @@ from gymnasium.vector import AutoresetMode
 
 import sniff_env  # noqa: F401  (registers the ids)
 from sniff_env import IllegalMoveError
+from sniff_env.envs.gym_vector import SniffGymVectorEnv
+from sniff_env.envs.rewards import win_rewards
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
 from sniff_env.players import load
 from sniff_env.presets import make_rules
-from sniff_env.rewards import win_rewards
-from sniff_env.vector.gym_vector import SniffGymVectorEnv
 
 ID = "sniff_env/Sniff-v0"
 

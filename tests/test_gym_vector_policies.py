@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sniff_env.envs.gym_vector import SniffGymVectorEnv
 from sniff_env.players import load
 from sniff_env.presets import make_rules
-from sniff_env.vector.gym_vector import SniffGymVectorEnv
 
 
 class Counting:

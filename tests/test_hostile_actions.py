@@ -15,7 +15,7 @@ from hostile import deadline  # noqa: F401  (a time limit per test: a hang fails
 
 import sniff_env
 from sniff_env import IllegalMoveError
-from sniff_env.wrappers import SniffSingleAgentEnv
+from sniff_env.envs.single_agent import SniffSingleAgentEnv
 
 NOT_WHOLE: list[Any] = [True, False, np.bool_(True), 2.0, np.float64(3.0), "1", None, np.array([1]), 1 + 0j]
 
@@ -70,9 +70,9 @@ OPTIMISED = """
 import numpy as np
 import sniff_env
 from sniff_env import IllegalMoveError
-from sniff_env.vector import SniffVectorEnv
+from sniff_env.envs.vector import SniffVectorEnv
 from sniff_env.vector.checks import BatchError
-from sniff_env.wrappers import SniffSingleAgentEnv
+from sniff_env.envs.single_agent import SniffSingleAgentEnv
 
 assert not __debug__, "run with python -O"
 out = []

@@ -99,7 +99,7 @@ CLI_ROWS: list[tuple[list[str], list[str]]] = [
     # policy files: data, never code; checked before onnxruntime reads them
     (["eval", "{spin}", "random"], ["uses the operator 'Loop'", "the operators allowed are: Add, Cast"]),
     (["eval", "{program}", "random"], ["is a TorchScript file", "TorchScript files are programs",
-                                        "python training/export.py", "--trust-code"]),
+                                        "python -m training.export", "--trust-code"]),
     (["eval", "random", "guided:agent={program}"], ["TorchScript files are programs", "--trust-code"]),
     (["eval", "{fifo}", "random"], ["cannot read the policy file", "it is a pipe, not a regular file"]),
     (["eval", "{big}", "random"], ["cannot read the policy file", "more than the 67,108,864 it may hold"]),

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from sniff_env.deal import Deal
+from sniff_env.envs.vector import SniffVectorEnv
 from sniff_env.errors import DealError, GameOverError, IllegalMoveError, RulesError, SniffError
 from sniff_env.game import Game
 from sniff_env.presets import make_rules
-from sniff_env.vector import SniffVectorEnv, VectorEngine
+from sniff_env.vector import VectorEngine
 from sniff_env.vector.checks import BatchError
 
 B = 4

@@ -17,9 +17,9 @@ from pettingzoo.test import max_cycles_test, parallel_api_test
 
 import sniff_env
 from sniff_env import sniff_v0
+from sniff_env.envs.masks import PLACEHOLDER_ACTION
+from sniff_env.envs.single_agent import SniffSingleAgentEnv
 from sniff_env.errors import SniffError, UnknownOptionError
-from sniff_env.masks import PLACEHOLDER_ACTION
-from sniff_env.wrappers import SniffSingleAgentEnv
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_torchrl_plays_only_legal_moves_with_the_mask_in_the_observation() -> No
 def test_the_mask_layouts_and_the_mask_of_a_finished_episode() -> None:
     from gymnasium.utils.env_checker import check_env
 
-    from sniff_env.vector.gym_vector import SniffGymVectorEnv
+    from sniff_env.envs.gym_vector import SniffGymVectorEnv
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the checker's notes on the unbounded score features

@@ -35,32 +35,32 @@ def test_sniff_2p_dry_run_prints_its_seven_stages_in_order_and_the_cards_budget(
         "imitation-sniff-2p-search-values.toml", "imitation-sniff-2p-search-values-2.toml",
         "imitation-sniff-2p-search-values-3.toml",
     ]
-    assert commands[-1] == "python training/export.py runs/sniff-2p.pt runs/sniff-2p.onnx --force"
+    assert commands[-1] == "python -m training.export runs/sniff-2p.pt runs/sniff-2p.onnx --force"
     assert "# total: 180.3 minutes" in out  # the card: 180 minutes in all
 
 
 def test_the_large_agent_records_three_rounds_then_trains_two_wide_networks(capsys: pytest.CaptureFixture[str]) -> None:
     out, commands = _dry_run("sniff-2p-large", capsys)
-    assert commands[0] == "python training/make_agent.py configs/chains/sniff-2p.toml"
+    assert commands[0] == "python -m training.make_agent configs/chains/sniff-2p.toml"
     recordings = [c for c in commands if "--epochs 0" in c]
     assert len(recordings) == 3 and all("--actor runs/" in c for c in recordings)  # on the chain's own networks
     configs = [c.split("--config ")[1].split()[0] for c in commands if "--config" in c]
     assert [c for c in configs if "wide" in c] == [
         "configs/training/imitation-sniff-2p-wide.toml", "configs/training/imitation-sniff-2p-wide-2.toml"]
-    assert commands[-1] == "python training/export.py runs/sniff-2p-large.pt runs/sniff-2p-large.onnx --force"
+    assert commands[-1] == "python -m training.export runs/sniff-2p-large.pt runs/sniff-2p-large.onnx --force"
     assert "# total: 260.2 minutes" in out  # the card: 260 minutes in all
 
 
 def test_the_tiles_agent_grows_from_a_mobility_network_on_cleaner_values(capsys: pytest.CaptureFixture[str]) -> None:
     out, commands = _dry_run("sniff-2p-tiles", capsys)
-    assert commands[0] == "python training/make_agent.py configs/chains/sniff-2p-large.toml"
+    assert commands[0] == "python -m training.make_agent configs/chains/sniff-2p-large.toml"
     recordings = [c for c in commands if "--epochs 0" in c]
     assert [c.split("--actor ")[1].split()[0] for c in recordings] == ["runs/sniff-2p-large.pt", "runs/sniff-2p-mobility.pt"]
     assert "--teacher rollouts:samples=128" in recordings[1]
     configs = [c.split("--config ")[1].split()[0] for c in commands if "--epochs 0" not in c and "--config" in c]
     assert configs == ["configs/training/imitation-sniff-2p-mobility.toml", "configs/training/imitation-sniff-2p-tiles.toml"]
     assert 'init = "runs/sniff-2p-mobility.pt"' in (ROOT / configs[1]).read_text()  # grown from step 3's network
-    assert commands[-1] == "python training/export.py runs/sniff-2p-tiles.pt runs/sniff-2p-tiles.onnx --force"
+    assert commands[-1] == "python -m training.export runs/sniff-2p-tiles.pt runs/sniff-2p-tiles.onnx --force"
     assert f"# total: {260.2 + TILES:.1f} minutes" in out
 
 
@@ -152,7 +152,7 @@ def test_a_chain_step_runs_another_agents_chain_first(tmp_path: Path, capfd: pyt
         f'output = "{tmp_path}/tiny.onnx"\nminutes = 0\n'
     )
     assert main([str(outer), "--dry-run"]) == 0
-    assert f"python training/make_agent.py {inner}\n" in capfd.readouterr().out
+    assert f"python -m training.make_agent {inner}\n" in capfd.readouterr().out
     assert main([str(outer)]) == 0
     out = capfd.readouterr().out
     assert "# tiny: 2 steps" in out and "# total: 1.5 minutes" in out  # the inner chain ran, then the export

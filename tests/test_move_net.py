@@ -21,9 +21,9 @@ from sniff_env.players import load
 from sniff_env.players.heuristic import best_points, public_layout
 from sniff_env.presets import PRESETS
 from sniff_env.tiles import mask_tiles, tile_set
-from training.move_net import MoveNet
-from training.network import export_policy, make_net
-from training.torchscript import load_player
+from training.lib.move_net import MoveNet
+from training.lib.network import export_policy, make_net
+from training.lib.torchscript import load_player
 
 
 def _positions(rules, seeds: int = 2, cap: int = 150):  # type: ignore[no-untyped-def]
@@ -123,7 +123,7 @@ def test_mobility_features_count_who_can_still_play() -> None:
 
 
 def test_mobility_network_exports_and_rebuilds(tmp_path: Path) -> None:
-    from training.network import load_exported
+    from training.lib.network import load_exported
 
     rules = make_rules("sniff", 2)
     net = make_net(rules, hidden=32, points_prior=5.0, arch="move-mobility", move_hidden=16)
@@ -160,8 +160,8 @@ def test_tile_tokens_say_where_each_tile_is_and_what_it_scores() -> None:
 
 
 def test_tile_network_grows_from_a_mobility_one_and_exports(tmp_path: Path) -> None:
-    from training.network import load_exported
-    from training.ppo import init_from
+    from training.lib.init_weights import init_from
+    from training.lib.network import load_exported
 
     rules = make_rules("sniff", 2)
     observer = Observer(rules)
@@ -202,7 +202,7 @@ def test_tile_network_grows_from_a_mobility_one_and_exports(tmp_path: Path) -> N
 def test_move_networks_score_in_bfloat16_as_in_float32(arch: str) -> None:
     """Under ``--precision bf16`` (torch's autocast) both forward paths run and give the float32
     scores to bfloat16's precision, with the same best move."""
-    from training.network import forward_inputs, prepare_inputs
+    from training.lib.network import forward_inputs, prepare_inputs
 
     rules = make_rules("sniff", 2)
     observer = Observer(rules)

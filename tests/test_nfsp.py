@@ -121,7 +121,7 @@ def test_main_writes_the_json_and_the_plot(setup: study.Setup, tmp_path: Path,
                        "--out", str(out), "--plot", str(png)]) == 0
     result = json.loads(out.read_text())
     assert [r["episodes"] for r in result["checkpoints"]] == [40, 60]
-    assert result["command"].startswith("python training/studies/nfsp.py --episodes 60")
+    assert result["command"].startswith("python -m training.studies.nfsp --episodes 60")
     assert result["options"]["hidden"] == 8 and result["machine"]["cpu_count"] >= 1
     assert set(result["references"]) == {"heuristic", "CFR+ 2"}
     assert 0 < result["references"]["heuristic"] < 0.01

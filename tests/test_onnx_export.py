@@ -24,9 +24,9 @@ from sniff_env.players import load
 from sniff_env.players.policy import META_FILE, PolicyNetwork, load_network
 from sniff_env.rules import Rules
 from sniff_env.vector.engine import VectorEngine
-from training.network import export_policy, make_net, policy_meta
-from training.onnx_export import OPSET, sample_observations
-from training.torchscript import read_torchscript
+from training.lib.network import export_policy, make_net, policy_meta
+from training.lib.onnx_export import OPSET, sample_observations
+from training.lib.torchscript import read_torchscript
 
 AGENTS = sorted(p.stem for p in Path("checkpoints").glob("*.pt"))
 POSITIONS = 10_000
@@ -94,7 +94,7 @@ def test_onnx_agent_plays_without_torch() -> None:
         try:
             load("checkpoints/sniff-2p.pt", rules=rules)
         except PolicyError as exc:
-            assert "TorchScript files are programs" in str(exc) and "training/export.py" in str(exc), exc
+            assert "TorchScript files are programs" in str(exc) and "python -m training.export" in str(exc), exc
         else:
             raise AssertionError("a player loaded a TorchScript file")
         assert "torch" not in sys.modules

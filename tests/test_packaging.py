@@ -53,7 +53,7 @@ def test_a_wheel_built_from_a_checkout_leaves_it_clean(tmp_path: Path) -> None:
     assert sorted(p.name for p in source.iterdir()) == before  # no build/, no sniff_env.egg-info/
     wheel = next(out.glob("sniff_env-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    assert "sniff_env/__main__.py" in names and "sniff_env/drawing.py" in names
+    assert "sniff_env/__main__.py" in names and "sniff_env/envs/drawing.py" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "sniff_env/checkpoints/sniff-2p.md" in names  # the cards go with the agents
     assert "sniff_env/checkpoints/README.md" not in names  # the folder's guide stays in the repository
@@ -61,7 +61,7 @@ def test_a_wheel_built_from_a_checkout_leaves_it_clean(tmp_path: Path) -> None:
 
 def test_the_api_reference_builds_without_warnings(tmp_path: Path) -> None:
     pytest.importorskip("pdoc")
-    from sniff_env.commands import docs
+    from sniff_env.cli import docs
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -69,6 +69,6 @@ def test_the_api_reference_builds_without_warnings(tmp_path: Path) -> None:
     assert not [str(w.message) for w in caught]
     assert not skipped, f"modules left out: {skipped}"
     pages = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.html")}
-    assert {"index.html", "sniff_env.html", "sniff_env/aec.html", "sniff_env/vector/env.html"} <= pages
+    assert {"index.html", "sniff_env.html", "sniff_env/envs/aec.html", "sniff_env/envs/vector.html"} <= pages
     assert len(pages) == len(docs.module_names()) + 1
     assert "parallel_env" in (tmp_path / "sniff_env" / "sniff_v0.html").read_text(encoding="utf-8")

@@ -7,10 +7,10 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from sniff_env.agents import default_opponent, shipped_agents
 from sniff_env.game import Phase, new_game
 from sniff_env.play.session import AgentCache, Session
 from sniff_env.play.sheet import hand_end_note, score_sheet
+from sniff_env.players.agents import default_opponent, shipped_agents
 from sniff_env.players.compat import FieldKind, compare_rules
 from sniff_env.presets import make_rules
 

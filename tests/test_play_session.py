@@ -141,7 +141,7 @@ def test_a_log_may_not_name_files(spec: str, words: list[str]) -> None:
 
 
 def test_a_log_may_name_built_in_players_and_shipped_agents() -> None:
-    from sniff_env.agents import shipped_agents
+    from sniff_env.players.agents import shipped_agents
 
     for spec in ("heuristic", "search:budget_s=0.5", "rollouts:samples=8,value=win", "guided:agent=sniff-2p,samples=8",
                  "sniff-2p", str(shipped_agents()["sniff-2p"].path)):

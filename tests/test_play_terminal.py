@@ -1,4 +1,4 @@
-"""``python -m sniff_env.play`` driven through a pseudo-terminal, as a person would play it."""
+"""``sniff play`` (``python -m sniff_env.cli.play``) driven through a pseudo-terminal, as a person would play it."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ MOVE = re.compile(r"^\s+1\) (.+?)(?:\s{2,}|$)", re.MULTILINE)
 TILES = re.compile(r"your tiles: (.*)")
 
 
-def spawn(tmp_path: Path, *args: str, module: str = "sniff_env.play", sigint_ignored: bool = False) -> pexpect.spawn:
+def spawn(tmp_path: Path, *args: str, module: str = "sniff_env.cli.play", sigint_ignored: bool = False) -> pexpect.spawn:
     """The program on a pseudo-terminal; ``sigint_ignored``: started with interrupts ignored, as a
     non-interactive shell starts a background job (and as some libraries leave a test worker)."""
     env = dict(os.environ, NO_COLOR="1", TERM="dumb", COLUMNS="200", SNIFF_HOME=str(tmp_path / "home"))
@@ -84,7 +84,7 @@ def test_full_game_then_replay(tmp_path: Path) -> None:
     assert child.exitstatus == 0
     data = json.loads(log.read_text())
     assert data["finished"] and max(data["scores"]) >= 20
-    replay = spawn(tmp_path, str(log), "--all", module="sniff_env.play.replay_cmd")
+    replay = spawn(tmp_path, str(log), "--all", module="sniff_env.cli.replay")
     replay.expect(pexpect.EOF)
     assert final_scores(replay.before) == " / ".join(map(str, data["scores"]))
     assert load_game_log(log).game.scores == data["scores"]
@@ -98,7 +98,7 @@ def test_replay_steps_on_enter_and_quits(tmp_path: Path) -> None:
     child.expect(PROMPT)
     child.sendline("quit")
     child.expect(pexpect.EOF)
-    replay = spawn(tmp_path, str(log), module="sniff_env.play.replay_cmd")
+    replay = spawn(tmp_path, str(log), module="sniff_env.cli.replay")
     replay.expect(r"\[Enter: next move, b: back, q: quit\]")
     replay.sendline("")
     replay.expect("count")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sniff_env import players, sniff_v0
-from sniff_env.aec import SeatObservation
+from sniff_env.envs.aec import SeatObservation
 
 
 @pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "search:simulations=8", "rollouts:samples=4",

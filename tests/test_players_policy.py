@@ -166,12 +166,12 @@ def test_players_refuse_torchscript_whatever_its_name(tmp_path: Path, name: str)
         with pytest.raises(PolicyError) as info:
             attempt()
         assert "TorchScript files are programs" in str(info.value)
-        assert f"python training/export.py {path} {path.with_suffix('.onnx')} --trust-code" in str(info.value)
+        assert f"python -m training.export {path} {path.with_suffix('.onnx')} --trust-code" in str(info.value)
 
 
 def test_training_tools_load_torchscript_only_when_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("torch")
-    from training.torchscript import UntrustedCodeError, load_checked, load_player, record_trusted
+    from training.lib.torchscript import UntrustedCodeError, load_checked, load_player, record_trusted
 
     monkeypatch.setenv("SNIFF_TRUST_FILE", str(tmp_path / "trust" / "list.txt"))
     rules = make_rules("sniff", 2)

@@ -11,8 +11,8 @@ import pytest
 
 from sniff_env import make_rules
 from sniff_env.players import PlayerSpecError, load
+from sniff_env.players.compiled.rollouts import RolloutSearch
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
-from sniff_env.vector.rollouts import RolloutSearch
 from training.studies import fit_playouts
 
 RULES = make_rules("sniff", 2)

@@ -32,19 +32,19 @@ from test_players_policy import onnx_file, policy_meta
 
 from sniff_env import make_rules
 from sniff_env.cli import main as sniff_main
+from sniff_env.envs.gym_vector import SniffGymVectorEnv
 from sniff_env.observation import Observer
 from sniff_env.players import load
 from sniff_env.players import policy as policy_module
 from sniff_env.players.onnx_check import ALLOWED_OPS, MAX_BYTES, check_model
 from sniff_env.players.policy import META_FILE, PolicyError, load_network
-from sniff_env.vector.gym_vector import SniffGymVectorEnv
-from training.config import ConfigError
 from training.export import main as export_main
 from training.imitation import main as imitation_main
-from training.network import CheckpointError, load_checkpoint, make_net, save_atomic
-from training.ppo import init_from
+from training.lib.config import ConfigError
+from training.lib.init_weights import init_from
+from training.lib.network import CheckpointError, load_checkpoint, make_net, save_atomic
+from training.lib.torchscript import UntrustedCodeError, load_checked
 from training.ppo import main as ppo_main
-from training.torchscript import UntrustedCodeError, load_checked
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = make_rules("sniff", 2)
@@ -239,7 +239,7 @@ def test_torchscript_programs_are_refused_by_every_player_path(tmp_path: Path, m
     ]
     for path in files:
         for attempt in attempts:
-            with pytest.raises(ValueError, match="TorchScript files are programs.*training/export.py .* --trust-code"):
+            with pytest.raises(ValueError, match="TorchScript files are programs.*python -m training.export .* --trust-code"):
                 attempt(path)  # a PolicyError, or the spec's PlayerSpecError carrying its message
         assert sniff_main(["eval", str(path), "random", "--games", "2", "--no-progress"]) == 2
         assert "TorchScript files are programs" in capsys.readouterr().err
@@ -351,7 +351,7 @@ def test_oversized_and_odd_files_are_refused_before_reading(tmp_path: Path) -> N
             load_network(path)
         with pytest.raises(CheckpointError, match=f"it is {kind}, not a regular file"):
             load_checkpoint(path)
-    run = subprocess.run([sys.executable, "training/export.py", str(fifo), str(tmp_path / "out.onnx")], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "training.export", str(fifo), str(tmp_path / "out.onnx")], cwd=ROOT,
                          capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 2 and "it is a pipe, not a regular file" in run.stderr and "Traceback" not in run.stderr
 

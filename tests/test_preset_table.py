@@ -15,7 +15,7 @@ from training.preset_table import family_presets, main
 
 
 def test_a_generalists_family_is_its_presets_in_order() -> None:
-    from sniff_env.agents import shipped_agents
+    from sniff_env.players.agents import shipped_agents
 
     assert family_presets("generalist-2p") == [r.name for r in shipped_agents()["generalist-2p"].family]
     assert family_presets("sniff-2p") == ["sniff"]

@@ -8,7 +8,7 @@ owns a part of the documentation (:func:`readmes` finds them all); every check b
   extra is skipped, saying so, only where that library is missing); ``pycon`` blocks are doctests;
 - ``bash`` / ``sh`` / ``console`` blocks, the two command lines at the top, and inline commands in
   the prose are split into commands: the cheap ones (:data:`RUN`) really run; every other
-  ``sniff ...`` is parsed by the ``sniff`` parser, ``python training/...`` by the script's own
+  ``sniff ...`` is parsed by the ``sniff`` parser, ``python -m training...`` by the script's own
   parser (its config file read and its fields checked), with ``--dry-run`` where the script has it;
 - ``text`` blocks are compared with what they show, ``toml`` and ``json`` blocks are parsed;
 - anything that can be checked in none of these ways is in :data:`EXEMPT`, with the reason.
@@ -46,7 +46,7 @@ TOP_LIMIT = 15_000
 SKIP_DIRS = {".venv", "runs", "node_modules", "build", "dist", "api-reference", "__pycache__"}
 """Folders never searched for READMEs (besides hidden ones and ``*.egg-info``): environments, outputs."""
 
-EXPECTED = {"README.md", "sniff_env/README.md", "sniff_env/integrations/README.md", "sniff_env/benchmark/README.md",
+EXPECTED = {"README.md", "sniff_env/README.md", "sniff_env/integrations/README.md", "sniff_env/evaluation/benchmark/README.md",
             "training/README.md", "training/studies/README.md", "checkpoints/README.md"}
 """The READMEs the documentation is split into (relative to the repository): none may go missing."""
 
@@ -94,6 +94,7 @@ EXEMPT = {
     "sniff eval PLAYER PLAYER ... --games N --workers 2 --out checkpoints/results/NAME": "a synopsis: "
     "PLAYER, N and NAME are placeholders",
     "python -m sniff_env": "the sniff command under another name (tests/test_packaging.py runs it)",
+    "python -m training.NAME": "a synopsis: NAME stands for any trainer",
     "python -m tests.test_all_games_end --games 200": "plays 200 random games of every combination on six "
     "environments (27 minutes on two cores); tests/test_all_games_end.py plays it small",
 }
@@ -169,7 +170,7 @@ def inline_commands(text: str) -> list[tuple[int, list[str]]]:
     outside = re.sub(r"```.*?```", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.DOTALL)
     for m in re.finditer(r"`([^`]+)`", outside):
         span = " ".join(m.group(1).split())
-        if re.match(r"(time )?(sniff [a-z]|python (training/|-m ))", span):
+        if re.match(r"(time )?(sniff [a-z]|python -m )", span):
             found.append((outside.count("\n", 0, m.start()) + 1, split_commands(span)[0]))
     return found
 
@@ -216,13 +217,13 @@ class _Parsed(BaseException):
     """Raised by the patched ``parse_args`` once a script's own parser accepted its arguments."""
 
 
-def _parse_training_script(path: str, args: list[str]) -> None:
-    """``python training/...py args``, checked by that script's own parser without running it:
+def _parse_training_script(name: str, args: list[str]) -> None:
+    """``python -m training.NAME args``, checked by that script's own parser without running it:
     ``parse_config`` of its ``Args`` (the ``--config`` file read, its fields checked), or its
     argparse parser stopped right after parsing; a script with ``--dry-run`` runs with it."""
+    path = name.replace(".", "/") + ".py"
     if not (ROOT / path).is_file():
-        pytest.fail(f"python {path}: no such script")
-    name = path.removesuffix(".py").replace("/", ".")
+        pytest.fail(f"python -m {name}: no such script")
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
@@ -232,7 +233,7 @@ def _parse_training_script(path: str, args: list[str]) -> None:
     source = inspect.getsource(module)
     cls = getattr(module, "Args", None)
     if dataclasses.is_dataclass(cls) and "parse_config(Args" in source:
-        from training.config import parse_config
+        from training.lib.config import parse_config
 
         parse_config(cls, args, path)
     elif '"--dry-run"' in source:
@@ -282,8 +283,8 @@ def test_command(
             from sniff_env.cli import build_parser
 
             build_parser().parse_args(argv[1:])
-        elif program in ("python", "python3") and len(argv) > 1 and argv[1].startswith("training/"):
-            _parse_training_script(argv[1], argv[2:])
+        elif program in ("python", "python3") and len(argv) > 2 and argv[1] == "-m" and argv[2].startswith("training."):
+            _parse_training_script(argv[2], argv[3:])
         elif program in ("python", "python3") and argv[1:3] == ["-m", "pytest"]:
             _check_test_files(argv[3:])
         else:

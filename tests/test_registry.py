@@ -15,8 +15,8 @@ from pettingzoo.env_registry.exceptions import NameNotFound, VersionNotFound
 
 import sniff_env
 from sniff_env import sniff_v0
+from sniff_env.envs.single_agent import SniffSingleAgentEnv
 from sniff_env.rules import RulesError
-from sniff_env.wrappers import SniffSingleAgentEnv
 
 
 def test_the_versioned_module_matches_the_metadata_name() -> None:
@@ -56,7 +56,7 @@ def test_gymnasium_make_is_the_single_agent_env_against_the_heuristic() -> None:
 
 
 def test_make_vec_gives_the_vector_env_over_the_batched_engine() -> None:
-    from sniff_env.vector.gym_vector import SniffGymVectorEnv
+    from sniff_env.envs.gym_vector import SniffGymVectorEnv
 
     env = gymnasium.make_vec("sniff_env/Sniff-v0", num_envs=4, vectorization_mode="vector_entry_point")
     assert isinstance(env, gymnasium.vector.VectorEnv) and isinstance(env.unwrapped, SniffGymVectorEnv)

@@ -12,10 +12,10 @@ import pytest
 
 import sniff_env
 from sniff_env import sniff_v0
-from sniff_env.drawing import SIZE, layout_geometry, table_frame
+from sniff_env.envs.drawing import SIZE, layout_geometry, table_frame
+from sniff_env.envs.single_agent import SniffSingleAgentEnv
 from sniff_env.game import Phase, new_game
 from sniff_env.presets import make_rules
-from sniff_env.wrappers import SniffSingleAgentEnv
 
 SHAPE = (SIZE[1], SIZE[0], 3)
 
@@ -25,7 +25,7 @@ def _is_frame(frame: object) -> bool:
 
 
 def test_every_env_renders_rgb_frames_and_declares_its_fps() -> None:
-    from sniff_env.vector.gym_vector import SniffGymVectorEnv
+    from sniff_env.envs.gym_vector import SniffGymVectorEnv
 
     aec = sniff_env.env("muggins-sniff", 3, render_mode="rgb_array")
     aec.reset(seed=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sniff_env.rewards import points_rewards, win_rewards
+from sniff_env.envs.rewards import points_rewards, win_rewards
 
 
 def test_points_rewards_are_zero_sum_differences() -> None:

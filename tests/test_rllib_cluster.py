@@ -1,5 +1,5 @@
 """From one machine to a cluster: a two-node Ray cluster on 127.0.0.1 (a head and a worker node,
-each with its own resources) runs two league training iterations of ``training/rllib_selfplay.py``
+each with its own resources) runs two league training iterations of ``training/libraries/rllib_selfplay.py``
 on each engine (one game per env; the batched engine, many games per env runner) whose env
 runners land one on each node."""
 
@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from training.rllib_selfplay import Args, build_config, start_ray
+from training.libraries.rllib_selfplay import Args, build_config, start_ray
 
 NODE_MEMORY = 100 * 1024 * 1024
 SLOT = "sniff_env_runner"

@@ -1,4 +1,4 @@
-"""training/rllib_selfplay.py: the league's tables and mapping, the export of the masking module
+"""training/libraries/rllib_selfplay.py: the league's tables and mapping, the export of the masking module
 into the project's policy file, clear errors, and a short run that checkpoints, resumes, evaluates
 and exports a policy ``sniff eval`` plays."""
 
@@ -20,7 +20,7 @@ from conftest import scalar_tags
 from test_rllib_env import ray_local  # noqa: F401  (the fixture)
 
 from sniff_env.presets import make_rules
-from training.rllib_selfplay import (
+from training.libraries.rllib_selfplay import (
     LEARNER,
     Args,
     RayUnavailableError,
@@ -120,8 +120,8 @@ def test_a_negative_budget_of_learner_decisions_is_refused() -> None:
 
 
 def test_the_device_places_the_learner_and_a_bad_one_is_refused_before_ray_starts() -> None:
-    from training.device import DeviceError
-    from training.rllib_selfplay import Args, build_config, learner_gpus
+    from training.lib.device import DeviceError
+    from training.libraries.rllib_selfplay import Args, build_config, learner_gpus
 
     assert learner_gpus("cpu") == 0 and learner_gpus("auto") == int(torch.cuda.is_available())
     assert build_config(Args(device="cpu")).num_gpus_per_learner == 0
@@ -137,7 +137,7 @@ def test_the_device_places_the_learner_and_a_bad_one_is_refused_before_ray_start
 def test_short_run_checkpoints_resumes_and_exports_a_playable_policy(tmp_path: Path, ray_local: None) -> None:  # noqa: F811
     import tomllib
 
-    from training.config import from_sources
+    from training.lib.config import from_sources
 
     values = tomllib.loads(SMOKE.read_text())
     args = from_sources(Args, values, {"out_dir": str(tmp_path), "num_env_runners": 0, "iterations": 2})

@@ -12,9 +12,9 @@ import pytest
 from conftest import play_out_legally, scalar_tags
 from gymnasium.vector import AutoresetMode
 
-from sniff_env.masks import episode_over_mask
+from sniff_env.envs.gym_vector import OpponentPool, SniffGymVectorEnv
+from sniff_env.envs.masks import episode_over_mask
 from sniff_env.presets import make_rules
-from sniff_env.vector.gym_vector import OpponentPool, SniffGymVectorEnv
 
 if importlib.util.find_spec("ray") is not None:
     from test_rllib_env import ray_local  # noqa: F401  (the fixture)
@@ -172,7 +172,7 @@ def test_the_rllib_vector_env_speaks_what_rllibs_runners_and_masking_module_read
 # -- the league -------------------------------------------------------------------------------
 @needs_rllib
 def test_league_draws_follow_the_one_game_paths_table() -> None:
-    from training.rllib_vector import SELF, LeagueSpec
+    from training.libraries.rllib_vector import SELF, LeagueSpec
 
     spec = LeagueSpec(builtins=("greedy", "heuristic"), selfplay_prob=0.5, pool_size=2, snapshot_every=1, seed=1)
     assert spec.labels == (SELF, "greedy", "heuristic", "snapshot", "snapshot")
@@ -197,7 +197,7 @@ def _module(hidden: int) -> object:
 
 @needs_rllib
 def test_a_snapshot_plays_legal_seeded_moves_and_one_of_another_shape_is_refused() -> None:
-    from training.rllib_vector import ModulePolicy, actor_state
+    from training.libraries.rllib_vector import ModulePolicy, actor_state
 
     learner, runner_module = _module(16), _module(16)
     state = actor_state(learner.state_dict())  # type: ignore[attr-defined]
@@ -226,7 +226,7 @@ def test_a_snapshot_plays_legal_seeded_moves_and_one_of_another_shape_is_refused
 def test_a_league_opponent_the_engine_cannot_play_is_refused_before_ray_starts(argv: list[str], words: str) -> None:
     import ray
 
-    from training.rllib_selfplay import main
+    from training.libraries.rllib_selfplay import main
 
     with pytest.raises(SystemExit, match=words):
         main(argv)
@@ -237,8 +237,8 @@ def test_a_league_opponent_the_engine_cannot_play_is_refused_before_ray_starts(a
 def test_vector_run_checkpoints_resumes_its_league_and_exports_a_playable_policy(
     tmp_path: Path, ray_local: None
 ) -> None:
-    from training.rllib_selfplay import Args, export_checkpoint, main, read_run, train
-    from training.rllib_vector import load_league
+    from training.libraries.rllib_selfplay import Args, export_checkpoint, main, read_run, train
+    from training.libraries.rllib_vector import load_league
 
     base = {"engine": "vector", "num_env_runners": 0, "num_envs_per_env_runner": 32, "train_batch_size": 256,
             "minibatch_size": 128, "num_epochs": 1, "hidden": 16, "max_hands": 1, "snapshot_every": 1,

@@ -70,7 +70,7 @@ def check_count_sums(lines: list[str]) -> int:
 def test_a_long_arm_turns_to_fit_the_terminal(tmp_path: Path, width: int) -> None:
     game = long_arm_game()
     log = save_game_log(game, tmp_path / "long.json", ["human", "random"], {"human_seat": 0, "names": ["You", "random"]})
-    child = spawn(tmp_path, width, str(log), "--all", module="sniff_env.play.replay_cmd")
+    child = spawn(tmp_path, width, str(log), "--all", module="sniff_env.cli.replay")
     child.expect(pexpect.EOF)
     lines = screen_lines(child.before)
     over = next(i for i, line in enumerate(lines) if "hand 1 is over" in line)
@@ -94,7 +94,7 @@ def test_a_long_arm_turns_to_fit_the_terminal(tmp_path: Path, width: int) -> Non
 
 def test_play_shows_the_final_board_and_refuses_empty_claims(tmp_path: Path) -> None:
     child = spawn(tmp_path, 80, "--opponent", "random", "--seed", "7", "--rule", "muggins_claims=true",
-                  "--rule", "target=30", module="sniff_env.play")
+                  "--rule", "target=30", module="sniff_env.cli.play")
     child.expect("\n> ")
     listed = re.findall(r"^\s+(\d+)\) (\S.*?)\s*$", ANSI.sub("", child.before.replace("\r", "")), re.MULTILINE)
     quiet = next((n for n, text in listed if "+" not in text), None)
@@ -121,7 +121,7 @@ def test_play_shows_the_final_board_and_refuses_empty_claims(tmp_path: Path) -> 
 
 
 def test_rules_all_reads_at_80_columns(tmp_path: Path) -> None:
-    child = spawn(tmp_path, 80, "rules", "--all", module="sniff_env.cli")
+    child = spawn(tmp_path, 80, "rules", "--all", module="sniff_env")
     child.expect(pexpect.EOF)
     lines = screen_lines(child.before)
     assert max(len(line) for line in lines) <= 80
@@ -133,7 +133,7 @@ def test_rules_all_reads_at_80_columns(tmp_path: Path) -> None:
 
 
 def test_demo_plays_built_in_players_and_names_a_winner(tmp_path: Path) -> None:
-    child = spawn(tmp_path, 80, "demo", "--seed", "2", "--rule", "target=80", module="sniff_env.cli")
+    child = spawn(tmp_path, 80, "demo", "--seed", "2", "--rule", "target=80", module="sniff_env")
     child.expect(pexpect.EOF)
     lines = screen_lines(child.before)
     text = "\n".join(lines)

@@ -18,9 +18,9 @@ from tianshou.utils.torch_utils import policy_within_training_step
 
 from sniff_env import make_rules
 from sniff_env.players import load
-from training.config import ConfigError
-from training.network import make_net
-from training.tianshou_dqn import Args, QNetwork, check_args, main, make_venv, train
+from training.lib.config import ConfigError
+from training.lib.network import make_net
+from training.libraries.tianshou_dqn import Args, QNetwork, check_args, main, make_venv, train
 
 TINY = Args(
     total_timesteps=480, learning_starts=160, n_envs=16, collect_steps=2, updates_per_step=0.25,

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from training.config import ConfigError, bounds, check_fields, from_sources, parse_config
+from training.lib.config import ConfigError, bounds, check_fields, from_sources, parse_config
 
-TRAINERS = ("training.ppo", "training.imitation", "training.sb3_maskable", "training.tianshou_dqn",
-            "training.rllib_selfplay", "training.studies.greedy_ties", "training.studies.tune_heuristic")
+TRAINERS = ("training.ppo", "training.imitation", "training.libraries.sb3_maskable", "training.libraries.tianshou_dqn",
+            "training.libraries.rllib_selfplay", "training.studies.greedy_ties", "training.studies.tune_heuristic")
 
 
 def args_class(module: str) -> type:
@@ -54,8 +54,8 @@ def test_every_numeric_field_states_its_bounds(module: str) -> None:
     ("training.imitation", "--holdout", "1", r"holdout \(--holdout\) must be in \[0, 1\); got 1.0"),
     ("training.imitation", "--q-scale", "inf", "q_scale .* finite"),
     ("training.imitation", "--rules", "scoring=sevens", "scoring"),
-    ("training.sb3_maskable", "--batch-size", "1", "batch_size .* at least 2"),
-    ("training.sb3_maskable", "--gamma", "-0.5", r"gamma .* in \[0, 1\]"),
+    ("training.libraries.sb3_maskable", "--batch-size", "1", "batch_size .* at least 2"),
+    ("training.libraries.sb3_maskable", "--gamma", "-0.5", r"gamma .* in \[0, 1\]"),
 ])
 def test_out_of_range_values_are_refused_before_any_work(tmp_path: Path, module: str, flag: str, value: str,
                                                          words: str) -> None:

@@ -10,8 +10,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from training import imitation, ppo, sb3_maskable
-from training.device import DeviceError, cpu_module, cpu_state, host_view, resolve_device
+from training import imitation, ppo
+from training.lib.device import DeviceError, cpu_module, cpu_state, host_view, resolve_device
+from training.libraries import sb3_maskable
 
 TRAINERS: dict[str, Callable[[list[str]], int]] = {
     "ppo": ppo.main, "imitation": imitation.main, "sb3": sb3_maskable.main,
@@ -100,7 +101,7 @@ def test_cpu_helpers_leave_cpu_work_alone_and_snapshots_are_copies() -> None:
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_ppo_on_cuda_writes_cpu_checkpoints_and_exports(tmp_path: Path) -> None:
     from sniff_env import make_rules
-    from training.torchscript import load_player
+    from training.lib.torchscript import load_player
 
     policy = tmp_path / "policy.pt"
     state = _ppo_state(tmp_path, "gpu", ["--engine", "vector", "--device", "cuda", "--export", str(policy)])
@@ -111,12 +112,12 @@ def test_ppo_on_cuda_writes_cpu_checkpoints_and_exports(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("script", "argv", "message"), [
-    ("training/ppo.py", ["--device", "tpu"], "error: unknown device 'tpu'"),
-    ("training/imitation.py", ["--device", "tpu"], "error: unknown device 'tpu'"),
-    ("training/sb3_maskable.py", ["--device", "tpu"], "error: unknown device 'tpu'"),
-    ("training/benchmarks/training_speed.py", ["--device", "tpu"], "error: unknown device 'tpu'"),
-    ("training/make_agent.py", ["no-such-agent"], "error: no chain"),
-    ("training/ppo.py", ["--init", "no-such-file.pt", "--out-dir", "no-such-dir"],
+    ("training.ppo", ["--device", "tpu"], "error: unknown device 'tpu'"),
+    ("training.imitation", ["--device", "tpu"], "error: unknown device 'tpu'"),
+    ("training.libraries.sb3_maskable", ["--device", "tpu"], "error: unknown device 'tpu'"),
+    ("training.benchmarks.training_speed", ["--device", "tpu"], "error: unknown device 'tpu'"),
+    ("training.make_agent", ["no-such-agent"], "error: no chain"),
+    ("training.ppo", ["--init", "no-such-file.pt", "--out-dir", "no-such-dir"],
      "error: --init no-such-file.pt is not a readable training checkpoint"),
 ])
 def test_a_script_ends_on_bad_input_with_its_message_not_a_traceback(script: str, argv: list[str],
@@ -124,6 +125,6 @@ def test_a_script_ends_on_bad_input_with_its_message_not_a_traceback(script: str
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, script, *argv], capture_output=True, text=True, check=False, timeout=120)
+    done = subprocess.run([sys.executable, "-m", script, *argv], capture_output=True, text=True, check=False, timeout=120)
     assert done.returncode == 2 and done.stderr.startswith(message), done.stderr[-500:]
     assert "Traceback" not in done.stderr

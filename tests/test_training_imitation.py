@@ -12,11 +12,11 @@ torch = pytest.importorskip("torch")
 from conftest import play_out_legally
 
 from sniff_env import make_rules
-from training.config import ConfigError
 from training.imitation import Args, main
-from training.imitation_record import RecordSettings, play_games
+from training.lib.config import ConfigError
+from training.lib.imitation_record import RecordSettings, play_games
+from training.lib.torchscript import load_player
 from training.ppo import main as ppo_main
-from training.torchscript import load_player
 
 TINY = ["--games", "8", "--epochs", "2", "--eval-games", "4", "--workers", "1", "--progress", "false"]
 
@@ -70,7 +70,7 @@ def test_a_bad_init_is_refused_before_any_game_is_recorded(tmp_path: Path, monke
     """``--init`` is read before the recording (which can take many minutes), and reading it
     draws nothing from torch's generator, so a run with a good file plays what it did before."""
     from training import imitation
-    from training.network import make_net
+    from training.lib.network import make_net
 
     def no_games(*_: object, **__: object) -> None:
         raise AssertionError("games were recorded before --init was read")
@@ -116,7 +116,7 @@ def test_vector_teacher_records_trains_from_a_policy_and_reuses_its_data(tmp_pat
 def test_several_runs_data_train_one_network_of_the_width_asked(tmp_path: Path) -> None:
     """Two runs' saved decisions train one network, their games numbered on after each other; a
     move network of another width exports, reloads and seeds a run of the same width only."""
-    from training.network import load_exported
+    from training.lib.network import load_exported
     from training.ppo import main as ppo
 
     base = ["--engine", "vector", "--teacher", "rollouts:samples=2", "--opponents", "heuristic", "--arch", "move",
@@ -236,7 +236,7 @@ def test_the_search_teacher_values_moves_by_points_or_by_the_chance_of_winning()
     """``rollouts:samples=N`` values each legal move by the hand's points; with ``value=win`` by
     the chance of winning the game (between 0 and 1); an option the teacher lacks is refused."""
     from sniff_env.vector.engine import VectorEngine
-    from training.imitation_record import teacher_fn
+    from training.lib.imitation_record import teacher_fn
 
     engine = VectorEngine(make_rules("sniff", 2), 8, threads=1)
     engine.deal(np.arange(8), True, list(range(8)))

@@ -11,9 +11,9 @@ torch = pytest.importorskip("torch")
 from conftest import play_out_legally
 
 from sniff_env import make_rules
-from training.config import ConfigError
+from training.lib.config import ConfigError
+from training.lib.torchscript import load_player
 from training.ppo import main
-from training.torchscript import load_player
 
 TINY = ["--total-steps", "512", "--num-envs", "8", "--num-steps", "32", "--eval-every", "2",
         "--eval-games", "4", "--snapshot-every", "1", "--checkpoint-every", "1", "--progress", "false"]
@@ -73,10 +73,10 @@ def test_shipped_training_configs_parse() -> None:
     """Every run in configs/training parses with its own trainer's fields (named by its prefix)."""
     import importlib
 
-    from training.config import parse_config
+    from training.lib.config import parse_config
 
-    trainers = {"sb3": "training.sb3_maskable", "imitation": "training.imitation", "rllib": "training.rllib_selfplay",
-                "tianshou": "training.tianshou_dqn"}
+    trainers = {"sb3": "training.libraries.sb3_maskable", "imitation": "training.imitation", "rllib": "training.libraries.rllib_selfplay",
+                "tianshou": "training.libraries.tianshou_dqn"}
     configs = sorted(Path("configs/training").glob("*.toml"))
     assert configs
     for cfg in configs:
@@ -125,7 +125,7 @@ def test_stage_comparison_plays_each_policy(tmp_path: Path) -> None:
 
     from training.curves import main as curves_main
     from training.curves import stage_rates
-    from training.evaluate import win_rate_vector
+    from training.lib.evaluate import win_rate_vector
 
     rates = stage_rates(["checkpoints/sniff-2p.pt"], ["greedy"], 20, [3, 4])
     row = rates["checkpoints/sniff-2p.pt"]["greedy"]
@@ -145,8 +145,8 @@ def test_stage_comparison_plays_each_policy(tmp_path: Path) -> None:
 
 
 def test_shipped_imitation_configs_parse() -> None:
-    from training.config import parse_config
     from training.imitation import Args as ImitationArgs
+    from training.lib.config import parse_config
 
     configs = sorted(Path("configs/training").glob("imitation*.toml"))
     assert configs
@@ -194,7 +194,7 @@ def test_bfloat16_training_keeps_float32_weights_repeats_and_resumes(tmp_path: P
 
 
 def test_an_unknown_precision_is_refused_naming_the_choices() -> None:
-    from training.device import precision
+    from training.lib.device import precision
 
     with pytest.raises(ConfigError, match="precision .* must be one of 'fp32', 'bf16'; got 'fp8'"):
         main(["--precision", "fp8"])

@@ -11,8 +11,8 @@ pytest.importorskip("sb3_contrib")
 from conftest import play_out_legally
 
 from sniff_env import make_rules
-from training.sb3_maskable import main
-from training.torchscript import load_player
+from training.lib.torchscript import load_player
+from training.libraries.sb3_maskable import main
 
 
 def test_sb3_train_resume_export_and_play(tmp_path: Path) -> None:

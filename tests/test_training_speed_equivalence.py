@@ -20,8 +20,8 @@ torch = pytest.importorskip("torch")
 
 from sniff_env import make_rules
 from training import ppo
-from training.network import export_policy, forward_inputs, make_net, policy_meta, prepare_inputs
-from training.ppo_rollout import INPUT, RolloutSettings, SelfPlay, VectorSelfPlay, collect, collect_vector
+from training.lib.network import export_policy, forward_inputs, make_net, policy_meta, prepare_inputs
+from training.lib.ppo_rollout import INPUT, RolloutSettings, SelfPlay, VectorSelfPlay, collect, collect_vector
 
 ARGS = replace(ppo.Args(), num_envs=12, num_steps=24, hidden=32, update_epochs=2, num_minibatches=3)
 KEYS = {

@@ -13,10 +13,10 @@ torch = pytest.importorskip("torch")
 from conftest import play_out_legally
 
 from sniff_env import make_rules
-from training.evaluate import win_rate, win_rate_vector
+from training.lib.evaluate import win_rate, win_rate_vector
+from training.lib.ppo_rollout import LEARNER, VectorSelfPlay
+from training.lib.torchscript import load_checked, load_player
 from training.ppo import main
-from training.ppo_rollout import LEARNER, VectorSelfPlay
-from training.torchscript import load_checked, load_player
 
 VECTOR = ["--engine", "vector", "--total-steps", "2048", "--num-envs", "32", "--num-steps", "32",
           "--snapshot-every", "1", "--progress", "false", "--tensorboard", "false"]

@@ -15,11 +15,11 @@ import pytest
 
 from sniff_env.game import Game, Phase, new_game
 from sniff_env.infostate import info_state
+from sniff_env.players.compiled import baselines as VB
 from sniff_env.players.greedy import GreedyPlayer
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
 from sniff_env.presets import PRESET_NAMES, make_rules
 from sniff_env.rules import Rules
-from sniff_env.vector import baselines as VB
 from sniff_env.vector.engine import VectorEngine
 
 GAMES = 4

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sniff_env.envs.vector import SniffVectorEnv
 from sniff_env.game import Phase, new_game
-from sniff_env.vector import SniffVectorEnv
 
 
 def _play_until_every_slot_done(env: SniffVectorEnv, rng: np.random.Generator, limit: int = 20000) -> tuple[

@@ -10,13 +10,13 @@ import pytest
 
 from sniff_env.game import Game, Phase, new_game
 from sniff_env.infostate import info_state
+from sniff_env.players.compiled.rollouts import HindsightValues, RolloutSearch, determinize, workspace
 from sniff_env.players.heuristic import HeuristicPlayer
 from sniff_env.presets import make_rules
 from sniff_env.rules import Rules
 from sniff_env.tiles import mask_tiles
 from sniff_env.vector import kernels as K
 from sniff_env.vector.engine import VectorEngine
-from sniff_env.vector.rollouts import HindsightValues, RolloutSearch, determinize, workspace
 
 CASES = [("sniff", 2, {}), ("sniff", 3, {}), ("muggins", 4, {"partnership": True}), ("sniff-digital", 2, {})]
 
@@ -316,8 +316,8 @@ def test_depth_two_choices_ignore_hidden_tiles(spec: str) -> None:
 
 @pytest.mark.parametrize("spec", ["rollouts:depth=3", "guided:depth=0"])
 def test_a_bad_depth_in_a_spec_is_refused(spec: str) -> None:
-    from sniff_env.player_specs import PlayerSpecError
     from sniff_env.players import load
+    from sniff_env.players.specs import PlayerSpecError
 
     with pytest.raises((PlayerSpecError, ValueError), match="depth must be one of 1, 2"):
         load(spec)

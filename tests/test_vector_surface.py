@@ -8,10 +8,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sniff_env.aec import raw_env
+from sniff_env.envs.aec import raw_env
+from sniff_env.envs.vector import SniffVectorEnv
 from sniff_env.game import new_game
 from sniff_env.presets import make_rules
-from sniff_env.vector import SniffVectorEnv, VectorEngine
+from sniff_env.vector import VectorEngine
 from sniff_env.vector import kernels as K
 from sniff_env.vector.checks import BatchError
 

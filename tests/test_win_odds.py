@@ -14,12 +14,12 @@ from sniff_env import make_rules, new_game
 from sniff_env.game import Phase
 from sniff_env.infostate import InfoState, determinize, info_state
 from sniff_env.players import PlayerSpecError, load
+from sniff_env.players.compiled.rollouts import MARGIN_WEIGHT, RolloutSearch, rollout_value, workspace
+from sniff_env.players.compiled.win_odds import MAX_TARGET, hand_outcomes, win_odds
 from sniff_env.players.guided import points_to_chance
 from sniff_env.vector import kernels as K
 from sniff_env.vector.checks import BatchError
 from sniff_env.vector.engine import VectorEngine
-from sniff_env.vector.rollouts import MARGIN_WEIGHT, RolloutSearch, rollout_value, workspace
-from sniff_env.vector.win_odds import MAX_TARGET, hand_outcomes, win_odds
 
 RULES = make_rules("sniff", 2)
 

@@ -10,7 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
 from sniff_env import IllegalMoveError
-from sniff_env.wrappers import SniffSingleAgentEnv
+from sniff_env.envs.single_agent import SniffSingleAgentEnv
 
 
 def test_gymnasium_check_env() -> None:

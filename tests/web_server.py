@@ -22,10 +22,10 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 
 
 def start_server(games: Path, *options: str) -> tuple[subprocess.Popen[str], str, str]:
-    """``python -m sniff_env.web`` on a free port with ``options``, logs in ``games`` and the
+    """``python -m sniff_env serve`` on a free port with ``options``, logs in ``games`` and the
     player's data (the record across games) in ``games / "home"``: the process, its address and
     the line that gives it (the game to open after ``?game=``, if any)."""
-    cmd = [sys.executable, "-m", "sniff_env.web", "--port", "0", "--games-dir", str(games), *options]
+    cmd = [sys.executable, "-m", "sniff_env", "serve", "--port", "0", "--games-dir", str(games), *options]
     env = {**os.environ, "SNIFF_HOME": str(games / "home")}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert proc.stdout is not None
@@ -49,8 +49,8 @@ def run_server(games: Path, *options: str) -> Iterator[str]:
 def live_server(options: Any, **protocol: Any) -> Iterator[int]:
     """The app for ``options`` (:class:`~sniff_env.web.sessions.TableOptions`) behind uvicorn in
     this process, on a free loopback port (yielded), its protocol's limits set by ``protocol``."""
+    from sniff_env.cli.serve import listen
     from sniff_env.web.app import create_app
-    from sniff_env.web.commands import listen
     from sniff_env.web.server import GuardedH11Protocol, Server, config
 
     app = create_app(options)

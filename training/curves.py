@@ -1,23 +1,23 @@
 """Plot a run's learning curves (evaluation win rates) from its TensorBoard logs.
 
-    python training/curves.py runs/muggins-2p/tb checkpoints/results/muggins-2p-curve.png
+    python -m training.curves runs/muggins-2p/tb checkpoints/results/muggins-2p-curve.png
 
 Several folders (the stages of one agent, each started from the last) are drawn end to end:
 
-    python training/curves.py runs/sniff-2p-finetune/tb runs/sniff-2p-finetune-2/tb out.png
+    python -m training.curves runs/sniff-2p-finetune/tb runs/sniff-2p-finetune-2/tb out.png
 
 Stages without TensorBoard logs (imitation rounds) are compared by playing their exported files:
 ``--stages`` evaluates each against compiled built-ins on the batched engine, over duplicate
 games on the given seeds (choose ones no training run played), and writes the PNG and a JSON
 of the figures:
 
-    python training/curves.py --stages --opponents heuristic,greedy --games 4000 --seeds 901,902,903 \
+    python -m training.curves --stages --opponents heuristic,greedy --games 4000 --seeds 901,902,903 \
         runs/sniff-2p-selfplay.pt runs/sniff-2p-search-values.pt out.png
 
 ``--compare`` draws several runs side by side, against learner decisions and against wall-clock
 time (the same learning at another speed):
 
-    python training/curves.py --compare before,after runs/a/tb runs/b/tb out.png
+    python -m training.curves --compare before,after runs/a/tb runs/b/tb out.png
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: str | None = None,
@@ -119,11 +116,11 @@ def stage_rates(policies: list[str], opponents: list[str], games: int, seeds: li
                 max_hands: int = 40, trust_code: bool = False) -> dict[str, dict[str, dict[str, float]]]:
     """``{policy: {opponent: {"games", "wins", "win_rate", "low", "high"}}}``: each exported
     TorchScript policy's win rate (argmax, draws half) against each compiled built-in over ``games``
-    duplicate games per seed (:func:`training.evaluate.win_rate_vector`), with a 95% Wilson
-    interval; the files load as :func:`training.torchscript.load_checked` allows (``trust_code``)."""
+    duplicate games per seed (:func:`training.lib.evaluate.win_rate_vector`), with a 95% Wilson
+    interval; the files load as :func:`training.lib.torchscript.load_checked` allows (``trust_code``)."""
     from sniff_env.evaluation.ratings import wilson_interval
-    from training.evaluate import win_rate_vector
-    from training.torchscript import load_checked
+    from training.lib.evaluate import win_rate_vector
+    from training.lib.torchscript import load_checked
 
     out: dict[str, dict[str, dict[str, float]]] = {}
     for path in policies:
@@ -171,7 +168,7 @@ def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, 
 def main(argv: list[str] | None = None) -> int:
     from sniff_env.options import positive_int, seed_int
     from sniff_env.players.policy import PolicyError
-    from training.torchscript import TRUST_HELP
+    from training.lib.torchscript import TRUST_HELP
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("paths", nargs="+", help="the run's TensorBoard folders (runs/NAME/tb), then the PNG to write")

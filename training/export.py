@@ -1,15 +1,15 @@
 """Export a training checkpoint, or convert an exported TorchScript policy, to a policy file.
 
 The source is a ``checkpoint.pt`` of ``training/ppo.py`` or ``training/imitation.py`` (read as
-weights only, and checked: :mod:`training.checkpoint_check`) or a TorchScript policy file (a
+weights only, and checked: :mod:`training.lib.checkpoint_check`) or a TorchScript policy file (a
 program: loaded only if it is a shipped agent's, written by this machine's training tools, or
-given with ``--trust-code``; :mod:`training.torchscript`); the output is ONNX for a ``.onnx``
+given with ``--trust-code``; :mod:`training.lib.torchscript`); the output is ONNX for a ``.onnx``
 name (played without torch) and TorchScript otherwise. An existing output is replaced only with
 ``--force``.
 
-    python training/export.py runs/sniff-2p/checkpoint.pt checkpoints/sniff-2p.onnx
-    python training/export.py checkpoints/sniff-2p.pt checkpoints/sniff-2p.onnx
-    python training/export.py downloaded.pt downloaded.onnx --trust-code
+    python -m training.export runs/sniff-2p/checkpoint.pt checkpoints/sniff-2p.onnx
+    python -m training.export checkpoints/sniff-2p.pt checkpoints/sniff-2p.onnx
+    python -m training.export downloaded.pt downloaded.onnx --trust-code
 """
 
 from __future__ import annotations
@@ -19,14 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from torch import nn
 
 from sniff_env.observation import Observer
-from training.checkpoint_check import check_state, checked_contents
-from training.network import (
+from training.lib.checkpoint_check import check_state, checked_contents
+from training.lib.network import (
     CheckpointError,
     export_policy,
     is_exported_policy,
@@ -35,8 +32,8 @@ from training.network import (
     net_of_args,
     policy_meta,
 )
-from training.onnx_export import ExportError
-from training.torchscript import TRUST_HELP
+from training.lib.onnx_export import ExportError
+from training.lib.torchscript import TRUST_HELP
 
 
 def checkpoint_net(checkpoint: str | Path) -> tuple[nn.Module, dict[str, Any]]:

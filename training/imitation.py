@@ -19,13 +19,12 @@ those values (``--q-scale``: its logits, centred over the legal moves, regress o
 softmax (``--soft-temperature``), and ``--actor`` lets another player, such as the student's own
 exported policy, play the teacher's seat so that the labels fall on the student's positions.
 
-    python training/imitation.py --config configs/training/sniff-2p-imitation.toml
+    python -m training.imitation --config configs/training/sniff-2p-imitation.toml
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -39,19 +38,17 @@ import numpy as np
 import torch
 from torch import nn
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from sniff_env.atomic import atomic_path
 from sniff_env.observation import Observer
 from sniff_env.rules import Rules
 from sniff_env.workers import max_workers
-from training.config import FORCE_HELP, check_run_outputs, parse_config, rules_for, run_script
-from training.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
-from training.evaluate import evaluator, masked_logits
-from training.imitation_record import Batch, RecordSettings, record_family
-from training.network import ARCHITECTURES, export_policy, make_net, policy_meta, save_atomic
-from training.torchscript import TRUST_HELP
+from training.lib.config import FORCE_HELP, check_run_outputs, parse_config, rules_for, run_script
+from training.lib.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
+from training.lib.evaluate import evaluator, masked_logits
+from training.lib.imitation_record import Batch, RecordSettings, record_family
+from training.lib.init_weights import init_from
+from training.lib.network import ARCHITECTURES, export_policy, make_net, policy_meta, save_atomic
+from training.lib.torchscript import TRUST_HELP
 
 
 @dataclass
@@ -233,8 +230,6 @@ def family_of(args: Args) -> tuple[list[str], list[Rules]]:
 def check_init(args: Args, rules: Rules) -> None:
     """Refuse a bad ``--init`` (``ConfigError``) before any game is recorded. The trial network
     is built on a forked generator, so the run draws what it would draw without the check."""
-    from training.ppo import init_from
-
     with torch.random.fork_rng(devices=[]):
         init_from(make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden), args.init,
                   rules, Observer(rules).version, args.trust_code)
@@ -279,8 +274,6 @@ def train(args: Args) -> Path:
     held_loss: float | None = None  # that fit for the network as it stands, once measured
     net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden).to(device)
     if args.init:
-        from training.ppo import init_from
-
         init_from(net, args.init, rules, observer.version, args.trust_code)
         fit = ""
         if valued:

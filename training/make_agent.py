@@ -9,8 +9,8 @@ repository root; the first failure stops the chain. A step whose output already 
 skipped (``--force`` runs it again), so a chain stopped midway goes on where it stopped. The
 chains write under ``runs/``, never over the shipped files in ``checkpoints/``.
 
-    python training/make_agent.py sniff-2p --dry-run   # the commands, in order, and the budget
-    python training/make_agent.py sniff-2p
+    python -m training.make_agent sniff-2p --dry-run   # the commands, in order, and the budget
+    python -m training.make_agent sniff-2p
 """
 
 from __future__ import annotations
@@ -24,18 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from training.config import ConfigError, run_script
+from training.lib.config import ConfigError, run_script
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAINS = ROOT / "configs" / "chains"
 TRAINERS = {
-    "imitation": "training/imitation.py", "ppo": "training/ppo.py", "sb3": "training/sb3_maskable.py",
-    "export": "training/export.py", "chain": "training/make_agent.py",
+    "imitation": "training.imitation", "ppo": "training.ppo", "sb3": "training.libraries.sb3_maskable",
+    "export": "training.export", "chain": "training.make_agent",
 }
-"""What each step runs; a ``chain`` step runs another agent's chain (its config: that chain's file)."""
+"""The module each step runs (``python -m``); a ``chain`` step runs another agent's chain (its
+config: that chain's file)."""
 DEVICE_TRAINERS = ("imitation", "ppo", "sb3", "chain")
 """Trainers that take ``--device``."""
 FORCE_TRAINERS = ("imitation", "ppo", "export")
@@ -60,7 +58,7 @@ class Step:
 
     def command(self, device: str = "") -> list[str]:
         """The step's command line, run from the repository root (``python`` stands for this interpreter)."""
-        cmd = ["python", TRAINERS[self.trainer]]
+        cmd = ["python", "-m", TRAINERS[self.trainer]]
         if self.config:
             cmd += [self.config] if self.trainer == "chain" else ["--config", self.config]
         cmd += list(self.args)
@@ -164,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="", help="pass --device to every trainer (default: each trainer's auto)")
     opts = parser.parse_args(argv)
     if opts.device:
-        from training.device import resolve_device
+        from training.lib.device import resolve_device
 
         resolve_device(opts.device)  # refuse a missing device before the first step
     return run_chain(load_chain(opts.agent), opts.dry_run, opts.force, opts.device)

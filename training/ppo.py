@@ -8,18 +8,16 @@ tail. Rewards are dense ``points`` (each side's score change minus the opponents
 policy is exported (``--export``) to an ONNX file that ``sniff_env.players.load`` plays (NAME.onnx)
 or a TorchScript file the training tools go on from (NAME.pt).
 
-    python training/ppo.py --config configs/training/sniff-2p.toml --total-steps 200000
+    python -m training.ppo --config configs/training/sniff-2p.toml --total-steps 200000
 """
 
 from __future__ import annotations
 
 import os
 import random
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 # torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
 # on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
@@ -29,13 +27,17 @@ import numpy as np
 import torch
 from torch import nn
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from sniff_env.rules import Rules
-from training.collector import Collector, RolloutConfig
-from training.config import FORCE_HELP, ConfigError, check_run_outputs, parse_config, rules_for, run_script
-from training.device import (
+from training.lib.collector import Collector, RolloutConfig
+from training.lib.config import (
+    FORCE_HELP,
+    ConfigError,
+    check_run_outputs,
+    parse_config,
+    rules_for,
+    run_script,
+)
+from training.lib.device import (
     DEVICE_HELP,
     PRECISION_HELP,
     PRECISIONS,
@@ -45,21 +47,19 @@ from training.device import (
     precision,
     resolve_device,
 )
-from training.evaluate import evaluator, masked_logits
-from training.network import (
+from training.lib.evaluate import evaluator, masked_logits
+from training.lib.init_weights import init_from, matching_checkpoint
+from training.lib.network import (
     ARCHITECTURES,
     export_policy,
-    exported_state,
     forward_inputs,
-    is_exported_policy,
-    load_checkpoint,
     make_net,
     policy_meta,
     prepare_inputs,
     save_atomic,
 )
-from training.overlap import OverlappedCollector
-from training.ppo_rollout import (
+from training.lib.overlap import OverlappedCollector
+from training.lib.ppo_rollout import (
     INPUT,
     RolloutSettings,
     SelfPlay,
@@ -68,7 +68,7 @@ from training.ppo_rollout import (
     collect_vector,
     reward_scale,
 )
-from training.torchscript import TRUST_HELP
+from training.lib.torchscript import TRUST_HELP
 
 COLLECTORS = ("fast", "exact", "reference")
 
@@ -159,47 +159,6 @@ class Args:
 def build_rules(args: Args) -> Rules:
     rules: Rules = rules_for(args.preset, args.num_players, args.rules)
     return rules
-
-
-def matching_checkpoint(path: str, rules: Rules, observation_version: str) -> dict[str, Any]:
-    """The checkpoint at ``path``; ``ValueError`` when it was trained for other rules or layout."""
-    ckpt = load_checkpoint(path)
-    if ckpt.get("rules") != rules.to_dict() or ckpt.get("observation_version") != observation_version:
-        raise ValueError(f"checkpoint {path} was trained for other rules or another observation layout")
-    return ckpt
-
-
-def init_from(net: nn.Module, path: str, rules: Rules, observation_version: str, trust_code: bool = False) -> None:
-    """Load into ``net`` the weights of a training checkpoint or of an exported TorchScript policy
-    (a shipped agent, or a file loaded as :func:`training.torchscript.load_checked` allows:
-    ``trust_code`` vouches for it; its value head comes along). A ``move-tiles`` network also loads a
-    ``move-mobility`` one of its sizes, its tile branch left at zero. A file that cannot start the
-    run (unreadable, other rules, another shape) raises :class:`ConfigError` (a ``ValueError``)
-    naming ``--init``, which a script reports in one line."""
-    try:
-        _load_weights(net, path, rules, observation_version, trust_code)
-    except ValueError as exc:
-        raise ConfigError(f"--init {exc}") from None
-
-
-def _load_weights(net: nn.Module, path: str, rules: Rules, observation_version: str, trust_code: bool) -> None:
-    """:func:`init_from`'s loading; ``ValueError`` (with the file's name) on any mismatch."""
-    if is_exported_policy(path):  # a TorchScript policy, whatever its name
-        from training.torchscript import load_checked
-
-        module, _, _ = load_checked(path, rules, trust_code)  # PolicyError (a ValueError) unless trusted, made for these rules
-        state = exported_state(module, net)
-    else:
-        state = matching_checkpoint(path, rules, observation_version)["model"]
-    own = net.state_dict()
-    if set(state) < set(own) and all(k.startswith("tile_") for k in set(own) - set(state)):
-        # a move-tiles network from a move-mobility one: its tile branch keeps its start (zero
-        # output), so it plays as the network it grows from; the sizes must still match
-        state = {**own, **state}
-    try:
-        net.load_state_dict(state)
-    except RuntimeError as exc:
-        raise ValueError(f"{path} holds another network shape (check --arch, --hidden and --move-hidden): {exc}") from None
 
 
 def make_collector(args: Args, vplay: VectorSelfPlay | None, net: nn.Module, device: torch.device,

@@ -6,7 +6,7 @@ policy and the opponent play ``--games`` duplicate games exactly as ``sniff eval
 table gives each preset's win rate with its 95% interval and points per hand, and ``--out``
 writes them as JSON (with each preset's ``sniff eval`` command) and a PNG chart beside it.
 
-    python training/preset_table.py generalist-2p greedy --games 2000 --seed 61 --workers 2 \\
+    python -m training.preset_table generalist-2p greedy --games 2000 --seed 61 --workers 2 \\
         --out checkpoints/results/generalist-2p-presets
 """
 
@@ -19,9 +19,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from sniff_env.atomic import save_figure, write_json_atomic
 from sniff_env.evaluation.tournament import run_tournament
 from sniff_env.options import positive_int, seed_int, win_rate, worker_count
@@ -30,7 +27,7 @@ from sniff_env.presets import PRESET_NAMES, make_rules
 
 def family_presets(policy: str) -> list[str]:
     """The presets a policy (a shipped agent's name or a policy file) was trained for, in its order."""
-    from sniff_env.agents import shipped_agents
+    from sniff_env.players.agents import shipped_agents
     from sniff_env.players.compat import trained_rules
     from sniff_env.players.policy import load_network
 
@@ -123,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     print_rows(rows, title)
     if opts.out:
         report = {"policy": opts.policy, "opponent": opts.opponent, "players": opts.players, "games": opts.games,
-                  "seed": opts.seed, "command": "python training/preset_table.py " + shlex.join(argv or sys.argv[1:]),
+                  "seed": opts.seed, "command": "python -m training.preset_table " + shlex.join(argv or sys.argv[1:]),
                   "presets": rows}
         opts.out.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomic(opts.out.with_suffix(".json"), report, indent=2)

@@ -7,8 +7,15 @@ JSON and draws the chart. ``sniff eval`` is the command-line front end.
 
 from __future__ import annotations
 
-from .ratings import fit_ratings, wilson_interval
-from .tournament import MAX_HANDS, GameOutcome, PairResult, TournamentResult, run_tournament, seatings
+from sniff_env.evaluation.ratings import fit_ratings, wilson_interval
+from sniff_env.evaluation.tournament import (
+    MAX_HANDS,
+    GameOutcome,
+    PairResult,
+    TournamentResult,
+    run_tournament,
+    seatings,
+)
 
 __all__ = [
     "MAX_HANDS",

@@ -1,7 +1,7 @@
 """Duplicate-deal tournaments on the batched engine, for players that choose in batches.
 
 The compiled built-ins (``greedy``, ``heuristic`` without its ``counter`` term: see
-:mod:`sniff_env.vector.baselines`) and policies (the masked argmax of
+:mod:`sniff_env.players.compiled.baselines`) and policies (the masked argmax of
 :meth:`~sniff_env.players.policy.PolicyNetwork.actions` of an ONNX policy) choose for many
 games at once exactly what they choose one game at a time. :func:`play_batched` plays the same
 games as :func:`~sniff_env.evaluation.tournament.play_deal`, game for game: the same pairs,
@@ -20,17 +20,23 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..rules import Rules
-from ..workers import worker_pool
-from .tournament import GameOutcome, cached_player, derive_seed, one_thread, pairings, seatings
+from sniff_env.evaluation.schedule import (
+    GameOutcome,
+    cached_player,
+    derive_seed,
+    one_thread,
+    pairings,
+    seatings,
+)
+from sniff_env.players import COMPILED_BUILTINS, load_compiled, parse_spec
+from sniff_env.players.policy import PolicyPlayer
+from sniff_env.players.registry import Choose
+from sniff_env.rules import Rules
+from sniff_env.workers import worker_pool
 
 BATCH_DEALS = 256
 """Deals played on one engine at once: large enough that a policy's batches are efficient,
 small enough that the progress bar moves."""
-
-Choose = Callable[[npt.NDArray[np.int64]], npt.NDArray[np.int64]]
-"""A batched player: the action of the seat to act in each of the given games of an engine."""
-
 
 def policy_actions(network: Any, engine: Any, games: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """The masked argmax of ``network`` (a :class:`~sniff_env.players.policy.PolicyNetwork`) for
@@ -44,18 +50,15 @@ def policy_actions(network: Any, engine: Any, games: npt.NDArray[np.int64]) -> n
     return out
 
 
-def batched_chooser(player: Any, engine: Any) -> Choose | None:
-    """The batched form of a loaded player on ``engine``, or None if it has none (search players,
-    random players, the heuristic's ``counter`` term, a sampling policy)."""
-    from ..players.greedy import GreedyPlayer
-    from ..players.heuristic import HeuristicPlayer
-    from ..players.policy import PolicyPlayer
-    from ..vector.baselines import CompiledBaselines
-
-    if type(player) is GreedyPlayer:
-        return CompiledBaselines(engine, greedy_tiebreak=player.tiebreak).greedy
-    if type(player) is HeuristicPlayer and not player.weights.counter:
-        return CompiledBaselines(engine, player.weights).heuristic
+def batched_chooser(spec: str, player: Any, engine: Any) -> Choose | None:
+    """The batched form of the player ``spec`` (loaded as ``player``) on ``engine``: a built-in's
+    compiled twin (:mod:`sniff_env.players.registry`) or a policy's network; None if it has none
+    (search players, random players, the heuristic's ``counter`` term, a sampling policy)."""
+    if parse_spec(spec)[0] in COMPILED_BUILTINS:
+        try:
+            return load_compiled(spec, engine)
+        except ValueError:
+            return None
     if type(player) is PolicyPlayer and not player.sample:
         network = player.network
         return lambda games: policy_actions(network, engine, games)
@@ -65,15 +68,15 @@ def batched_chooser(player: Any, engine: Any) -> Choose | None:
 def batch_refusal(specs: Sequence[str], rules: Rules) -> str | None:
     """Why the players of ``specs`` cannot play ``rules`` on the batched engine (the tournament
     then plays on the reference engine), or None when they can."""
-    from ..errors import SniffError
-    from ..vector.engine import VectorEngine
+    from sniff_env.errors import SniffError
+    from sniff_env.vector.engine import VectorEngine
 
     try:
         probe = VectorEngine(rules, 1, threads=1)
     except SniffError as exc:
         return str(exc)
     try:
-        missing = [spec for spec in specs if batched_chooser(cached_player(spec, rules), probe) is None]
+        missing = [spec for spec in specs if batched_chooser(spec, cached_player(spec, rules), probe) is None]
     finally:
         probe.close()
     if missing:
@@ -113,7 +116,7 @@ def play_batch(batch: _Batch) -> list[GameOutcome]:
     """Every game of a batch of deals, in the order :func:`play_deal` plays them."""
     return play_deals(
         batch.rules, batch.seed, batch.deals, batch.max_hands, batch.threads,
-        lambda engine: [batched_chooser(cached_player(spec, batch.rules), engine) for spec in batch.specs],
+        lambda engine: [batched_chooser(spec, cached_player(spec, batch.rules), engine) for spec in batch.specs],
     )
 
 
@@ -122,7 +125,7 @@ def play_deals(rules: Rules, seed: int, deals: Sequence[tuple[tuple[int, int], i
     """Every game of ``deals`` ((pair, deal index) each, in order, every seating of a deal) on one
     batched engine of ``threads`` threads: ``choosers(engine)`` gives each player's batched
     choice on that engine, indexed as the pairs name the players."""
-    from ..vector.engine import VectorEngine
+    from sniff_env.vector.engine import VectorEngine
 
     n = rules.num_players
     seats = seatings(n)

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..atomic import save_figure, write_json_atomic
-from .tournament import TournamentResult
+from sniff_env.atomic import save_figure, write_json_atomic
+from sniff_env.evaluation.tournament import TournamentResult
 
 
 def to_json(result: TournamentResult, command: str | None = None) -> dict[str, Any]:

@@ -16,61 +16,30 @@ the tournament seed, and collected in order.
 
 from __future__ import annotations
 
-import hashlib
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..deal import Deal
-from ..game import Phase, new_game
-from ..infostate import info_state
-from ..rules import Rules
-from ..workers import checked_workers, worker_pool
-from .ratings import fit_ratings, wilson_interval
+from sniff_env.evaluation.batched import batch_refusal, play_batched
+from sniff_env.evaluation.ratings import fit_ratings, wilson_interval
+from sniff_env.evaluation.schedule import (
+    GameOutcome,
+    cached_player,
+    derive_seed,
+    one_thread,
+    pairings,
+    seatings,
+)
+from sniff_env.game import Phase, new_game
+from sniff_env.infostate import info_state
+from sniff_env.rules import Rules
+from sniff_env.workers import checked_workers, worker_pool
 
 MAX_HANDS = 200
 """Safety bound on the hands of one game: far above what any preset needs with sensible
 players (2-player sniff to 100 takes about 5 to 12 hands)."""
-
-
-def seatings(num_players: int) -> list[tuple[int, ...]]:
-    """The seatings of a pair (0 = player A, 1 = player B) that one deal is played under."""
-    out: list[tuple[int, ...]] = []
-    for first in (0, 1):
-        pattern = [(first + s) % 2 for s in range(num_players)]
-        for r in range(num_players):
-            seating = tuple(pattern[r:] + pattern[:r])
-            if seating not in out:
-                out.append(seating)
-    return out
-
-
-def derive_seed(*parts: object) -> int:
-    """A 63-bit seed from any parts (stable across processes and Python versions)."""
-    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 1
-
-
-@dataclass(frozen=True)
-class GameOutcome:
-    """One game of a pair: who sat where, who won, the scores and the time spent deciding."""
-
-    pair: tuple[int, int]
-    deal_index: int
-    game_seed: int
-    seating: tuple[int, ...]
-    winner: int | None
-    """0 (player A) or 1 (player B) won; None for a draw."""
-    scores: tuple[int, ...]
-    hands: int
-    points: tuple[float, float]
-    """Mean final score of A's seats and of B's seats."""
-    decisions: tuple[int, int]
-    think_s: tuple[float, float]
-    deals: tuple[Deal, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -165,11 +134,6 @@ class TournamentResult:
         return {p: spent[p] / count[p] if count[p] else 0.0 for p in self.players}
 
 
-def pairings(k: int) -> list[tuple[int, int]]:
-    """Every pair of ``k`` entrants once: ``(i, j)`` with ``i < j``."""
-    return [(i, j) for i in range(k) for j in range(i + 1, k)]
-
-
 @dataclass(frozen=True)
 class _Task:
     specs: tuple[str, ...]
@@ -189,29 +153,6 @@ GAME_LOG_NAME = "pair{a}-{b}-deal{deal:05d}-seating{seating}.json"
 def saved_game_logs(folder: str | Path) -> list[Path]:
     """The tournament game logs already in ``folder`` (none if it does not exist)."""
     return sorted(Path(folder).glob("pair*-*-deal*-seating*.json"))
-
-
-_PLAYERS: dict[tuple[str, Rules], Any] = {}
-"""Players built so far in this process, by spec and rules (loading a policy file once per process)."""
-
-
-def cached_player(spec: str, rules: Rules) -> Any:
-    """The player ``spec`` names, playing ``rules``, built once per process."""
-    if (spec, rules) not in _PLAYERS:
-        from ..players import BUILTIN, load, parse_spec
-
-        extra = {} if parse_spec(spec)[0] in BUILTIN else {"rules": rules}
-        _PLAYERS[(spec, rules)] = load(spec, **extra)
-    return _PLAYERS[(spec, rules)]
-
-
-def one_thread() -> None:
-    """Start a worker process of a tournament: torch, if the parent loaded a TorchScript policy,
-    plays on one thread. Its thread pool, inherited across the fork, hangs the child at its
-    first parallel operation; one thread a worker is also what the cores can give."""
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
 
 
 def play_deal(task: _Task) -> list[GameOutcome]:
@@ -239,7 +180,7 @@ def play_deal(task: _Task) -> list[GameOutcome]:
             decisions[seating[seat]] += 1
             game.step(action)
         if task.save_games is not None:
-            from ..gamelog import save_game_log
+            from sniff_env.gamelog import save_game_log
 
             name = GAME_LOG_NAME.format(a=task.pair[0], b=task.pair[1], deal=task.deal_index, seating=k)
             save_game_log(game, Path(task.save_games) / name, players=specs,
@@ -289,7 +230,7 @@ _OBSERVERS: dict[Rules, Any] = {}
 
 def _observer(rules: Rules) -> Any:
     if rules not in _OBSERVERS:
-        from ..observation import Observer
+        from sniff_env.observation import Observer
 
         _OBSERVERS[rules] = Observer(rules)
     return _OBSERVERS[rules]
@@ -338,8 +279,6 @@ def run_tournament(
     callback = _progress_bar(total) if progress is True else (progress or None)
     try:
         if chosen == "batched":
-            from .batched import play_batched
-
             result.outcomes = play_batched(players, rules, deals, seed, max_hands, workers, callback)
         else:
             tasks = [
@@ -393,8 +332,6 @@ def choose_engine(players: Sequence[str], rules: Rules, engine: str = "auto", ke
 def engine_refusal(players: Sequence[str], rules: Rules, keep_deals: bool = False,
                    save_games: str | Path | None = None) -> str | None:
     """Why a tournament cannot be played on the batched engine, or None when it can."""
-    from .batched import batch_refusal
-
     if keep_deals or save_games is not None:
         return "it keeps the deals or saves game logs, which only the reference engine records"
     return batch_refusal(players, rules)

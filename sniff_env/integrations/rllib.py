@@ -6,7 +6,7 @@
 | Extra           | ``pip install "sniff-env[rllib]"`` (ray[rllib] 2.60)                        |
 | Agents          | ``player_0`` .. ``player_{n-1}`` (seat order), turn-based                   |
 | Observation     | ``Dict(observations=Box(obs_size), action_mask=Box(0, 1, num_actions))``    |
-| Action          | ``Discrete(num_actions)``, as :mod:`sniff_env.aec`                          |
+| Action          | ``Discrete(num_actions)``, as :mod:`sniff_env.envs.aec`                          |
 
 ``SniffMultiAgentEnv(config)`` takes one dict (RLlib's ``env_config``): ``ruleset`` (a preset
 name), ``num_players``, any rules field (``scoring="primes"``...), the environment options of
@@ -31,7 +31,7 @@ draw or a truncated game. An illegal action (``illegal="penalty"``, the default,
 Masking policies never play one; RLlib's environment check steps one unmasked random action.
 
 **Many games per env runner.** :class:`SniffRLlibVectorEnv` is the batched engine
-(:class:`~sniff_env.vector.gym_vector.SniffGymVectorEnv`) as the vector env of RLlib's
+(:class:`~sniff_env.envs.gym_vector.SniffGymVectorEnv`) as the vector env of RLlib's
 single-agent env runners, which build it through Gymnasium's ``vector_entry_point``::
 
     config.environment(SniffRLlibVectorEnv, env_config={"opponents": "heuristic", "reward_scale": 0.05})
@@ -39,7 +39,7 @@ single-agent env runners, which build it through Gymnasium's ``vector_entry_poin
 
 It is the learner's seat of ``num_envs`` games (RLlib adds ``num_envs`` to the config); the other
 seats are played inside its step (``opponents``: a player spec the vector env plays, one per
-other seat, or an :class:`~sniff_env.vector.gym_vector.OpponentPool` drawn from per episode).
+other seat, or an :class:`~sniff_env.envs.gym_vector.OpponentPool` drawn from per episode).
 Observations are ``{"observations", "action_mask"}`` (a float mask), autoreset is Gymnasium's
 ``NEXT_STEP`` (what the env runners expect), and an episode's last infos hold ``winner``,
 ``learner`` (its seat), ``win`` (1 / 0 / 0.5, as above) and, with a pool, ``opponent``.
@@ -61,7 +61,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
         f'the RLlib adapter needs Ray RLlib ({exc.name} is missing): pip install "sniff-env[rllib]"'
     ) from None
 
-from sniff_env.aec import ENV_OPTIONS, raw_env
+from sniff_env.envs.aec import ENV_OPTIONS, raw_env
 from sniff_env.errors import IllegalMoveError, SniffError
 from sniff_env.players import load, parse_spec
 from sniff_env.rules import field_names
@@ -100,7 +100,7 @@ def _check_config(config: Mapping[str, Any]) -> None:
 
 
 class SniffMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
-    """The AEC environment of :mod:`sniff_env.aec` as an RLlib multi-agent env (see the module docs)."""
+    """The AEC environment of :mod:`sniff_env.envs.aec` as an RLlib multi-agent env (see the module docs)."""
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
@@ -286,7 +286,7 @@ class SniffRLlibVectorEnv(gymnasium.vector.VectorWrapper):  # type: ignore[misc]
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         from gymnasium.vector import AutoresetMode
 
-        from sniff_env.vector.gym_vector import SniffGymVectorEnv
+        from sniff_env.envs.gym_vector import SniffGymVectorEnv
 
         config = dict(config or {})
         unknown = sorted(set(config) - set(VECTOR_CONFIG_KEYS))

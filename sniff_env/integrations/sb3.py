@@ -6,7 +6,7 @@
     venv = SniffSB3VecEnv(num_envs=256, ruleset="sniff", opponents="heuristic")
     MaskablePPO("MlpPolicy", venv, n_steps=64).learn(100_000)
 
-It is :class:`sniff_env.vector.gym_vector.SniffGymVectorEnv` (same keywords) under SB3's
+It is :class:`sniff_env.envs.gym_vector.SniffGymVectorEnv` (same keywords) under SB3's
 conventions: the observation is the flat vector (the masks come from ``env_method("action_masks")``,
 where sb3-contrib asks for them), ``dones`` mark ended games, whose ``infos[i]`` hold
 ``terminal_observation``, ``winner`` and ``final_scores``; games reset themselves. With
@@ -22,7 +22,7 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from ..vector.gym_vector import SniffGymVectorEnv
+from sniff_env.envs.gym_vector import SniffGymVectorEnv
 
 
 class SniffSB3VecEnv(VecEnv):

@@ -13,9 +13,9 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from ..rules import Rules
-from ..scoring import ROUNDED
-from .sheet import hand_end_note
+from sniff_env.play.sheet import hand_end_note
+from sniff_env.rules import Rules
+from sniff_env.scoring import ROUNDED
 
 FIRST_LEAD = {
     "lots": "Each player draws a tile; the heaviest leads the first hand.",

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..actions import END_NAMES, LEAD, NORTH
-from ..errors import SniffError
-from ..game import Game
-from ..tiles import mask_tiles
+from sniff_env.actions import END_NAMES, LEAD, NORTH
+from sniff_env.errors import SniffError
+from sniff_env.game import Game
+from sniff_env.tiles import mask_tiles
 
 END_WORDS = {
     "w": 0, "west": 0, "l": 0, "left": 0,

@@ -24,12 +24,12 @@ from collections.abc import Sequence
 from rich.markup import escape
 from rich.text import Text
 
-from .. import render
-from ..actions import END_NAMES, LEAD
-from ..game import Event, Game, Phase
-from ..tiles import mask_tiles
-from .session import MoveOption, Session, safe_name
-from .sheet import hand_end_note, pegging_lines, pegs, score_sheet
+from sniff_env import render
+from sniff_env.actions import END_NAMES, LEAD
+from sniff_env.game import Event, Game, Phase
+from sniff_env.play.session import MoveOption, Session, safe_name
+from sniff_env.play.sheet import hand_end_note, pegging_lines, pegs, score_sheet
+from sniff_env.tiles import mask_tiles
 
 COMMANDS_HELP = """\
 [bold]moves[/]    a number from the list (1), or a tile and an end: 5-0 west, 50w,

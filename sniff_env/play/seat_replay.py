@@ -21,17 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from ..actions import END_NAMES, LEAD, action_codec
-from ..errors import IllegalMoveError
-from ..game import Event, Phase
-from ..gamelog import SEAT_FORMAT, VERSION, GameLog, GameLogError, parse_game_log, read_log_data
-from ..infostate import InfoState
-from ..layout import Layout, points_for
-from ..rules import DoublePlacement, Rules
-from ..scoring import HandResult
-from ..tiles import TileSet, tile_set
-from .session import HUMAN, safe_name
-from .sheet import HandScore
+from sniff_env.actions import END_NAMES, LEAD, action_codec
+from sniff_env.errors import IllegalMoveError
+from sniff_env.game import Event, Phase
+from sniff_env.gamelog import SEAT_FORMAT, VERSION, GameLog, GameLogError, parse_game_log, read_log_data
+from sniff_env.infostate import InfoState
+from sniff_env.layout import Layout, points_for
+from sniff_env.play.session import HUMAN, safe_name
+from sniff_env.play.sheet import HandScore
+from sniff_env.rules import DoublePlacement, Rules
+from sniff_env.scoring import HandResult
+from sniff_env.tiles import TileSet, tile_set
 
 KINDS = ("lots", "deal", "play", "draw", "pass", "muggins", "hand_end", "game_end")
 """The events a seat's record may hold."""

@@ -25,15 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import GameOverError, SniffError
-from ..game import Event, Game, Phase, new_game
-from ..gamelog import GameLog, save_game_log
-from ..infostate import info_state
-from ..player_specs import FILE_OPTIONS
-from ..players import BUILTIN, Player, PlayerSpecError, load, parse_spec, spec_kwargs
-from ..players.compat import policy_fit
-from ..rules import Rules
-from ..untrusted import printable
+from sniff_env.errors import GameOverError, SniffError
+from sniff_env.game import Event, Game, Phase, new_game
+from sniff_env.gamelog import GameLog, save_game_log
+from sniff_env.infostate import info_state
+from sniff_env.players import BUILTIN, Player, PlayerSpecError, agents, load, parse_spec, spec_kwargs
+from sniff_env.players.compat import policy_fit
+from sniff_env.players.specs import FILE_OPTIONS
+from sniff_env.rules import Rules
+from sniff_env.untrusted import printable
 
 HUMAN = "human"
 HINT_BUDGET_S = 1.0
@@ -82,10 +82,8 @@ def default_save_path(seed: int, folder: Path | None = None) -> Path:
 
 def default_opponent(rules: Rules) -> str:
     """The shipped agent trained for ``rules`` (or one that can read their differences), else
-    ``heuristic`` (see :func:`sniff_env.agents.default_opponent`)."""
-    from ..agents import default_opponent as pick
-
-    return pick(rules)[0]
+    ``heuristic`` (see :func:`sniff_env.players.agents.default_opponent`)."""
+    return agents.default_opponent(rules)[0]
 
 
 def _same_file(one: str, other: str | Path) -> bool:
@@ -98,7 +96,7 @@ def _same_file(one: str, other: str | Path) -> bool:
 
 def shipped_policy(spec: str) -> bool:
     """Whether ``spec`` names a shipped agent, or the policy file of one (as older logs do)."""
-    from ..agents import shipped_agents
+    from sniff_env.players.agents import shipped_agents
 
     agents = shipped_agents()
     return spec in agents or any(_same_file(spec, a.path) for a in agents.values())
@@ -135,7 +133,7 @@ class AgentCache:
         """A player of ``spec`` for ``rules`` on the network already loaded for other rules of
         the same spec (rules it can play: another target, say), so that a network is loaded once
         whatever the rules of the games it plays; None where there is none (call with the lock)."""
-        from ..players.policy import PolicyPlayer
+        from sniff_env.players.policy import PolicyPlayer
 
         for (other, _), loaded in self._loaded.items():
             if other == spec and type(loaded) is PolicyPlayer:
@@ -201,7 +199,7 @@ def check_log_player(seat: int, spec: str, trusted: Collection[str] = ()) -> Non
     except PlayerSpecError as exc:
         raise SniffError(f"the log's player for seat {seat} cannot be used: {exc}") from None
     if base in BUILTIN:
-        from ..agents import shipped_agents
+        from sniff_env.players.agents import shipped_agents
 
         for key in FILE_OPTIONS.get(base, ()):
             if key in options and options[key] not in shipped_agents():
@@ -359,7 +357,7 @@ class Session:
     def hint(self, budget_s: float = HINT_BUDGET_S) -> list[tuple[MoveOption, float]]:
         """The search player's value of each legal move (the expected points margin to the end of
         the hand), best first."""
-        from ..players.search import SearchPlayer
+        from sniff_env.players.search import SearchPlayer
 
         search = SearchPlayer(seed=self._hint_seed + len(self.game.events), budget_s=budget_s)
         values = search.evaluate(info_state(self.game, self.human))
@@ -440,3 +438,12 @@ class Session:
         except LogWriteError as exc:
             self.game, self.mark, self._undo = before
             raise LogWriteError(f"{what} did not happen: {exc}; the game is as it was", exc.reason) from None
+
+
+def chosen_opponents(opponents: list[str], rules: Rules) -> tuple[list[str], str | None]:
+    """The opponents asked for, or by default the shipped agent that fits ``rules`` (else
+    ``heuristic``) and one line saying which plays and why."""
+    if opponents:
+        return list(opponents), None
+    spec, note = agents.default_opponent(rules)
+    return [spec], note

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..game import Event, Game
-from ..gamelog import hand_starts
-from ..rules import HandEnd, Points, Rules
-from ..scoring import HandResult, rounding_note
+from sniff_env.game import Event, Game
+from sniff_env.gamelog import hand_starts
+from sniff_env.rules import HandEnd, Points, Rules
+from sniff_env.scoring import HandResult, rounding_note
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,12 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ..atomic import write_json_atomic
-from ..errors import SniffError
-from ..game import Phase
-from ..gamelog import GameLogError, read_json
-from ..untrusted import InputFileError, read_bounded
-from .session import HUMAN, Session, data_folder, safe_name
+from sniff_env.atomic import write_json_atomic
+from sniff_env.errors import SniffError
+from sniff_env.game import Phase
+from sniff_env.gamelog import GameLogError, read_json
+from sniff_env.play.session import HUMAN, Session, data_folder, safe_name
+from sniff_env.untrusted import InputFileError, read_bounded
 
 FORMAT = "sniff-stats"
 VERSION = 1

@@ -23,15 +23,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from ..errors import SniffError
-from ..game import Phase
-from ..gamelog import hand_starts
-from . import screen
-from .howto import howto_lines
-from .moves import MoveInputError, parse_move
-from .session import Session
-from .stats import StatsError, load_stats, record_game, stats_lines
-from .stats import summary as stats_summary
+from sniff_env.errors import SniffError
+from sniff_env.game import Phase
+from sniff_env.gamelog import hand_starts
+from sniff_env.play import screen
+from sniff_env.play.howto import howto_lines
+from sniff_env.play.moves import MoveInputError, parse_move
+from sniff_env.play.session import Session
+from sniff_env.play.stats import StatsError, load_stats, record_game, stats_lines
+from sniff_env.play.stats import summary as stats_summary
 
 QUIT_WORDS = {"quit", "exit", "q"}
 

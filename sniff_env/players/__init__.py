@@ -8,7 +8,7 @@ reads another seat's hand or the boneyard.
 :func:`load` builds one from a spec: ``random``, ``greedy``, ``heuristic``, ``search``,
 ``rollouts`` (compiled search with heuristic playouts), ``guided`` (that search steered by a
 shipped agent's policy), the name of a shipped agent
-(``sniff-2p``: see :mod:`sniff_env.agents`) or the path of an exported ONNX policy file (a
+(``sniff-2p``: see :mod:`sniff_env.players.agents`) or the path of an exported ONNX policy file (a
 TorchScript file is refused: it is a program, see :mod:`.policy`); keyword options of a
 built-in player may follow a colon, e.g. ``search:simulations=300``,
 ``search:simulations=300,budget_s=0.5`` or ``rollouts:samples=128``. An unknown option
@@ -22,12 +22,13 @@ import inspect
 import types
 import typing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Union, runtime_checkable
+from typing import Any, Protocol, Union, runtime_checkable
 
-from ..player_specs import BUILTIN, PlayerSpecError, json_or_text, parse_spec, split_spec
-
-if TYPE_CHECKING:
-    from ..rules import Rules
+from sniff_env.players.agents import POLICY_SUFFIXES, policy_path, shipped_agents
+from sniff_env.players.policy import load_policy
+from sniff_env.players.registry import COMPILED_BUILTINS, Choose, compiled_chooser
+from sniff_env.players.specs import BUILTIN, PlayerSpecError, json_or_text, parse_spec, split_spec
+from sniff_env.rules import Rules
 
 
 @runtime_checkable
@@ -133,8 +134,6 @@ def load(spec: str, **kwargs: Any) -> Player:
         if ":" in spec and "name" not in opts:
             player.name = spec
         return player
-    from ..agents import shipped_agents
-
     agents = shipped_agents()
     path = policy_path(base)
     if path is None:
@@ -147,20 +146,13 @@ def load(spec: str, **kwargs: Any) -> Player:
     return load_fitted_policy(path, **kwargs)
 
 
-POLICY_SUFFIXES = (".onnx", ".pt", ".ts", ".jit")
-"""File names that are policy files whether or not they exist (a missing one is a PolicyError)."""
-
-
-def policy_path(name: str) -> Path | None:
-    """The policy file ``name`` stands for: a shipped agent's, else ``name`` itself where it has a
-    policy file's suffix or exists; None when it is neither."""
-    from ..agents import shipped_agents
-
-    agents = shipped_agents()
-    if name in agents:
-        return agents[name].path
-    path = Path(name)
-    return path if path.suffix in POLICY_SUFFIXES or path.exists() else None
+def load_compiled(spec: str, engine: Any) -> Choose:
+    """The compiled twin of the built-in player ``spec`` over ``engine`` (a
+    :class:`~sniff_env.vector.engine.VectorEngine`): ``choose(games) -> actions``, the same moves
+    as :func:`load`'s player. Players without one (:data:`~.registry.COMPILED_BUILTINS` lists
+    those with one) raise :class:`ValueError`."""
+    base, options = parse_spec(spec)
+    return compiled_chooser(engine, base, options)
 
 
 def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str | None = None,
@@ -168,10 +160,8 @@ def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str |
     """The policy player of a file, playing ``rules`` (default: its own) when they differ from
     its training rules only in what it can read (:func:`.compat.compare_rules`); other
     differences raise :class:`~.policy.PolicyError` spelling them out."""
-    from .policy import load_policy
-
     return load_policy(path, rules=rules, name=name, **kwargs)
 
 
-__all__ = ["BUILTIN", "Player", "PlayerSpecError", "load", "load_fitted_policy", "parse_spec", "policy_path",
+__all__ = ["BUILTIN", "COMPILED_BUILTINS", "POLICY_SUFFIXES", "Player", "PlayerSpecError", "load", "load_compiled", "load_fitted_policy", "parse_spec", "policy_path",
            "spec_kwargs", "spec_options"]

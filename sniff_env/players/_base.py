@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any, TypeGuard
 
-from ..infostate import InfoState
-from ..player_specs import MAX_BUDGET_S, MAX_WEIGHT
-from ..rules import ENGINE_INT_MAX
+from sniff_env.infostate import InfoState
+from sniff_env.players.specs import MAX_BUDGET_S, MAX_WEIGHT
+from sniff_env.rules import ENGINE_INT_MAX
 
 
 def found_info_state(observation: Any, info: Any) -> InfoState | None:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from ..rules import Rules, field_names
+from sniff_env.rules import Rules, field_names
 
 
 class FieldKind(StrEnum):

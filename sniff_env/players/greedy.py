@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..actions import action_codec
-from ..infostate import InfoState
-from ..layout import LayoutView
-from ..strategy import TIEBREAKS, checked_tiebreak, greedy_key, placement_points, rule_codes
-from ._base import info_of
+from sniff_env.actions import action_codec
+from sniff_env.infostate import InfoState
+from sniff_env.layout import LayoutView
+from sniff_env.players._base import info_of
+from sniff_env.players.strategy import TIEBREAKS, checked_tiebreak, greedy_key, placement_points, rule_codes
 
 
 def greedy_ties(layout: LayoutView, legal: list[int] | tuple[int, ...]) -> list[int]:
@@ -76,7 +76,7 @@ class GreedyPlayer:
 def greedy_heuristic_tiebreak(state: InfoState) -> int:
     """Most points now, then the heaviest tile, then the stock heuristic's value, then the lowest
     action."""
-    from .heuristic import HeuristicPlayer
+    from sniff_env.players.heuristic import HeuristicPlayer
 
     tied = greedy_ties(state, state.legal)
     if len(tied) == 1:

@@ -1,6 +1,6 @@
 """The guided player: the compiled rollout search steered by a trained network's policy.
 
-A move's score is its mean hand margin over sampled deals (:mod:`sniff_env.vector.rollouts`,
+A move's score is its mean hand margin over sampled deals (:mod:`sniff_env.players.compiled.rollouts`,
 heuristic playouts) plus ``prior`` times the network's logit for it, centred over the legal moves
 and divided by :data:`LOGIT_SCALE` (the shipped agents' logits were trained to regress on
 ``LOGIT_SCALE`` times the search's move values in points, so the quotient reads as points).
@@ -10,10 +10,10 @@ all the deals each was played on. The best score wins; ties go to the higher log
 lower action.
 
 With ``value=win`` a playout is worth the chance of winning the game from the scores it ends on
-(see :class:`~sniff_env.vector.rollouts.RolloutSearch`), and the prior, in points, is turned into
+(see :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`), and the prior, in points, is turned into
 chances at the rate one point of margin is worth at the present scores
 (:func:`points_to_chance`). With ``infer`` above 0 the deals are sampled in proportion to how
-likely they make the others' plays so far (:mod:`sniff_env.inference`). ``playout_NAME=X`` sets a
+likely they make the others' plays so far (:mod:`sniff_env.players.inference`). ``playout_NAME=X`` sets a
 weight of the heuristic that plays the playouts, as for the rollout player.
 
 Like the rollout player it reads the seat's information state only (the search deals the unseen
@@ -28,18 +28,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..inference import checked_sharpness, evidence
-from ..infostate import InfoState
-from ..observation import Observer
-from ..player_specs import MAX_SAMPLES, MAX_TOP
-from ..rules import Rules
-from ._base import finite_weight, info_of, positive_count
-from .policy import PolicyNetwork, load_network
-from .rollouts import PLAYOUT_OPTIONS, load_state, playout_weights
+from sniff_env.infostate import InfoState
+from sniff_env.observation import Observer
+from sniff_env.players._base import finite_weight, info_of, positive_count
+from sniff_env.players.inference import checked_sharpness, evidence
+from sniff_env.players.policy import PolicyNetwork, load_network
+from sniff_env.players.rollouts import PLAYOUT_OPTIONS, load_state, playout_weights
+from sniff_env.players.specs import MAX_SAMPLES, MAX_TOP
+from sniff_env.rules import Rules
 
 if TYPE_CHECKING:
-    from ..vector.engine import VectorEngine
-    from ..vector.rollouts import RolloutSearch
+    from sniff_env.players.compiled.rollouts import RolloutSearch
+    from sniff_env.vector.engine import VectorEngine
 
 Searches = tuple["VectorEngine", "RolloutSearch", "RolloutSearch"]
 """A one-game engine, the search of every move, and the search of the top moves."""
@@ -50,9 +50,8 @@ LOGIT_SCALE = 0.3
 
 def agent_path(agent: str) -> Path:
     """The policy file of ``agent``: a shipped agent's, else ``agent`` read as a path;
-    :class:`~sniff_env.player_specs.PlayerSpecError` listing the agents when it is neither."""
-    from ..agents import agent_named
-    from . import policy_path
+    :class:`~sniff_env.players.specs.PlayerSpecError` listing the agents when it is neither."""
+    from sniff_env.players.agents import agent_named, policy_path
 
     path = policy_path(agent)
     return path if path is not None else agent_named(agent).path  # the latter raises, naming the agents
@@ -64,7 +63,7 @@ class GuidedPlayer:
     def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
                  prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin", infer: float = 0.0,
                  depth: int = 1, **playout: float) -> None:
-        from ..vector.rollouts import checked_depth, checked_value
+        from sniff_env.players.compiled.rollouts import checked_depth, checked_value
 
         self.name, self.agent, self.value = name, agent, checked_value(value)
         self.samples, self.prior = positive_count("samples", samples, MAX_SAMPLES), finite_weight("prior", prior)
@@ -121,8 +120,8 @@ class GuidedPlayer:
 
     def _engine(self, rules: Rules) -> Searches:
         if rules not in self._engines:
-            from ..vector.engine import VectorEngine
-            from ..vector.rollouts import RolloutSearch
+            from sniff_env.players.compiled.rollouts import RolloutSearch
+            from sniff_env.vector.engine import VectorEngine
 
             engine = VectorEngine(rules, 1, threads=1)
             self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, self.playout,
@@ -140,7 +139,7 @@ def points_to_chance(state: InfoState) -> float:
     """What one point of margin is worth in chances of winning at ``state``'s scores: the odds
     with the seat's side ``SLOPE_POINTS`` ahead less those with it ``SLOPE_POINTS`` behind,
     over ``2 * SLOPE_POINTS`` (each score held within the table)."""
-    from ..vector.win_odds import odds_at, win_odds
+    from sniff_env.players.compiled.win_odds import odds_at, win_odds
 
     odds, low = win_odds(state.rules)
     side, target = state.rules.side_of(state.seat), state.rules.target
@@ -152,7 +151,7 @@ def points_to_chance(state: InfoState) -> float:
 
 def keep_moves(engine: VectorEngine, actions: np.ndarray) -> None:
     """Make ``actions`` (legal in game 0 of ``engine``) the only moves its search values."""
-    from ..vector.kernels import NLEGAL
+    from sniff_env.vector.kernels import NLEGAL
 
     engine.legal[0, : actions.size] = actions
     engine.S[0, NLEGAL] = actions.size

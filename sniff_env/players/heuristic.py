@@ -20,12 +20,12 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from .. import strategy
-from ..actions import SLOTS, action_codec
-from ..game import Game
-from ..infostate import InfoState
-from ..rulebook import fits, inline_offered, place
-from ..strategy import (
+from sniff_env.actions import SLOTS, action_codec
+from sniff_env.game import Game
+from sniff_env.infostate import InfoState
+from sniff_env.players import strategy
+from sniff_env.players._base import info_of
+from sniff_env.players.strategy import (
     RuleCodes,
     Weights,
     draw_worth_it,
@@ -37,8 +37,8 @@ from ..strategy import (
     playable,
     rule_codes,
 )
-from ..tiles import mask_tiles
-from ._base import info_of
+from sniff_env.rulebook import fits, inline_offered, place
+from sniff_env.tiles import mask_tiles
 
 __all__ = ["HeuristicPlayer", "Weights", "best_points", "expected_best", "expected_counter", "public_layout"]
 
@@ -87,7 +87,7 @@ class HeuristicPlayer:
         return max(values, key=lambda a: (values[a], -a))
 
     def evaluate(self, state: InfoState) -> dict[int, float]:
-        """The value of every legal action (see :func:`sniff_env.strategy.heuristic_value`)."""
+        """The value of every legal action (see :func:`sniff_env.players.strategy.heuristic_value`)."""
         rules, w, W = state.rules, self.weights, self._w
         c = rule_codes(rules)
         codec = action_codec(rules.max_pip)

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .policy import PolicyError
+from sniff_env.players.policy_file import PolicyError
 
 if TYPE_CHECKING:
     from onnx import ModelProto, NodeProto
@@ -49,7 +49,7 @@ ALLOWED_OPS = frozenset({
     "Sub", "Tanh", "TopK", "Transpose", "Unsqueeze", "Where",
 })
 """The operators of every shipped policy file and of the ONNX export of every architecture of
-``training/network.py`` (and of the SB3 trainer's ``Tanh`` policy); see the module."""
+``training/lib/network.py`` (and of the SB3 trainer's ``Tanh`` policy); see the module."""
 DEFAULT_DOMAINS = ("", "ai.onnx")
 OPSETS = range(13, 100)
 """Versions of the default operator set a policy may be written for (the exports use 18)."""

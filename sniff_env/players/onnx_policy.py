@@ -21,8 +21,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .onnx_check import checked_model
-from .policy import META_FILE, CheckTimeout, PolicyError, PolicyNetwork, parse_meta
+from sniff_env.players.onnx_check import MAX_BYTES, checked_model
+from sniff_env.players.policy_file import (
+    META_FILE,
+    CheckTimeout,
+    PolicyError,
+    PolicyNetwork,
+    parse_meta,
+    read_file,
+)
 
 EXTERNAL_DATA_FOLDER = "session.model_external_initializers_file_folder_path"
 THREADS = 1
@@ -99,8 +106,6 @@ def read_onnx(path: str | Path, data: bytes | None = None, threads: int = THREAD
     except ImportError as exc:
         raise PolicyError(f"reading {str(path)!r} needs onnxruntime (pip install onnxruntime)") from exc
     if data is None:
-        from .onnx_check import MAX_BYTES
-        from .policy import read_file
 
         data = read_file(path, MAX_BYTES)
     model = checked_model(path, data)

@@ -26,62 +26,35 @@ The player takes the masked argmax of the logits over the legal actions, or samp
 
 from __future__ import annotations
 
-import json
 import random
-from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from ..actions import action_codec
-from ..observation import Observer
-from ..rules import Rules
-from ._base import found_info_state, legal_actions
-from .compat import best_fit, trained_rules
+from sniff_env.actions import action_codec
+from sniff_env.observation import Observer
+from sniff_env.players._base import found_info_state, legal_actions
+from sniff_env.players.compat import best_fit, trained_rules
+from sniff_env.players.onnx_check import MAX_BYTES
+from sniff_env.players.onnx_policy import read_onnx
+from sniff_env.players.policy_file import (
+    META_FILE,
+    REQUIRED_META,
+    CheckTimeout,
+    PolicyError,
+    PolicyNetwork,
+    parse_meta,
+    read_file,
+)
+from sniff_env.rules import Rules
 
-META_FILE = "sniff_meta.json"
-REQUIRED_META = ("rules", "num_players", "observation_version", "num_actions")
 ZIP_MAGIC = b"PK\x03\x04"
 """How a TorchScript archive (a zip file) begins; an ONNX file is a protobuf message."""
 CHECK_SECONDS = 5.0
 """The time limit of the load-time forward pass (a policy answers in milliseconds)."""
-CONVERT = "python training/export.py {path} {onnx} --trust-code"
+CONVERT = "python -m training.export {path} {onnx} --trust-code"
 """The command that converts a TorchScript policy file to ONNX, once, trusting it."""
-
-
-class PolicyError(ValueError):
-    """A policy file cannot be used: missing, corrupt, or made for other rules or layouts."""
-
-
-class CheckTimeout(RuntimeError):
-    """The load-time forward pass ran past its time limit and was stopped."""
-
-
-class PolicyNetwork(ABC):
-    """A loaded policy network, numpy in and numpy out, whatever runs it."""
-
-    @abstractmethod
-    def logits(self, obs: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        """Logits ``[B, num_actions]`` for observations ``[B, obs_size]``."""
-
-    def actions(self, obs: npt.ArrayLike, mask: npt.ArrayLike) -> npt.NDArray[np.int64]:
-        """The masked argmax for a batch: observations ``[B, obs_size]`` and legal-action masks
-        ``[B, num_actions]`` -> int64 actions ``[B]`` (the first of equal logits)."""
-        logits = self.logits(np.ascontiguousarray(obs, dtype=np.float32))
-        legal = np.asarray(mask).astype(bool)
-        if legal.shape != logits.shape:
-            raise ValueError(f"masks of shape {list(legal.shape)} for logits of shape {list(logits.shape)}")
-        if not legal.any(axis=1).all():
-            raise ValueError(f"observation {int(np.argmin(legal.any(axis=1)))} of the batch has no legal action")
-        chosen: npt.NDArray[np.int64] = np.where(legal, logits, -np.inf).argmax(axis=1).astype(np.int64)
-        return chosen
-
-    def checked_logits(self, obs: npt.NDArray[np.float32], limit_s: float) -> npt.NDArray[np.float32]:
-        """:meth:`logits`, stopped with :class:`CheckTimeout` after ``limit_s`` seconds where the
-        runtime can stop it (the load-time check)."""
-        return self.logits(obs)
 
 
 class PolicyPlayer:
@@ -116,20 +89,6 @@ class PolicyPlayer:
             return legal[int(np.argmax(scores))]
         p = np.exp(scores - scores.max())
         return self._rng.choices(legal, weights=list(p / p.sum()))[0]
-
-
-def parse_meta(path: str | Path, raw: str) -> dict[str, Any]:
-    """The metadata object stored as ``raw`` JSON, with every required key, or :class:`PolicyError`."""
-    try:
-        meta = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise PolicyError(f"{str(path)!r}: {META_FILE} is not valid JSON ({exc})") from exc
-    if not isinstance(meta, dict):
-        raise PolicyError(f"{str(path)!r}: {META_FILE} is not a JSON object")
-    missing = [k for k in REQUIRED_META if k not in meta]
-    if missing:
-        raise PolicyError(f"{str(path)!r}: {META_FILE} lacks {', '.join(missing)}")
-    return meta
 
 
 def check_meta(path: str | Path, meta: dict[str, Any], rules: Rules | None = None) -> Rules:
@@ -197,27 +156,9 @@ def torchscript_refusal(path: str | Path) -> str:
     )
 
 
-def read_file(path: str | Path, limit: int, error: type[ValueError] = PolicyError, what: str = "policy file") -> bytes:
-    """The bytes of the regular file ``path``, at most ``limit`` of them
-    (:func:`sniff_env.untrusted.read_bounded`: a pipe, a device or a folder is refused unread),
-    or ``error`` saying why not."""
-    from ..untrusted import InputFileError, read_bounded
-
-    try:
-        return read_bounded(path, limit, f"the {what}")
-    except FileNotFoundError:
-        raise error(f"{what} {str(path)!r} does not exist") from None
-    except InputFileError as exc:
-        raise error(str(exc)) from None
-    except OSError as exc:
-        raise error(f"cannot read the {what} {str(path)!r}: {exc.strerror or exc}") from None
-
-
 def load_network(path: str | Path, rules: Rules | None = None) -> tuple[PolicyNetwork, dict[str, Any], Rules]:
     """The network, metadata and rules of an ONNX policy file, checked against ``rules`` (default:
     its own); :class:`PolicyError` on any mismatch, and for a TorchScript file."""
-    from .onnx_check import MAX_BYTES
-    from .onnx_policy import read_onnx
 
     data = read_file(path, MAX_BYTES)
     if data.startswith(ZIP_MAGIC):
@@ -233,3 +174,10 @@ def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = Fal
     """A player from an exported policy file, checked against ``rules`` (default: its own)."""
     network, meta, rules = load_network(path, rules)
     return PolicyPlayer(network, meta, rules, name or Path(path).stem, sample, seed)
+
+
+__all__ = [  # with the policy file's own names (policy_file), found here by users of this module
+    "CHECK_SECONDS", "CONVERT", "META_FILE", "REQUIRED_META", "CheckTimeout", "PolicyError", "PolicyNetwork",
+    "PolicyPlayer", "check_meta", "check_output", "load_network", "load_policy", "parse_meta", "read_file",
+    "torchscript_refusal",
+]

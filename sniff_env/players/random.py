@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ._base import legal_actions
+from sniff_env.players._base import legal_actions
 
 
 class RandomPlayer:

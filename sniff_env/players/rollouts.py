@@ -3,7 +3,7 @@
 For every legal move it samples ``samples`` deals of the tiles the seat cannot see (consistent
 with the hand sizes and the pips each seat is known to lack), plays the move and the rest of
 the hand with the heuristic in every seat on each, and plays the move with the best mean margin
-(:mod:`sniff_env.vector.rollouts`). It is built from the seat's information state alone: the
+(:mod:`sniff_env.players.compiled.rollouts`). It is built from the seat's information state alone: the
 state is loaded into a one-game batched engine with every other hand empty and the boneyard
 unknown, and the search deals those itself. Needs numba (compiled on first use).
 """
@@ -14,29 +14,29 @@ from typing import Any
 
 import numpy as np
 
-from ..inference import checked_sharpness, evidence
-from ..infostate import InfoState
-from ..player_specs import MAX_SAMPLES
-from ..rules import Rules
-from ..strategy import Weights
-from ._base import info_of, positive_count
+from sniff_env.infostate import InfoState
+from sniff_env.players._base import info_of, positive_count
+from sniff_env.players.inference import checked_sharpness, evidence
+from sniff_env.players.specs import MAX_SAMPLES
+from sniff_env.players.strategy import Weights
+from sniff_env.rules import Rules
 
 
 class RolloutPlayer:
     """``samples`` deals per move (spec ``rollouts:samples=64``); seeded by ``seed``. ``value``:
     what a playout is worth, ``margin`` (the hand's points) or ``win`` (the chance of winning
     the game from the scores it ends on; two sides only), see
-    :class:`~sniff_env.vector.rollouts.RolloutSearch`. ``infer``: how sharply the others are taken
+    :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`. ``infer``: how sharply the others are taken
     to play for points, 0 for not at all; above 0, deals are sampled in proportion to how likely
-    they make the others' plays so far (:mod:`sniff_env.inference`). ``depth=2``: every reply of
+    they make the others' plays so far (:mod:`sniff_env.players.inference`). ``depth=2``: every reply of
     the next seat is played out on each deal and a move is worth its least (see
-    :class:`~sniff_env.vector.rollouts.RolloutSearch`). ``playout_NAME=X`` sets weight ``NAME``
-    of the heuristic that plays the playouts (:class:`~sniff_env.strategy.Weights`, ``counter``
+    :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`). ``playout_NAME=X`` sets weight ``NAME``
+    of the heuristic that plays the playouts (:class:`~sniff_env.players.strategy.Weights`, ``counter``
     aside; the others keep their stock values)."""
 
     def __init__(self, seed: int | None = None, name: str = "rollouts", samples: int = 64,
                  value: str = "margin", infer: float = 0.0, depth: int = 1, **playout: float) -> None:
-        from ..vector.rollouts import checked_depth, checked_value
+        from sniff_env.players.compiled.rollouts import checked_depth, checked_value
 
         self.name, self.samples, self.value = name, positive_count("samples", samples, MAX_SAMPLES), checked_value(value)
         self.infer, self.depth = checked_sharpness(infer), checked_depth(depth)
@@ -63,8 +63,8 @@ class RolloutPlayer:
 
     def _engine(self, rules: Rules) -> tuple[Any, Any]:
         if rules not in self._engines:
-            from ..vector.engine import VectorEngine
-            from ..vector.rollouts import RolloutSearch
+            from sniff_env.players.compiled.rollouts import RolloutSearch
+            from sniff_env.vector.engine import VectorEngine
 
             engine = VectorEngine(rules, 1, threads=1)
             self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, self.playout,
@@ -89,7 +89,7 @@ def playout_weights(options: dict[str, Any]) -> Weights:
 
 
 def load_state(engine: Any, state: InfoState) -> None:
-    """Write ``state`` into game 0 of ``engine`` (see :func:`sniff_env.vector.rollouts.load_info_state`)."""
-    from ..vector.rollouts import load_info_state
+    """Write ``state`` into game 0 of ``engine`` (see :func:`sniff_env.players.compiled.rollouts.load_info_state`)."""
+    from sniff_env.players.compiled.rollouts import load_info_state
 
     load_info_state(engine, state)

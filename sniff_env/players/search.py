@@ -16,11 +16,11 @@ import random
 import time
 from typing import Any
 
-from ..game import Game, Phase
-from ..infostate import InfoState, determinize
-from ..player_specs import MAX_SIMULATIONS
-from ._base import info_of, positive_count, positive_seconds
-from .greedy import greedy_action
+from sniff_env.game import Game, Phase
+from sniff_env.infostate import InfoState, determinize
+from sniff_env.players._base import info_of, positive_count, positive_seconds
+from sniff_env.players.greedy import greedy_action
+from sniff_env.players.specs import MAX_SIMULATIONS
 
 
 def rollout(game: Game) -> None:

@@ -56,9 +56,11 @@ def sources_digest(package: Path, extra: tuple[Path, ...] = ()) -> str:
 
 ENCODING = PACKAGE.parent / "encoding.py"
 """The observation encoder the kernels compile (:func:`sniff_env.vector.compiled_rules.with_compiled_rules`)."""
-STRATEGY = PACKAGE.parent / "strategy.py"
-"""How the built-in players value moves, compiled by :mod:`sniff_env.vector.baselines`."""
-SOURCES_DIGEST = sources_digest(PACKAGE, (RULEBOOK, ENCODING, STRATEGY))
+STRATEGY = PACKAGE.parent / "players" / "strategy.py"
+"""How the built-in players value moves, compiled by :mod:`sniff_env.players.compiled.baselines`."""
+COMPILED_PLAYERS = tuple(sorted((PACKAGE.parent / "players" / "compiled").glob("*.py")))
+"""The players compiled over the engine's arrays, whose functions other kernels inline."""
+SOURCES_DIGEST = sources_digest(PACKAGE, (RULEBOOK, ENCODING, STRATEGY, *COMPILED_PLAYERS))
 
 
 def _writable(path: Path) -> bool:

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SniffError
-from ..rules import Rules
+from sniff_env.errors import SniffError
+from sniff_env.rules import Rules
 
 INT64_MAX = 2**63 - 1
 """Seeds are held as int64; ``-INT64_MAX..INT64_MAX`` (the compiled seed string needs ``-seed``)."""

@@ -13,8 +13,8 @@ import types
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from .. import rulebook
-from ._compile import compiled
+from sniff_env import rulebook
+from sniff_env.vector._compile import compiled
 
 _inline = compiled(inline=True)
 F = TypeVar("F", bound=Callable[..., Any])

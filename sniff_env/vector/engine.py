@@ -10,7 +10,7 @@ reference engine's seeds: hand ``h`` of the game with seed ``s`` is drawn from
 ``random.Random(f"sniff:{s}:{h}")`` (re-done in compiled code). Each call splits the batch into
 one range of games per thread.
 
-The engine makes no policy about finished games; :class:`sniff_env.vector.env.SniffVectorEnv`
+The engine makes no policy about finished games; :class:`sniff_env.envs.vector.SniffVectorEnv`
 adds automatic resets and rewards on top. Code that runs its own kernel over the batch (the
 vector envs do) gets what it needs from public members: :meth:`~VectorEngine.step_args` (the
 arguments every stepping kernel starts with), :meth:`~VectorEngine.run` (a kernel over the
@@ -28,13 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from ..deal import Deal
-from ..errors import GameOverError, IllegalMoveError
-from ..game import Game, deal_from_dict
-from ..rules import Rules
-from . import kernels as K
-from .checks import BatchError, check_memory, int_array, positive_int, rules_value
-from .tables import Tables, build_tables
+from sniff_env.deal import Deal
+from sniff_env.errors import GameOverError, IllegalMoveError
+from sniff_env.game import Game, deal_from_dict
+from sniff_env.rules import Rules
+from sniff_env.vector import kernels as K
+from sniff_env.vector.checks import BatchError, check_memory, int_array, positive_int, rules_value
+from sniff_env.vector.tables import Tables, build_tables
 
 DealSpec = dict[str, Any] | Deal
 MIN_GAMES_PER_THREAD = 256

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..encoding import Spec, clear_row, encode_row
-from ..rulebook import (  # noqa: F401  (the codes of P cells and slots, for tables and players)
+from sniff_env.encoding import Spec, clear_row, encode_row
+from sniff_env.rulebook import (  # noqa: F401  (the codes of P cells and slots, for tables and players)
     BONUS_DIV5,
     BONUS_DIV5_FEWEST,
     DOMINO_TAKES_PIPS,
@@ -49,8 +49,8 @@ from ..rulebook import (  # noqa: F401  (the codes of P cells and slots, for tab
     WEST,
     WINNER_LEADS,
 )
-from ._compile import compiled
-from .compiled_rules import (
+from sniff_env.vector._compile import compiled
+from sniff_env.vector.compiled_rules import (
     dealt_to,
     fits,
     forced_lead_tile,
@@ -67,7 +67,7 @@ from .compiled_rules import (
     side_of,
     with_compiled_rules,
 )
-from .pyrandom import (
+from sniff_env.vector.pyrandom import (
     HEAD,
     KEY_WORDS,
     MT_ROWS,

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ._compile import compiled
+from sniff_env.vector._compile import compiled
 
 
 def _first_primes(count: int) -> list[int]:

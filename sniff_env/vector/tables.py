@@ -12,16 +12,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..actions import action_codec
-from ..errors import RulesError
-from ..game import checked_max_hands
-from ..observation import Observer
-from ..rule_codes import HAND_END_CODE, LEAD_CODE, SNIFF_CODE
-from ..rules import Draw, LeadTile, Points, Rules, SidesOpen
-from ..scoring import scoring_table
-from ..tiles import tile_set
-from . import kernels as K
-from .checks import INT64_MAX
+from sniff_env.actions import action_codec
+from sniff_env.errors import RulesError
+from sniff_env.game import checked_max_hands
+from sniff_env.observation import Observer
+from sniff_env.rule_codes import HAND_END_CODE, LEAD_CODE, SNIFF_CODE
+from sniff_env.rules import Draw, LeadTile, Points, Rules, SidesOpen
+from sniff_env.scoring import scoring_table
+from sniff_env.tiles import tile_set
+from sniff_env.vector import kernels as K
+from sniff_env.vector.checks import INT64_MAX
 
 # same limits as Game._draw_limit: "until playable" is bounded only by the boneyard
 _DRAW_LIMIT = {Draw.UNTIL_PLAYABLE: 1 << 30, Draw.MAX_TWO: 2, Draw.NONE: 0}

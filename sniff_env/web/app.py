@@ -56,17 +56,17 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..errors import GameOverError, SniffError
-from ..game import Phase
-from ..gamelog import game_log, seat_log
-from ..play.howto import how_to_play, summary
-from ..play.session import LogWriteError
-from ..play.stats import StatsError, load_stats, record_game, stats_rows
-from ..play.stats import summary as stats_summary
-from .borders import Borders
-from .guide import guide, setup_choices
-from .replays import Stopped, replay_answer
-from .sessions import (
+from sniff_env.errors import GameOverError, SniffError
+from sniff_env.game import Phase
+from sniff_env.gamelog import game_log, seat_log
+from sniff_env.play.howto import how_to_play, summary
+from sniff_env.play.session import LogWriteError
+from sniff_env.play.stats import StatsError, load_stats, record_game, stats_rows
+from sniff_env.play.stats import summary as stats_summary
+from sniff_env.web.borders import Borders
+from sniff_env.web.guide import guide, setup_choices
+from sniff_env.web.replays import Stopped, replay_answer
+from sniff_env.web.sessions import (
     GameChoice,
     Table,
     TableOptions,
@@ -77,7 +77,7 @@ from .sessions import (
     log_refusal,
     stopping,
 )
-from .workers import Busy, Workers
+from sniff_env.web.workers import Busy, Workers
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1_000_000

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..play.howto import how_to_play, summary
-from ..presets import PRESET_NAMES, make_rules
-from ..rules import Rules
-from .sessions import LEVELS, TARGETS
+from sniff_env.play.howto import how_to_play, summary
+from sniff_env.presets import PRESET_NAMES, make_rules
+from sniff_env.rules import Rules
+from sniff_env.web.sessions import LEVELS, TARGETS
 
 TABLE_HELP = [
     ("Pick a tile in your hand, then a highlighted end on the table (or a move from the list). Esc puts the "

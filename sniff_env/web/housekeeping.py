@@ -17,7 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from .sessions import LOG_PREFIX
+from sniff_env.web.sessions import LOG_PREFIX
 
 KEEP_LOGS = 1000
 """Server logs kept by default (the newest)."""

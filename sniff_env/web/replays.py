@@ -19,10 +19,10 @@ from typing import Any
 
 from starlette.responses import Response
 
-from ..gamelog import GameLogError, read_json
-from ..play.seat_replay import SeatLog, parse_log
-from . import views
-from .sessions import WebError
+from sniff_env.gamelog import GameLogError, read_json
+from sniff_env.play.seat_replay import SeatLog, parse_log
+from sniff_env.web import views
+from sniff_env.web.sessions import WebError
 
 MAX_HANDS = 100
 """The most hands a replayed log may hold (a game to 250 points takes about 10 to 30)."""

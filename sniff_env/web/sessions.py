@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import SniffError
-from ..gamelog import load_game_log
-from ..play.session import AgentCache, LogWriteError, Session, default_save_path
-from ..presets import PRESET_NAMES, make_rules
-from ..rules import Rules
-from .views import seat_view
+from sniff_env.errors import SniffError
+from sniff_env.gamelog import load_game_log
+from sniff_env.play.session import AgentCache, LogWriteError, Session, chosen_opponents, default_save_path
+from sniff_env.presets import PRESET_NAMES, make_rules
+from sniff_env.rules import Rules
+from sniff_env.web.views import seat_view
 
 MAX_GAMES = 200
 IDLE_S = 120 * 60.0
@@ -288,8 +288,6 @@ class TableStore:
         player chose it in the browser; its log is written at once, to a new file."""
         o = self.options
         if choice is not None:
-            from ..play.commands import chosen_opponents
-
             rules = choice.rules()
             spec = LEVELS[choice.opponent][1]
             opponents, note = chosen_opponents([spec] if spec else [], rules)

@@ -19,16 +19,16 @@ from typing import Any
 
 from rich.text import Text
 
-from ..actions import EAST, END_NAMES, LEAD, NORTH, SOUTH, WEST
-from ..game import Event, Game, Phase
-from ..gamelog import GameLog
-from ..infostate import InfoState, info_state
-from ..play.screen import describe, side_names, target_note, winner_text, with_names
-from ..play.seat_replay import SeatLog, SeatPosition, record_note, seat_positions
-from ..play.session import HUMAN, SeatPlayer, Session
-from ..play.sheet import HandScore, hand_end_note, pegs, score_sheet
-from ..render import count_sum, end_terms
-from ..tiles import TileSet, mask_tiles
+from sniff_env.actions import EAST, END_NAMES, LEAD, NORTH, SOUTH, WEST
+from sniff_env.game import Event, Game, Phase
+from sniff_env.gamelog import GameLog
+from sniff_env.infostate import InfoState, info_state
+from sniff_env.play.screen import describe, side_names, target_note, winner_text, with_names
+from sniff_env.play.seat_replay import SeatLog, SeatPosition, record_note, seat_positions
+from sniff_env.play.session import HUMAN, SeatPlayer, Session
+from sniff_env.play.sheet import HandScore, hand_end_note, pegs, score_sheet
+from sniff_env.render import count_sum, end_terms
+from sniff_env.tiles import TileSet, mask_tiles
 
 PHASES = {Phase.PLAY: "play", Phase.HAND_OVER: "hand_over", Phase.GAME_OVER: "game_over"}
 

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from .sessions import WebError, stopping
+from sniff_env.web.sessions import WebError, stopping
 
 T = TypeVar("T")
 THREADS = 4

@@ -1,22 +1,22 @@
-"""A fixed wall-clock comparison of ``training/rllib_selfplay.py`` and ``training/ppo.py``: the
+"""A fixed wall-clock comparison of ``training/libraries/rllib_selfplay.py`` and ``training/ppo.py``: the
 evaluation win rates against greedy and heuristic over training minutes, from their TensorBoard logs.
 
 ``ppo.py`` has no time limit of its own, so ``ppo`` runs it here with one: its update raises
 once the budget is spent, and its TensorBoard writer flushes every second so nothing is lost.
 
-    python training/rllib_selfplay.py --config configs/training/rllib-sniff-2p.toml --time-budget-s 600 \\
+    python -m training.libraries.rllib_selfplay --config configs/training/rllib-sniff-2p.toml --time-budget-s 600 \\
         --exp-name rllib-vs-ppo --iterations 100000
-    python training/benchmarks/rllib_compare.py ppo --config configs/training/sniff-2p.toml --budget-s 600 \\
+    python -m training.benchmarks.rllib_compare ppo --config configs/training/sniff-2p.toml --budget-s 600 \\
         --exp-name ppo-vs-rllib
-    python training/benchmarks/rllib_compare.py plot runs/rllib-vs-ppo/tb runs/ppo-vs-rllib/tb \\
+    python -m training.benchmarks.rllib_compare plot runs/rllib-vs-ppo/tb runs/ppo-vs-rllib/tb \\
         checkpoints/results/rllib-vs-ppo
 
 ``--rllib-vector`` adds a run of the batched path (``--engine vector``), and either first
 argument may be the JSON an earlier ``plot`` wrote, whose curve of that trainer is drawn again:
 
-    python training/rllib_selfplay.py --config configs/training/rllib-vector-sniff-2p.toml --time-budget-s 600 \\
+    python -m training.libraries.rllib_selfplay --config configs/training/rllib-vector-sniff-2p.toml --time-budget-s 600 \\
         --exp-name rllib-vector-vs-ppo --iterations 100000
-    python training/benchmarks/rllib_compare.py plot checkpoints/results/rllib-vs-ppo.json \\
+    python -m training.benchmarks.rllib_compare plot checkpoints/results/rllib-vs-ppo.json \\
         checkpoints/results/rllib-vs-ppo.json checkpoints/results/rllib-vector-vs-ppo --rllib-vector runs/rllib-vector-vs-ppo/tb
 """
 
@@ -29,9 +29,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-
 
 class BudgetSpent(Exception):
     """Raised from ``training/ppo.py``'s update once the wall-clock budget is spent."""
@@ -42,9 +39,9 @@ def run_ppo(argv: list[str], budget_s: float) -> None:
     import torch.utils.tensorboard as tb
 
     from training import ppo
-    from training.config import parse_config
+    from training.lib.config import parse_config
 
-    args = parse_config(ppo.Args, argv, "training/ppo.py")
+    args = parse_config(ppo.Args, argv, "python -m training.ppo")
     deadline = time.time() + budget_s
     update = ppo.update
 

@@ -1,4 +1,4 @@
-"""Learner decisions per second of ``training/rllib_selfplay.py`` with 1, 2, ... env runners, on
+"""Learner decisions per second of ``training/libraries/rllib_selfplay.py`` with 1, 2, ... env runners, on
 each of its engines (one game per env, or the batched engine with many games per env runner),
 beside ``training/ppo.py`` (reference and batched engines) on the same rules.
 
@@ -9,8 +9,8 @@ Each RLlib row also times its env runners alone (``sampling``): the same stretch
 ``EnvRunner.sample`` calls of one train batch, all runners at once, no learning. No snapshot is
 taken in so few iterations, so every step sampled is a learner decision on both engines.
 
-    python training/benchmarks/rllib_scaling.py --runners 1,2 --out checkpoints/results/rllib-scaling.json
-    python training/benchmarks/rllib_scaling.py --runners 1,4,8,14 --num-cpus 16   # a 16-core machine
+    python -m training.benchmarks.rllib_scaling --runners 1,2 --out checkpoints/results/rllib-scaling.json
+    python -m training.benchmarks.rllib_scaling --runners 1,4,8,14 --num-cpus 16   # a 16-core machine
 """
 
 from __future__ import annotations
@@ -25,11 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-
 from sniff_env.atomic import write_json_atomic
-from training import ppo, rllib_selfplay
+from training import ppo
+from training.libraries import rllib_selfplay
 
 
 def envs_per_runner(engine: str, opts: argparse.Namespace) -> int:
@@ -83,7 +81,7 @@ def rllib_rate(engine: str, runners: int, opts: argparse.Namespace) -> tuple[lis
 
 def ppo_rate(engine: str, opts: argparse.Namespace) -> list[float]:
     """Learner decisions/s of whole ``training/ppo.py`` runs as long as one RLlib stretch."""
-    from training.network import load_checkpoint
+    from training.lib.network import load_checkpoint
 
     rates = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ppo.py --engine {engine}: {statistics.median(rates):8,.0f} learner decisions/s", flush=True)
     if opts.out:
         opts.out.parent.mkdir(parents=True, exist_ok=True)
-        command = "python training/benchmarks/rllib_scaling.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        command = "python -m training.benchmarks.rllib_scaling " + " ".join(argv if argv is not None else sys.argv[1:])
         write_json_atomic(opts.out, {"command": command, "options": vars(opts) | {"out": str(opts.out)},
                                      "load_average": os.getloadavg(), "cpus": os.cpu_count(), "rows": rows}, indent=2)
     return 0

@@ -18,8 +18,8 @@ decisions/s this network and update could reach here if everything else took no 
 ``--precisions fp32,bf16`` times each row also with ``ppo.py --precision bf16`` (its ceiling over
 the bfloat16 matrix-product peak), and ``--num-minibatches`` sets the update's minibatches.
 
-    python training/benchmarks/training_speed.py --collectors fast,reference --out checkpoints/results/training-speed.json
-    python training/benchmarks/training_speed.py --archs move --device cuda --num-envs 2048
+    python -m training.benchmarks.training_speed --collectors fast,reference --out checkpoints/results/training-speed.json
+    python -m training.benchmarks.training_speed --archs move --device cuda --num-envs 2048
 """
 
 from __future__ import annotations
@@ -36,9 +36,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-
 # torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
 # on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -47,10 +44,10 @@ import numpy as np
 import torch
 
 from training import ppo
-from training.config import run_script
-from training.device import DEVICE_HELP, PRECISIONS, cpu_state, host_view, precision, resolve_device
-from training.network import ARCHITECTURES, make_net
-from training.ppo_rollout import RolloutSettings, SelfPlay, VectorSelfPlay, collect_vector
+from training.lib.config import run_script
+from training.lib.device import DEVICE_HELP, PRECISIONS, cpu_state, host_view, precision, resolve_device
+from training.lib.network import ARCHITECTURES, make_net
+from training.lib.ppo_rollout import RolloutSettings, SelfPlay, VectorSelfPlay, collect_vector
 
 PEAK_SIZE = 1024
 """Side of the square float32 matrices :func:`matmul_peak` multiplies."""
@@ -300,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"({pipe['learner_decisions_per_s']:,.0f} learner decisions stored/s); the engine alone, "
                       f"random legal moves in the same games: {pipe['engine_alone_decisions_per_s']:,.0f}/s")
     if opts.out:
-        report = {"command": "python training/benchmarks/training_speed.py " + " ".join(argv or sys.argv[1:]),
+        report = {"command": "python -m training.benchmarks.training_speed " + " ".join(argv or sys.argv[1:]),
                   "device": str(device), "machine": machine(device), "torch": torch.__version__,
                   "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(opts).items()},
                   "matmul_peak_flops": peak, "matmul_peak_flops_by_precision": peaks, "figures": figures, "plumbing": pipe}

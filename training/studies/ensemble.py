@@ -4,30 +4,26 @@ A study of whether the networks' errors are their own (an average of several wou
 better than each) or shared (it would not). The networks must be TorchScript policies made for
 the same rules and observation layout; the result is a TorchScript policy like theirs, with the
 first's metadata and the list of its members, which the training tools play (the members and the
-result are loaded as trusted TorchScript: see training/torchscript.py). Evaluate it with curves.py:
+result are loaded as trusted TorchScript: see training/lib/torchscript.py). Evaluate it with curves.py:
 
-    python training/studies/ensemble.py runs/ensemble.pt runs/sniff-2p-tiles.pt runs/sniff-2p-mobility-128.pt
-    python training/curves.py --stages --opponents heuristic,greedy --games 4000 --seeds 901,902,903 \\
+    python -m training.studies.ensemble runs/ensemble.pt runs/sniff-2p-tiles.pt runs/sniff-2p-mobility-128.pt
+    python -m training.curves --stages --opponents heuristic,greedy --games 4000 --seeds 901,902,903 \\
         runs/ensemble.pt runs/ensemble-stages.png
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-
 from sniff_env.players.policy import PolicyError
-from training.config import ConfigError, run_script
-from training.network import export_module
-from training.torchscript import TRUST_HELP, load_checked
+from training.lib.config import ConfigError, run_script
+from training.lib.network import export_module
+from training.lib.torchscript import TRUST_HELP, load_checked
 
 
 class MeanLogits(nn.Module):
@@ -43,7 +39,7 @@ class MeanLogits(nn.Module):
 
 def ensemble(paths: list[str], out: str | Path, trust_code: bool = False) -> Path:
     """Write the mean of the policies at ``paths`` to ``out``; ``PolicyError`` where one cannot
-    be read, is not trusted (:func:`training.torchscript.load_checked`; ``trust_code`` vouches for
+    be read, is not trusted (:func:`training.lib.torchscript.load_checked`; ``trust_code`` vouches for
     them) or was made for other rules than the first (loading it under the first's rules checks
     its observation layout and action count too)."""
     if len(paths) < 2:

@@ -1,7 +1,7 @@
 """Fit the heuristic's weights to a player's choices: a playout policy that plays like it.
 
 The heuristic values a placement as its points plus a weighted sum of terms (the reply it
-allows, the seat's follow-up, the pips it sheds, ...; :func:`sniff_env.strategy.heuristic_value`),
+allows, the seat's follow-up, the pips it sheds, ...; :func:`sniff_env.players.strategy.heuristic_value`),
 so its choice is the argmax of a linear function of its weights. This study plays ``--games``
 games of ``player`` against itself (2-player ``sniff``), records at each decision between two
 placements or more (no draw offered) every placement's terms and the placement chosen, and fits
@@ -14,21 +14,16 @@ The rollout search plays out its deals with the heuristic; weights fitted to the
 choices make those playouts play more as the search does (the ``playout_*`` options of
 ``rollouts`` and ``guided``).
 
-    python training/studies/fit_playouts.py rollouts:samples=256 --games 120 --workers 2
-    python training/studies/fit_playouts.py heuristic --games 40      # recovers the stock weights
+    python -m training.studies.fit_playouts rollouts:samples=256 --games 120 --workers 2
+    python -m training.studies.fit_playouts heuristic --games 40      # recovers the stock weights
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
-import sys
-from pathlib import Path
 
 import numpy as np
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from sniff_env import make_rules
 from sniff_env.actions import action_codec

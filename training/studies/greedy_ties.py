@@ -16,7 +16,7 @@ swapped), and prints every win rate with its 95% interval:
   player: it shows what the ties are worth to someone who could see them;
 - for reference, the heuristic player itself, which greedy's definition does not bind.
 
-    python training/studies/greedy_ties.py --games 40000 --seed 11 --workers 2 \\
+    python -m training.studies.greedy_ties --games 40000 --seed 11 --workers 2 \\
         --out checkpoints/results/sniff-2p-greedy-ties.json
 """
 
@@ -27,32 +27,35 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-
 from sniff_env.atomic import write_json_atomic
 from sniff_env.evaluation.ratings import wilson_interval
-from sniff_env.rules import Rules
-from sniff_env.strategy import Weights
-from sniff_env.vector import compiled
-from sniff_env.vector.baselines import (
+from sniff_env.players.compiled.baselines import (
     CompiledBaselines,
     greedy_actions,
     greedy_scan,
     heuristic_choice,
     weight_vector,
 )
+from sniff_env.players.compiled.rollouts import (
+    apply_move,
+    below,
+    determinize,
+    load_deal,
+    rollout_margin,
+    workspace,
+)
+from sniff_env.players.strategy import Weights
+from sniff_env.rules import Rules
+from sniff_env.vector import compiled
 from sniff_env.vector.compiled_rules import side_of
 from sniff_env.vector.engine import VectorEngine
 from sniff_env.vector.kernels import NLEGAL, NS, P_N, P_PARTNER, P_T, TURN
-from sniff_env.vector.rollouts import apply_move, below, determinize, load_deal, rollout_margin, workspace
 from sniff_env.workers import max_workers
-from training.config import parse_config, rules_for, run_script
+from training.lib.config import parse_config, rules_for, run_script
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
 PLAYOUT_PLAYERS = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
@@ -246,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         results = [_measure(job) for job in jobs]
     _print(results, args)
     if args.out:
-        command = "python training/studies/greedy_ties.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        command = "python -m training.studies.greedy_ties " + " ".join(argv if argv is not None else sys.argv[1:])
         write_json_atomic(args.out, {"preset": args.preset, "rules": args.rules, "opponent": "random",
                                      "seed": args.seed, "samples": args.samples, "command": command,
                                      "results": results})

@@ -1,28 +1,23 @@
 """How sharply players take points: the sharpness ``B`` that fits their tile choices best.
 
-The inference of :mod:`sniff_env.inference` models another seat as laying a tile with odds
+The inference of :mod:`sniff_env.players.inference` models another seat as laying a tile with odds
 ``exp(B * points)``, the points being the most that tile would score on the layout it faces.
 This study plays ``--games`` games of a player against itself and, at every decision between
 two tiles or more (not the lead), scores the tile it laid under that model: it prints the mean
 log-likelihood for each ``B`` of a grid, the best one marked.
 
-    python training/studies/inference_sharpness.py heuristic --games 150
-    python training/studies/inference_sharpness.py rollouts:samples=128 --games 30
+    python -m training.studies.inference_sharpness heuristic --games 150
+    python -m training.studies.inference_sharpness rollouts:samples=128 --games 30
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from sniff_env import make_rules
 from sniff_env.actions import action_codec
-from sniff_env.inference import tile_points
+from sniff_env.players.inference import tile_points
 from training.studies.self_play import self_play
 
 GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2)

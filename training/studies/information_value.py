@@ -5,16 +5,16 @@ Two measurements, both on 2-player ``sniff`` with games to 100:
 - **Clairvoyant searches against ``rollouts:samples=N``** on the batched engine, duplicate deals
   (each deal twice, seats swapped): ``sees-all`` plays each move out once on the real deal (every
   hand and the order of the draws) and ``sees-hands`` on ``--shuffles`` deals of the real hands
-  and the boneyard in a random order (:class:`~sniff_env.vector.rollouts.HindsightValues`); the
+  and the boneyard in a random order (:class:`~sniff_env.players.compiled.rollouts.HindsightValues`); the
   playouts are the search's own heuristic ones. ``rollouts`` (the opponent's search, seeded
   apart) is the control that the harness is fair. The clairvoyant ones read hidden tiles: they
   are yardsticks, never players.
 - **What the search believes** (``--belief-games``): at each decision of ``--belief-player``
   against itself after the first three plays, the share of the other seat's real hand that the
-  search's deals give it (:meth:`~sniff_env.vector.rollouts.RolloutSearch.deals`, 200 deals),
-  with no inference and with each ``infer`` sharpness of ``--infer`` (:mod:`sniff_env.inference`).
+  search's deals give it (:meth:`~sniff_env.players.compiled.rollouts.RolloutSearch.deals`, 200 deals),
+  with no inference and with each ``infer`` sharpness of ``--infer`` (:mod:`sniff_env.players.inference`).
 
-    python training/studies/information_value.py --games 2000 --seed 3101 --belief-games 40 \\
+    python -m training.studies.information_value --games 2000 --seed 3101 --belief-games 40 \\
         --workers 2 --out checkpoints/results/information-value.json
 """
 
@@ -22,24 +22,19 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from sniff_env import make_rules
 from sniff_env.atomic import write_json_atomic
 from sniff_env.evaluation.batched import play_deals
 from sniff_env.evaluation.ratings import wilson_interval
 from sniff_env.evaluation.tournament import derive_seed
-from sniff_env.inference import evidence
 from sniff_env.options import worker_count
+from sniff_env.players.inference import evidence
 from training.studies.self_play import self_play_games
 
 PLAYERS = ("sees-all", "sees-hands", "rollouts")
@@ -52,7 +47,7 @@ BELIEF_DEALS = 200
 
 def chooser(name: str, engine: Any, samples: int, shuffles: int, seed: int) -> Callable[[np.ndarray], np.ndarray]:
     """The batched choice of player ``name`` (:data:`PLAYERS`, or ``opponent``) on ``engine``."""
-    from sniff_env.vector.rollouts import HindsightValues, RolloutSearch
+    from sniff_env.players.compiled.rollouts import HindsightValues, RolloutSearch
 
     if name in ("sees-all", "sees-hands"):
         values = HindsightValues(engine, shuffles=shuffles if name == "sees-hands" else 0, seed=seed)
@@ -76,8 +71,8 @@ def match(task: tuple[str, int, int, int, tuple[int, ...]]) -> tuple[int, int, f
 def beliefs(task: tuple[str, int, tuple[float, ...]]) -> dict[str, list[float]]:
     """For one self-play game: at each decision after the first three plays, the share of the
     other seat's real hand in the search's deals, with no inference (``"0"``) and each ``infer``."""
+    from sniff_env.players.compiled.rollouts import RolloutSearch, load_info_state
     from sniff_env.vector.engine import VectorEngine
-    from sniff_env.vector.rollouts import RolloutSearch, load_info_state
 
     spec, seed, sharpness = task
     engine = VectorEngine(make_rules("sniff", 2), 1, threads=1)

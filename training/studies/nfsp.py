@@ -10,7 +10,7 @@ seat's network in average-policy mode, fed that state's information-state tensor
 moves. Its NashConv is OpenSpiel's ``exploitability.nash_conv`` (returns +1 / -1 / 0, so at
 most 2), beside the heuristic's and CFR+'s (``--cfr-iterations``) on the same copy.
 
-    python training/studies/nfsp.py --episodes 300000 --eval-every 10000 --seed 0 --hidden 64 \\
+    python -m training.studies.nfsp --episodes 300000 --eval-every 10000 --seed 0 --hidden 64 \\
         --out checkpoints/results/nfsp-tiny-2p.json --plot checkpoints/results/nfsp-tiny-2p.png
 """
 
@@ -27,9 +27,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-
 import numpy as np
 import torch
 from open_spiel.python import policy as os_policy
@@ -38,7 +35,7 @@ from open_spiel.python.algorithms import exploitability
 from open_spiel.python.pytorch import nfsp
 
 from sniff_env.atomic import save_figure, write_json_atomic
-from sniff_env.benchmark.tasks import get_task
+from sniff_env.evaluation.benchmark.tasks import get_task
 from sniff_env.infostate import InfoState
 from training.studies.exploitability import Setup, cfr_plus, player_choice, prepare, tabular
 
@@ -220,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: NashConv {value:.3g}")
     tensors = {(info.seat, setup.game.observer.encode(info).tobytes()) for info, _ in setup.tree.infostates.values()}
     result = {
-        "command": "python training/studies/nfsp.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m training.studies.nfsp " + " ".join(argv if argv is not None else sys.argv[1:]),
         "options": vars(args),
         "task": setup.task, "game": str(setup.game), "histories": setup.tree.histories,
         "information_states": len(setup.tree.infostates),

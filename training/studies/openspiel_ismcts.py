@@ -1,8 +1,8 @@
 """OpenSpiel's IS-MCTS against a uniform random bot or one of the project's players on
 ``python_sniff``, through ``evaluate_bots``.
 
-    python training/studies/openspiel_ismcts.py --games 20 --simulations 100
-    python training/studies/openspiel_ismcts.py --games 20 --simulations 100 --opponent heuristic
+    python -m training.studies.openspiel_ismcts --games 20 --simulations 100
+    python -m training.studies.openspiel_ismcts --games 20 --simulations 100 --opponent heuristic
 
 IS-MCTS takes each seat in turn; the other seats are the opponent. It prints every game's
 returns, then IS-MCTS's mean return, its wins, draws and losses, and the time per IS-MCTS move.
@@ -13,19 +13,15 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import evaluate_bots
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-
 import sniff_env.integrations.openspiel  # noqa: F401  (registers python_sniff)
 from sniff_env.integrations.openspiel.bots import ismcts_bot, player_bot
-from training.config import parse_config
+from training.lib.config import parse_config
 
 
 @dataclass

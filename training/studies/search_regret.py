@@ -13,37 +13,31 @@ values must average away). Each regret is also broken down by the number of tile
 holds. Every player is judged on the same positions; the reference's own noise makes small
 regrets read slightly high.
 
-    python training/studies/search_regret.py rollouts:samples=32 rollouts:samples=256 \
+    python -m training.studies.search_regret rollouts:samples=32 rollouts:samples=256 \
         checkpoints/sniff-2p.pt checkpoints/sniff-2p-large.pt --games 3000 --seed 5
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-
 from sniff_env.atomic import write_json_atomic
-from sniff_env.players import parse_spec
-from training.compiled_players import compiled_builtin
-from training.config import rules_for
+from sniff_env.players import load_compiled, parse_spec
 from training.imitation import centred_q_loss
-from training.torchscript import TRUST_HELP
+from training.lib.config import rules_for
+from training.lib.torchscript import TRUST_HELP
 
 
 def _chooser(engine: Any, spec: str, seed: int, trust_code: bool = False) -> tuple[Any, bool]:
     """``(fn, valued)``: ``fn(games)`` gives every action's value for a ``rollouts`` spec
     (``valued``), else ``spec``'s actions as the imitation recorder's actor plays them (a compiled
     built-in, or an exported policy file's masked argmax)."""
-    from sniff_env.vector.rollouts import RolloutSearch
-    from training.imitation_record import actor_fn
+    from sniff_env.players.compiled.rollouts import RolloutSearch
+    from training.lib.imitation_record import actor_fn
 
     base, opts = parse_spec(spec)
     if base == "rollouts":
@@ -57,15 +51,15 @@ def measure(players: list[str], games: int, seed: int, reference: int, max_step:
     ``games`` heuristic self-play games of 2-player ``sniff``, each stopped at a decision drawn
     uniformly from its first ``max_step`` steps; see the module doc."""
     from sniff_env.observation import Observer
+    from sniff_env.players.compiled.rollouts import RolloutSearch
     from sniff_env.vector.engine import VectorEngine
-    from sniff_env.vector.rollouts import RolloutSearch
 
     rules = rules_for("sniff", 2, "")
     hand = Observer(rules).pieces["hand"]
     eng = VectorEngine(rules, games, max_hands=40, threads=1)
     rng = np.random.default_rng(seed)
     eng.deal(np.arange(games), True, rng.integers(0, 2**62, games).tolist())
-    heuristic = compiled_builtin(eng, "heuristic")
+    heuristic = load_compiled("heuristic", eng)
     ref = RolloutSearch(eng, samples=reference, seed=seed + 1)
     choosers = [_chooser(eng, spec, seed + 2 + k, trust_code) for k, spec in enumerate(players)]
     stop = rng.integers(0, max_step, games)

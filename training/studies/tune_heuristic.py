@@ -10,21 +10,17 @@ when ``step`` falls below ``min_step``, or when ``time_budget_s`` is spent. Ever
 only on ``seed`` (the time budget aside). The best weights are confirmed on ``final_games``
 fresh games, printed as a player spec and written to ``out`` (TOML or JSON).
 
-    python training/studies/tune_heuristic.py --rounds 8 --screen-games 300 --out runs/heuristic-tuned.toml
+    python -m training.studies.tune_heuristic --rounds 8 --screen-games 300 --out runs/heuristic-tuned.toml
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from sniff_env.atomic import atomic_path, write_json_atomic
 from sniff_env.evaluation.ratings import wilson_interval
@@ -32,7 +28,7 @@ from sniff_env.evaluation.tournament import derive_seed, run_tournament
 from sniff_env.players.heuristic import Weights
 from sniff_env.rules import Rules
 from sniff_env.workers import max_workers
-from training.config import parse_config, rules_for, run_script
+from training.lib.config import parse_config, rules_for, run_script
 
 DEFAULT_FIELDS = "reply,follow_up,pip,pip_late,double,variety,playable,block,counter"
 

@@ -12,7 +12,7 @@ the sum of both noises, and the first's is ``1 / (1 + ratio)`` of it; the networ
 what is left. Every figure is also broken down by situation: the tiles of the mover and of the
 next seat, the tiles left to draw, whether the sniff is down, and the number of legal moves.
 
-    python training/studies/value_fit.py runs/sniff-2p-mobility-128.pt \\
+    python -m training.studies.value_fit runs/sniff-2p-mobility-128.pt \\
         --data runs/sniff-2p-search-values-128/teacher-data.npz \\
         --control runs/sniff-2p-search-values-128-control/teacher-data.npz --ratio 4
 """
@@ -20,21 +20,17 @@ next seat, the tiles left to draw, whether the sniff is down, and the number of 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-
 from sniff_env import make_rules
 from sniff_env.atomic import write_json_atomic
 from sniff_env.observation import Observer
 from training.imitation import centred_q_loss
-from training.torchscript import TRUST_HELP
+from training.lib.torchscript import TRUST_HELP
 
 SITUATIONS = ("mover's tiles", "next seat's tiles", "tiles to draw", "sniff", "legal moves")
 
@@ -77,9 +73,9 @@ def measure_fit(files: list[str], data: str, control: str = "", ratio: float = 0
                 trust_code: bool = False) -> dict[str, Any]:
     """The figures of the module doc for each policy file in ``files`` on ``data``'s held-out
     games; ``ValueError`` for a recording of other rules, a control of other positions or a
-    policy file of other rules; the files load as :func:`training.torchscript.load_checked`
+    policy file of other rules; the files load as :func:`training.lib.torchscript.load_checked`
     allows (``trust_code``)."""
-    from training.torchscript import load_checked
+    from training.lib.torchscript import load_checked
 
     rules = make_rules(preset, num_players)
     observer = Observer(rules)

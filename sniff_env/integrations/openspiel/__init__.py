@@ -26,8 +26,16 @@ from __future__ import annotations
 
 import pyspiel
 
-from .play import ChancePlay, Stage
-from .spiel import GAME_TYPE, SHORT_NAME, SniffGame, SniffObserver, SniffState, game_info, rules_from_params
+from sniff_env.integrations.openspiel.play import ChancePlay, Stage
+from sniff_env.integrations.openspiel.spiel import (
+    GAME_TYPE,
+    SHORT_NAME,
+    SniffGame,
+    SniffObserver,
+    SniffState,
+    game_info,
+    rules_from_params,
+)
 
 __all__ = [
     "SHORT_NAME",

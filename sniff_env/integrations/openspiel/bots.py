@@ -15,9 +15,9 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from ...infostate import info_state
-from ...players import BUILTIN, Player, load
-from .spiel import SniffGame, SniffState
+from sniff_env.infostate import info_state
+from sniff_env.integrations.openspiel.spiel import SniffGame, SniffState
+from sniff_env.players import BUILTIN, Player, load
 
 
 class ISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]

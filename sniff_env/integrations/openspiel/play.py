@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any, NamedTuple
 
-from ...deal import Deal, highest_double_holder, lots_leader
-from ...errors import GameOverError, IllegalMoveError
-from ...game import Event, Game, Phase
-from ...rewards import win_rewards
-from ...rules import FirstLead, Rules
-from ...tiles import tile_set
+from sniff_env.deal import Deal, highest_double_holder, lots_leader
+from sniff_env.envs.rewards import win_rewards
+from sniff_env.errors import GameOverError, IllegalMoveError
+from sniff_env.game import Event, Game, Phase
+from sniff_env.rules import FirstLead, Rules
+from sniff_env.tiles import tile_set
 
 
 class Stage(IntEnum):

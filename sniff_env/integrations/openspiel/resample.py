@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple, TypeVar
 
-from ...deal import forced_lead_tile, heavier_key
-from ...errors import SniffError
-from ...game import forced_lead
-from ...tiles import TileSet, mask_tiles
-from .play import ChancePlay, Stage, Step
-from .text import information_state_string
+from sniff_env.deal import forced_lead_tile, heavier_key
+from sniff_env.errors import SniffError
+from sniff_env.game import forced_lead
+from sniff_env.integrations.openspiel.play import ChancePlay, Stage, Step
+from sniff_env.integrations.openspiel.text import information_state_string
+from sniff_env.tiles import TileSet, mask_tiles
 
 DEFAULT_TRIES = 200
 """Proposals per world: one almost always does; a dead end costs about a millisecond."""

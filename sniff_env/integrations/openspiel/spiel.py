@@ -12,15 +12,15 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ...errors import RulesError
-from ...game import DEFAULT_MAX_HANDS  # the environments' bound: OpenSpiel needs a bounded game too
-from ...infostate import info_state
-from ...observation import Observer
-from ...presets import make_rules
-from ...rules import MAX_PLAYERS, MIN_PLAYERS, Rules, field_names
-from .play import ChancePlay, Stage
-from .resample import Resampler
-from .text import information_state_string, observation_string, state_string
+from sniff_env.errors import RulesError
+from sniff_env.game import DEFAULT_MAX_HANDS  # the environments' bound: OpenSpiel needs a bounded game too
+from sniff_env.infostate import info_state
+from sniff_env.integrations.openspiel.play import ChancePlay, Stage
+from sniff_env.integrations.openspiel.resample import Resampler
+from sniff_env.integrations.openspiel.text import information_state_string, observation_string, state_string
+from sniff_env.observation import Observer
+from sniff_env.presets import make_rules
+from sniff_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, field_names
 
 SHORT_NAME = "python_sniff"
 EPISODES = ("game", "hand")

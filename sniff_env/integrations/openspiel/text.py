@@ -7,11 +7,11 @@ hidden) and the seat's own deals, so it holds what that seat may know and nothin
 
 from __future__ import annotations
 
-from ...actions import END_NAMES, LEAD
-from ...game import Event, Game
-from ...infostate import info_state
-from ...tiles import TileSet, mask_tiles
-from .play import ChancePlay, Stage
+from sniff_env.actions import END_NAMES, LEAD
+from sniff_env.game import Event, Game
+from sniff_env.infostate import info_state
+from sniff_env.integrations.openspiel.play import ChancePlay, Stage
+from sniff_env.tiles import TileSet, mask_tiles
 
 
 def _tiles(ts: TileSet, tiles: list[int] | tuple[int, ...]) -> str:

@@ -1,1 +1,0 @@
-"""Benchmark scripts (run with ``sniff bench NAME``); they print figures and assert nothing."""

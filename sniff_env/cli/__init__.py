@@ -1,0 +1,73 @@
+"""The ``sniff`` command. Each subcommand lives in its own module, imported only when used.
+
+A subcommand module provides ``add_arguments(parser)`` and ``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "rules": ("sniff_env.cli.rules", "list the presets and the rules fields"),
+    "demo": ("sniff_env.cli.demo", "play one seeded game between built-in players and print it"),
+    "bench": ("sniff_env.cli.bench", "benchmarks: engine, env, batched engine"),
+    "agents": ("sniff_env.cli.agents", "list the shipped agents with their rules, training and strength"),
+    "benchmark": ("sniff_env.cli.benchmark", "named benchmark tasks: rate an agent on one, compare the reports"),
+    "eval": ("sniff_env.cli.eval", "tournament with duplicate deals, ratings and charts"),
+    "play": ("sniff_env.cli.play", "play against the agents in the terminal, with hints, undo and saved games"),
+    "replay": ("sniff_env.cli.replay", "step through a saved game log, or print it with --all"),
+    "serve": ("sniff_env.cli.serve", "play in the browser: a local web table with hints, undo, saved games and replays"),
+    "docs": ("sniff_env.cli.docs", "build the API reference (HTML pages from the docstrings, by pdoc)"),
+    "warmup": ("sniff_env.cli.warmup", "compile the batched engine's kernels ahead (minutes, once per install)"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sniff", description="Sniff and the Fives family of dominoes.")
+    from sniff_env import __version__
+
+    parser.add_argument("--version", action="version", version=f"sniff-env {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if not exc.name or not module.startswith(exc.name):
+                raise
+            p.set_defaults(_missing=module)
+            continue
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``sniff`` with ``argv`` (default: the process's arguments). Bad input of any kind
+    (options, rules, player specs, paths) ends with one line on stderr and exit status 2."""
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser.parse_args(argv)
+    args.argv = argv
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if getattr(args, "_missing", None):
+        print(f"sniff {args.command}: not available in this installation", file=sys.stderr)
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except ValueError as exc:  # every bad-input error of the package is a ValueError
+        print(f"sniff {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a path or address the user gave cannot be read or written
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"sniff {args.command}: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+

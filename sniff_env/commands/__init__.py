@@ -1,1 +1,0 @@
-"""Small subcommands of the ``sniff`` command line."""

@@ -1,0 +1,249 @@
+"""The built-in greedy and heuristic players, compiled over the batched engine's arrays.
+
+Each kernel picks, for the seat to act in each listed game, exactly what
+:class:`sniff_env.players.GreedyPlayer` or :class:`sniff_env.players.HeuristicPlayer` (any
+weights, with ``counter`` at 0) picks from that seat's information state. They read only what
+the seat may know: its own hand, the tiles played, the layout, the hand sizes, the pips each
+seat is known to lack and how many tiles can still be drawn. Both value moves with the same
+functions, :mod:`sniff_env.players.strategy`, compiled here. Training uses them as opponents on the
+batched engine; the differential tests keep them equal to the reference players.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from sniff_env.players import strategy
+from sniff_env.players.strategy import Weights, checked_tiebreak
+from sniff_env.vector import compiled
+from sniff_env.vector.compiled_rules import side_of, with_compiled_rules
+from sniff_env.vector.engine import VectorEngine
+from sniff_env.vector.kernels import (
+    BONE_LEN,
+    BONE_POS,
+    END_OPEN,
+    END_PIP,
+    END_VAL,
+    HAND_COUNT,
+    LACKING,
+    NLEGAL,
+    NPLAYS,
+    NS,
+    P_CHOICE,
+    P_DIV5,
+    P_DRAW_ACTION,
+    P_INLINE_BASE,
+    P_MAX_PIP,
+    P_N,
+    P_PARTNER,
+    P_RESERVE,
+    P_SIDES_NOW,
+    P_SNIFF,
+    P_T,
+    SNIFF_PENDING,
+    SNIFF_TILE,
+    TURN,
+)
+
+_jit = compiled()
+_inline = compiled(inline=True)
+_placement_points = with_compiled_rules(strategy.placement_points)
+_greedy_key = with_compiled_rules(strategy.greedy_key)
+_heuristic_value = with_compiled_rules(strategy.heuristic_value)
+_holding_odds = with_compiled_rules(strategy.holding_odds)
+_late_phase = with_compiled_rules(strategy.late_phase)
+_draw_worth_it = with_compiled_rules(strategy.draw_worth_it)
+
+
+def weight_vector(weights: Weights) -> np.ndarray:
+    """``weights`` as the float64 vector ``W`` (in :data:`~sniff_env.players.strategy.WEIGHT_ORDER`) the
+    kernels read; a nonzero ``counter`` (the second ply, which the compiled player does not run)
+    raises :class:`ValueError`."""
+    if weights.counter:
+        raise ValueError(f"the compiled heuristic has no 'counter' term; got counter={weights.counter}")
+    return np.array(weights.values(), np.float64)
+
+
+@_inline
+def greedy_key(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
+               act_tile: np.ndarray, act_slot: np.ndarray, a: int) -> int:
+    """Greedy's order of placement ``a`` in game ``b`` as one number (``strategy.greedy_key``)."""
+    t = act_tile[a]
+    points = _placement_points(S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, SNIFF_TILE], lo[t], hi[t],
+                               act_slot[a], a >= P[P_INLINE_BASE], P[P_SNIFF], score_tab, P[P_DIV5])
+    return int(_greedy_key(points, lo[t], hi[t]))
+
+
+@_inline
+def greedy_scan(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
+                act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, keys: np.ndarray) -> tuple[int, int, int]:
+    """Greedy's scan of the legal actions of game ``b`` (``legal[b]``): ``keys[j]`` the
+    :func:`greedy_key` of ``legal[b, j]`` (-1 for the draw); returns the lowest action with the
+    best key (-1 if there is no placement), that key, and how many placements share it."""
+    best, best_key, ties = -1, -1, 0
+    for j in range(S[b, NLEGAL]):
+        a = legal[b, j]
+        keys[j] = -1
+        if a == P[P_DRAW_ACTION]:
+            continue
+        keys[j] = key = greedy_key(S, b, P, lo, hi, score_tab, act_tile, act_slot, a)
+        if key > best_key:
+            best, best_key, ties = a, key, 1
+        elif key == best_key:
+            best, ties = min(best, a), ties + 1
+    return best, best_key, ties
+
+
+@_inline
+def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                     hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+                     legal: np.ndarray, b: int, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
+                     values: np.ndarray) -> None:
+    """``HeuristicPlayer.evaluate`` of the placements of the seat to act in game ``b``
+    (``strategy.heuristic_value`` of each): ``values[j]`` for ``legal[b, j]`` (``-inf`` for the
+    draw action, which :func:`heuristic_choice` decides)."""
+    T, n = P[P_T], P[P_N]
+    cand, rest, work = scratch[0], scratch[1], scratch[2]
+    seat = S[b, TURN]
+    nxt = (seat + 1) % n
+    lack = S[b, LACKING + nxt]
+    ncand = 0
+    for t in range(T):
+        if hands[b, seat, t] == 0 and played_by[b, t] < 0 and not ((lack >> lo[t]) & 1 or (lack >> hi[t]) & 1):
+            cand[ncand] = t
+            ncand += 1
+    p_hold = _holding_odds(S[b, HAND_COUNT + nxt], ncand)
+    me = side_of(seat, P[P_PARTNER])
+    opp_min = 1 << 30
+    for s in range(n):
+        if side_of(s, P[P_PARTNER]) != me:
+            opp_min = min(opp_min, S[b, HAND_COUNT + s])
+    late = _late_phase(opp_min, S[b, HAND_COUNT + seat])
+    after_pip, after_val, after_open = row[0, 0:4], row[0, 4:8], row[0, 8:12]
+    for j in range(S[b, NLEGAL]):
+        a = legal[b, j]
+        if a == P[P_DRAW_ACTION]:
+            values[j] = -np.inf
+            continue
+        tile = act_tile[a]
+        nrest = 0
+        for t in range(T):
+            if hands[b, seat, t] and t != tile:
+                rest[nrest] = t
+                nrest += 1
+        values[j] = _heuristic_value(
+            W, S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4], S[b, SNIFF_TILE],
+            S[b, SNIFF_PENDING], tile, act_slot[a], a >= P[P_INLINE_BASE], lo, hi, rest, nrest, cand, ncand, p_hold,
+            late, S[b, NPLAYS] > 0, P[P_SNIFF], P[P_SIDES_NOW] != 0, P[P_CHOICE] != 0, P[P_MAX_PIP], score_tab,
+            P[P_DIV5], after_pip, after_val, after_open, work)
+
+
+@_inline
+def heuristic_choice(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                     hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+                     legal: np.ndarray, b: int, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
+                     values: np.ndarray) -> int:
+    """``HeuristicPlayer.act`` for the seat to act in game ``b`` (work space as below)."""
+    draw = P[P_DRAW_ACTION]
+    heuristic_values(S, hands, played_by, P, lo, hi, score_tab, act_tile, act_slot, legal, b, W, row, scratch,
+                     values)
+    best_a, best_v, has_draw = -1, -np.inf, False
+    for j in range(S[b, NLEGAL]):
+        a = legal[b, j]
+        if a == draw:
+            has_draw = True
+        elif values[j] > best_v or (values[j] == best_v and a < best_a):
+            best_a, best_v = a, values[j]
+    if has_draw:
+        drawable = S[b, BONE_LEN] - S[b, BONE_POS] - P[P_RESERVE]
+        if _draw_worth_it(best_v, drawable, W):
+            best_a = draw
+    return best_a
+
+
+@_jit
+def heuristic_actions(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                      hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+                      legal: np.ndarray, games: np.ndarray, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
+                      values: np.ndarray, out: np.ndarray) -> None:
+    """``HeuristicPlayer.act`` (weights ``W``, see :func:`weight_vector`) for the seat to act in
+    each game of ``games``; ``out[i]`` for ``games[i]``. ``row`` (``[1, 12]`` or wider), ``scratch``
+    (``[3, num_tiles]``, int64) and ``values`` (float64, one per action) are work space (nothing
+    compiled allocates)."""
+    for i in range(games.size):
+        out[i] = heuristic_choice(S, hands, played_by, P, lo, hi, score_tab, act_tile, act_slot, legal, games[i], W,
+                                  row, scratch, values)
+
+
+@_jit
+def greedy_actions(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                   hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+                   legal: np.ndarray, games: np.ndarray, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
+                   values: np.ndarray, tied: np.ndarray, by_value: bool, out: np.ndarray) -> None:
+    """The greedy player's action for the seat to act in each game of ``games`` (``out[i]`` for
+    ``games[i]``): the placement that scores most now, ties to the heaviest tile, then (with
+    ``by_value``) to the heuristic value with weights ``W`` (the stock ones), then to the lowest
+    action. Work space as for :func:`heuristic_actions`, plus ``tied`` (int64, one per action)."""
+    for i in range(games.size):
+        b = games[i]
+        k = S[b, NLEGAL]
+        best, best_key, ties = greedy_scan(S, b, P, lo, hi, score_tab, act_tile, act_slot, legal, tied)
+        if by_value and ties > 1:
+            heuristic_values(S, hands, played_by, P, lo, hi, score_tab, act_tile, act_slot, legal, b, W, row,
+                             scratch, values)
+            best, best_v = -1, -np.inf
+            for j in range(k):
+                a = legal[b, j]
+                if tied[j] == best_key and (values[j] > best_v or (values[j] == best_v and a < best)):
+                    best, best_v = a, values[j]
+        out[i] = best if best >= 0 else legal[b, 0]
+
+
+class CompiledBaselines:
+    """Greedy and heuristic choices for many games of one :class:`VectorEngine` at once."""
+
+    def __init__(self, engine: VectorEngine, weights: Weights | None = None, greedy_tiebreak: str = "lowest") -> None:
+        """``weights``: the heuristic's (default: stock); ``greedy_tiebreak`` as :class:`GreedyPlayer`'s."""
+        self.engine = engine
+        self.greedy_tiebreak = checked_tiebreak(greedy_tiebreak)
+        self.weights = weights or Weights()
+        self._w = weight_vector(self.weights)
+        self._row = np.zeros((1, NS), np.int64)
+        self._scratch = np.zeros((3, engine.tables.num_tiles), np.int64)
+        self._values = np.zeros(engine.num_actions, np.float64)
+        self._tied = np.zeros(engine.num_actions, np.int64)
+        self._stock = weight_vector(Weights())
+
+    def greedy(self, games: np.ndarray) -> np.ndarray:
+        """The greedy player's action in each of ``games`` (indices of games in play)."""
+        t, eng = self.engine.tables, self.engine
+        games = np.ascontiguousarray(games, np.int64)
+        out = np.zeros(games.size, np.int64)
+        greedy_actions(eng.S, eng.hands, eng.played_by, t.params, t.lo, t.hi, t.score_tab, t.act_tile, t.act_slot,
+                       eng.legal, games, self._stock, self._row, self._scratch, self._values, self._tied,
+                       self.greedy_tiebreak == "heuristic", out)
+        return out
+
+    def heuristic(self, games: np.ndarray) -> np.ndarray:
+        """The heuristic player's action in each of ``games`` (indices of games in play)."""
+        t, eng = self.engine.tables, self.engine
+        games = np.ascontiguousarray(games, np.int64)
+        out = np.zeros(games.size, np.int64)
+        heuristic_actions(eng.S, eng.hands, eng.played_by, t.params, t.lo, t.hi, t.score_tab, t.act_tile,
+                          t.act_slot, eng.legal, games, self._w, self._row, self._scratch, self._values, out)
+        return out
+
+
+def greedy_chooser(engine: VectorEngine, **options: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """The compiled greedy player on ``engine``; its one option is ``tiebreak``."""
+    if set(options) - {"tiebreak"}:
+        raise ValueError(f"the compiled greedy player takes 'tiebreak' only; got {sorted(options)}")
+    return CompiledBaselines(engine, greedy_tiebreak=str(options.get("tiebreak", "lowest"))).greedy
+
+
+def heuristic_chooser(engine: VectorEngine, **options: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """The compiled heuristic on ``engine``, with the weights ``options`` (any but ``counter``)."""
+    return CompiledBaselines(engine, Weights.from_kwargs(**options)).heuristic

@@ -1,0 +1,622 @@
+"""Determinized rollout search, compiled: the heuristic player improved by playing each move out.
+
+For the seat to act, each sample deals the tiles it cannot see (the other hands, of their known
+sizes and without the pips each seat is known to lack where the pool allows, and the boneyard in
+a random order); every legal move is then played on that same deal and the hand is played out
+by the heuristic player in every seat. A move's value is the mean, over the samples, of the
+points its side gains to the end of the hand less what the other sides gain (the mean of them);
+the search plays the best (ties: the lowest action). With ``value="win"`` (two sides) a playout is
+worth instead the chance of winning the game from the scores it ended on
+(:mod:`sniff_env.players.compiled.win_odds`). Given evidence (:mod:`sniff_env.players.inference`), a deal is kept
+with the likelihood of the others' plays under it, so the deals follow the posterior of a model
+of how they play. Only what the seat may know is read: its
+own hand, the tiles played, the layout, the hand sizes, the known missing pips and the
+boneyard's size; the hidden tiles of the real game are never looked at.
+
+Randomness comes from an explicit 64-bit state (splitmix64) that the caller seeds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sniff_env.game import forced_lead
+from sniff_env.infostate import InfoState
+from sniff_env.players.compiled.baselines import heuristic_choice, weight_vector
+from sniff_env.players.compiled.win_odds import odds_at, win_odds
+from sniff_env.players.inference import Evidence, no_evidence
+from sniff_env.players.specs import MAX_SAMPLES
+from sniff_env.players.strategy import Weights
+from sniff_env.vector import compiled
+from sniff_env.vector import kernels as K
+from sniff_env.vector.checks import positive_int
+from sniff_env.vector.compiled_rules import side_of
+from sniff_env.vector.engine import VectorEngine
+from sniff_env.vector.kernels import (
+    BONE_LEN,
+    BONE_POS,
+    GAME_OVER,
+    HAND_COUNT,
+    LACKING,
+    NLEGAL,
+    NS,
+    P_N,
+    P_PARTNER,
+    P_SIDES,
+    P_T,
+    P_TARGET,
+    PHASE,
+    PLAY,
+    SCORES,
+    TURN,
+    WINNER,
+    apply_action,
+)
+
+VALUES = ("margin", "win")
+"""What a playout may be worth (see :class:`RolloutSearch`)."""
+NO_ODDS = np.zeros((0, 0), np.float64)
+"""The empty odds table: playouts are worth their margin (see :func:`rollout_value`)."""
+
+_jit = compiled()
+_inline = compiled(inline=True)
+
+
+@_inline
+def _next(state: np.ndarray) -> np.uint64:
+    """splitmix64: advance ``state[0]`` and return the next 64 random bits."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@_inline
+def below(state: np.ndarray, n: int) -> int:
+    """A random whole number from 0 to ``n - 1`` from the splitmix64 state ``state[0]``."""
+    return int(_next(state) % np.uint64(n))
+
+
+@_inline
+def uniform(state: np.ndarray) -> float:
+    """A random number in [0, 1) from the splitmix64 state ``state[0]``."""
+    return float(_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+MAX_TRIES = 64
+"""Deals tried for one sample before the last is kept whatever its likelihood (see :func:`likelihood`)."""
+
+
+@_inline
+def likelihood(DH: np.ndarray, seats: np.ndarray, known: np.ndarray, odds: np.ndarray) -> float:
+    """How likely the others' plays are under the deal in ``DH``, over their largest value (the
+    product of :mod:`sniff_env.players.inference`; 1 without evidence)."""
+    p = 1.0
+    for k in range(seats.size):
+        total = known[k]
+        for t in range(odds.shape[1]):
+            if DH[0, seats[k], t]:
+                total += odds[k, t]
+        p *= known[k] / total
+    return p
+
+
+@_inline
+def shuffle(a: np.ndarray, first: int, end: int, rng: np.ndarray) -> None:
+    """Shuffle ``a[first:end]`` in place (Fisher-Yates, from its end)."""
+    for i in range(end - 1, first, -1):
+        j = first + below(rng, i - first + 1)
+        a[i], a[j] = a[j], a[i]
+
+
+@_jit
+def determinize(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                hi: np.ndarray, b: int, rng: np.ndarray, RH: np.ndarray, RB: np.ndarray, pool: np.ndarray,
+                taken: np.ndarray) -> None:
+    """Deal what the seat to act in game ``b`` cannot see into ``RH[0]`` (every hand; its own as
+    it is) and ``RB[0]`` (the boneyard from ``BONE_POS`` on): other seats in order of how many
+    pips they are known to lack, each taking tiles without those pips first."""
+    T, n = P[P_T], P[P_N]
+    seat = S[b, TURN]
+    size = 0
+    for t in range(T):
+        RH[0, seat, t] = hands[b, seat, t]
+        if hands[b, seat, t] == 0 and played_by[b, t] < 0:
+            pool[size] = t
+            size += 1
+    shuffle(pool, 0, size, rng)
+    for i in range(size):
+        taken[i] = 0
+    done = 0
+    for _ in range(n - 1):
+        pick, most = -1, -1  # the seat left with the most known missing pips
+        for s in range(n):
+            if s != seat and not (done >> s) & 1:
+                lack = S[b, LACKING + s]
+                count = 0
+                while lack:
+                    count += lack & 1
+                    lack >>= 1
+                if count > most:
+                    pick, most = s, count
+        done |= 1 << pick
+        for t in range(T):
+            RH[0, pick, t] = 0
+        need = S[b, HAND_COUNT + pick]
+        lack = S[b, LACKING + pick]
+        for strict in (True, False):
+            for i in range(size):
+                if need == 0:
+                    break
+                t = pool[i]
+                if taken[i] or (strict and ((lack >> lo[t]) & 1 or (lack >> hi[t]) & 1)):
+                    continue
+                taken[i] = 1
+                RH[0, pick, t] = 1
+                need -= 1
+    pos = S[b, BONE_POS]
+    for i in range(size):
+        if not taken[i]:
+            RB[0, pos] = pool[i]
+            pos += 1
+
+
+@_inline
+def plausible_deal(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                   hi: np.ndarray, b: int, rng: np.ndarray, work: tuple[np.ndarray, ...],
+                   seen: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """Deal into ``work``'s first two arrays (:func:`determinize`), keeping a deal with the
+    :func:`likelihood` of the evidence ``seen`` under it; of :data:`MAX_TRIES` deals, the last."""
+    DH, DB, pool, taken = work[0], work[1], work[10], work[11]
+    for attempt in range(MAX_TRIES):
+        determinize(S, hands, played, P, lo, hi, b, rng, DH, DB, pool, taken)
+        if seen[0].size == 0 or attempt == MAX_TRIES - 1 or uniform(rng) < likelihood(DH, seen[0], seen[1], seen[2]):
+            return
+
+
+@_jit
+def sample_deals(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                 hi: np.ndarray, b: int, rng: np.ndarray, work: tuple[np.ndarray, ...],
+                 seen: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray) -> None:
+    """``out[i]``: the hands of the ``i``-th deal the search of game ``b`` would play on."""
+    DH = work[0]
+    for i in range(out.shape[0]):
+        plausible_deal(S, hands, played, P, lo, hi, b, rng, work, seen)
+        for s in range(DH.shape[1]):
+            for t in range(DH.shape[2]):
+                out[i, s, t] = DH[0, s, t]
+
+
+@_inline
+def load_deal(S: np.ndarray, played: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> None:
+    """Set the rollout game of ``work`` to game ``b`` with the deal in ``work``'s first two arrays
+    (every hand, and the boneyard)."""
+    DH, DB, RS, RH, RP, RB = work[0], work[1], work[2], work[3], work[4], work[5]
+    T, n = P[P_T], P[P_N]
+    for c in range(NS):
+        RS[0, c] = S[b, c]
+    for c in range(2 * T):
+        RP[0, c] = played[b, c]
+    for s in range(n):
+        for t in range(T):
+            RH[0, s, t] = DH[0, s, t]
+    for t in range(T):
+        RB[0, t] = DB[0, t]
+
+
+@_inline
+def apply_move(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
+               act_tile: np.ndarray, act_slot: np.ndarray, work: tuple[np.ndarray, ...], a: int) -> bool:
+    """Play action ``a`` in the rollout game of ``work`` and the forced draws and passes after it;
+    whether the hand goes on (the next decision's legal actions are then in ``work``'s ``RL``)."""
+    RS, RH, RP, RB, RL = work[2], work[3], work[4], work[5], work[6]
+    apply_action(RS, RH, RP, RB, 0, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, a, RL)
+    return bool(RS[0, PHASE] == PLAY)
+
+
+@_inline
+def rollout_margin(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> float:
+    """What the side to act in game ``b`` gained in the rollout game of ``work`` less the mean of
+    what the other sides gained."""
+    RS, sides = work[2], P[P_SIDES]
+    me = side_of(S[b, TURN], P[P_PARTNER])
+    mine, others = 0.0, 0.0
+    for s in range(sides):
+        gain = RS[0, SCORES + s] - S[b, SCORES + s]
+        if s == me:
+            mine = gain
+        else:
+            others += gain
+    return mine - others / (sides - 1)
+
+
+MARGIN_WEIGHT = 1e-5
+"""With win odds, a playout's value also holds this much per point of margin, which only breaks
+ties (the odds of every move alike, e.g. when the game is settled either way)."""
+
+
+@_inline
+def rollout_value(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...], odds: np.ndarray,
+                  low: int) -> float:
+    """The value of the rollout game of ``work`` to the side to act in game ``b``: its margin
+    (:func:`rollout_margin`) when ``odds`` is empty, else its chance of winning the game from
+    the scores the rollout ended on (``odds`` of :func:`sniff_env.players.compiled.win_odds.win_odds`, for
+    two sides; 1, 0 or one half where the game ended) plus :data:`MARGIN_WEIGHT` times the margin."""
+    margin = rollout_margin(S, P, b, work)
+    if odds.shape[0] == 0:
+        return margin
+    RS = work[2]
+    me = side_of(S[b, TURN], P[P_PARTNER])
+    if RS[0, PHASE] == GAME_OVER:
+        winner = RS[0, WINNER]
+        chance = 0.5 if winner < 0 else 1.0 if winner == me else 0.0
+    else:
+        chance = odds_at(odds, low, P[P_TARGET], RS[0, SCORES + me], RS[0, SCORES + 1 - me])
+    return chance + MARGIN_WEIGHT * margin
+
+
+@_jit
+def play_on(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
+            act_tile: np.ndarray, act_slot: np.ndarray, W: np.ndarray, work: tuple[np.ndarray, ...]) -> None:
+    """Play the rollout game of ``work`` to the end of the hand, the heuristic in every seat.
+
+    Compiled once and called, not inlined: the heuristic is the largest code of the search, and
+    each inlined copy of it cost minutes of compiling."""
+    RS, RH, RP, RL, row, scratch, values = work[2], work[3], work[4], work[6], work[7], work[8], work[9]
+    while RS[0, PHASE] == PLAY:
+        a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch, values)
+        apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a)
+
+
+@_jit
+def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+               pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+               legal: np.ndarray, b: int, W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray,
+               odds: np.ndarray, low: int) -> None:
+    """Add to ``totals[j]`` the value (:func:`rollout_value`) of ``legal[b, j]`` played on the deal
+    in ``work``'s first two arrays (every hand, and the boneyard) and the hand played out by the
+    heuristic (:func:`play_on`)."""
+    for j in range(S[b, NLEGAL]):
+        load_deal(S, played, P, b, work)
+        apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, legal[b, j])
+        play_on(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, W, work)
+        totals[j] += rollout_value(S, P, b, work, odds, low)
+
+
+@_inline
+def _copy(dst: np.ndarray, src: np.ndarray) -> None:
+    """Copy ``src`` into ``dst`` (of one shape) element by element; compiled code allocates nothing."""
+    flat_d, flat_s = dst.reshape(-1), src.reshape(-1)
+    for i in range(flat_d.size):
+        flat_d[i] = flat_s[i]
+
+
+@_inline
+def keep_rollout(work: tuple[np.ndarray, ...], back: bool) -> None:
+    """Copy the rollout game of ``work`` aside (``back`` false) or back from that copy."""
+    if back:
+        _copy(work[2], work[12])
+        _copy(work[3], work[13])
+        _copy(work[4], work[14])
+        _copy(work[5], work[15])
+    else:
+        _copy(work[12], work[2])
+        _copy(work[13], work[3])
+        _copy(work[14], work[4])
+        _copy(work[15], work[5])
+
+
+@_jit
+def _play_each_reply(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                     pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+                     legal: np.ndarray, b: int, W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray,
+                     odds: np.ndarray, low: int) -> None:
+    """:func:`_play_each` one ply deeper: where the next decision after the move is another
+    side's, each of that seat's legal replies is played out (the heuristic from there on) and the
+    move is worth the least of their values (with two sides, the reply that side likes best on
+    this deal, which it sees whole)."""
+    RS, RL, replies = work[2], work[6], work[16]
+    me = side_of(S[b, TURN], P[P_PARTNER])
+    for j in range(S[b, NLEGAL]):
+        load_deal(S, played, P, b, work)
+        if apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, legal[b, j]) \
+                and side_of(RS[0, TURN], P[P_PARTNER]) != me and RS[0, NLEGAL] > 1:
+            k = RS[0, NLEGAL]
+            for r in range(k):
+                replies[r] = RL[0, r]
+            keep_rollout(work, False)
+            worst = np.inf
+            for r in range(k):
+                if r:
+                    keep_rollout(work, True)
+                apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, replies[r])
+                play_on(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, W, work)
+                worst = min(worst, rollout_value(S, P, b, work, odds, low))
+            totals[j] += worst
+            continue
+        play_on(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, W, work)
+        totals[j] += rollout_value(S, P, b, work, odds, low)
+
+
+@_jit
+def rollout_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                   hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
+                   act_slot: np.ndarray, legal: np.ndarray, b: int, W: np.ndarray, samples: int, rng: np.ndarray,
+                   work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
+                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int) -> None:
+    """``totals[j]``: the summed value of ``legal[b, j]`` over ``samples`` deals (see the module).
+    ``played`` is the engine's whole ``[B, 2T]`` play record; ``work`` is :func:`workspace`'s;
+    ``seen`` the :class:`~sniff_env.players.inference.Evidence` each deal is kept with the likelihood of
+    (of up to :data:`MAX_TRIES` deals, the last is kept)."""
+    for j in range(S[b, NLEGAL]):
+        totals[j] = 0.0
+    for _ in range(samples):
+        plausible_deal(S, hands, played, P, lo, hi, b, rng, work, seen)
+        if depth == 2:
+            _play_each_reply(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals,
+                             odds, low)
+        else:
+            _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals,
+                       odds, low)
+
+
+@_jit
+def hindsight_values(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, played: np.ndarray, P: np.ndarray,
+                     lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
+                     act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray,
+                     W: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, no_odds: np.ndarray,
+                     shuffles: int, rng: np.ndarray, q: np.ndarray) -> None:
+    """``q[i, a]``: the margin of action ``a`` in game ``games[i]`` played on the game's real deal
+    (every hand and the boneyard as they are) with the hand played out by the heuristic; ``-inf``
+    where illegal (``no_odds`` is :data:`NO_ODDS`). With ``shuffles`` above 0, the mean margin
+    over that many deals of the real hands and the boneyard's tiles in a random order. It reads
+    the hidden tiles: a training target or a yardstick, never a player."""
+    DH, DB = work[0], work[1]
+    T, n = P[P_T], P[P_N]
+    for i in range(games.size):
+        b = games[i]
+        for a in range(q.shape[1]):
+            q[i, a] = -np.inf
+        for j in range(S[b, NLEGAL]):
+            totals[j] = 0.0
+        for s in range(n):  # the playouts read the deal, never write it
+            for t in range(T):
+                DH[0, s, t] = hands[b, s, t]
+        first, end = S[b, BONE_POS], S[b, BONE_LEN]
+        for _ in range(max(shuffles, 1)):
+            for t in range(T):
+                DB[0, t] = bone[b, t]
+            if shuffles:  # the tiles still to draw in tile order, then shuffled: blind to the real order
+                for k in range(first + 1, end):
+                    v, j = DB[0, k], k - 1
+                    while j >= first and DB[0, j] > v:
+                        DB[0, j + 1] = DB[0, j]
+                        j -= 1
+                    DB[0, j + 1] = v
+                shuffle(DB[0], first, end, rng)
+            _play_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals,
+                       no_odds, 0)
+        for j in range(S[b, NLEGAL]):
+            q[i, legal[b, j]] = totals[j] / max(shuffles, 1)
+
+
+@_jit
+def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                   hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
+                   act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
+                   rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
+                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, out: np.ndarray) -> None:
+    """The search's action for the seat to act in each game of ``games`` (``out[i]``); a single
+    legal action is played without searching."""
+    for i in range(games.size):
+        b = games[i]
+        if S[b, NLEGAL] == 1:
+            out[i] = legal[b, 0]
+            continue
+        rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
+                       rng, work, totals, odds, low, seen, depth)
+        best, best_v = -1, -np.inf
+        for j in range(S[b, NLEGAL]):
+            a = legal[b, j]
+            if totals[j] > best_v or (totals[j] == best_v and a < best):
+                best, best_v = a, totals[j]
+        out[i] = best
+
+
+@_jit
+def search_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
+                  hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
+                  act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
+                  rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
+                  seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, q: np.ndarray) -> None:
+    """``q[i, a]``: the mean value of action ``a`` in game ``games[i]`` (``-inf`` where illegal)."""
+    for i in range(games.size):
+        b = games[i]
+        for a in range(q.shape[1]):
+            q[i, a] = -np.inf
+        rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
+                       rng, work, totals, odds, low, seen, depth)
+        for j in range(S[b, NLEGAL]):
+            q[i, legal[b, j]] = totals[j] / samples
+
+
+def workspace(engine: VectorEngine) -> tuple[np.ndarray, ...]:
+    """Scratch arrays for one thread searching games of ``engine``."""
+    n, T, A = engine.rules.num_players, engine.tables.num_tiles, engine.num_actions
+    return (
+        np.zeros((1, n, T), np.uint8),  # the sampled hands
+        np.zeros((1, T), np.int64),  # the sampled boneyard
+        np.zeros((1, NS), np.int64),  # the rollout's game
+        np.zeros((1, n, T), np.uint8),
+        np.zeros((1, 2 * T), np.int8),
+        np.zeros((1, T), np.int64),
+        np.zeros((1, A), np.int16),
+        np.zeros((1, NS), np.int64),  # the heuristic's work space
+        np.zeros((3, T), np.int64),
+        np.zeros(A, np.float64),
+        np.zeros(T, np.int64),  # the unseen tiles
+        np.zeros(T, np.int64),
+        np.zeros((1, NS), np.int64),  # the rollout's game kept aside (depth 2)
+        np.zeros((1, n, T), np.uint8),
+        np.zeros((1, 2 * T), np.int8),
+        np.zeros((1, T), np.int64),
+        np.zeros(A, np.int64),  # the replies to a move (depth 2)
+    )
+
+
+def checked_value(value: object) -> str:
+    """``value`` if it is one of :data:`VALUES`, else a ValueError listing them."""
+    if value not in VALUES:
+        raise ValueError(f"value must be one of {', '.join(map(repr, VALUES))}; got {value!r}")
+    return str(value)
+
+
+DEPTHS = (1, 2)
+"""How many plies a search weighs before the heuristic plays on (see :class:`RolloutSearch`)."""
+
+
+def checked_depth(depth: object) -> int:
+    """``depth`` if it is one of :data:`DEPTHS`, else a ValueError listing them."""
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth not in DEPTHS:
+        raise ValueError(f"depth must be one of {', '.join(map(str, DEPTHS))}; got {depth!r}")
+    return depth
+
+
+class RolloutSearch:
+    """Search choices for games of one :class:`VectorEngine` (see the module)."""
+
+    def __init__(self, engine: VectorEngine, samples: int = 32, seed: int = 0, weights: Weights | None = None,
+                 value: str = "margin", depth: int = 1) -> None:
+        """``value``: what a playout is worth, ``"margin"`` (the hand's points, the side's less the
+        others') or ``"win"`` (the chance of winning the game from the scores it ends on, see
+        :func:`rollout_value`; two sides only). ``depth``: 1, the heuristic plays from the move on;
+        2, every reply of the next seat, where it is another side's, is played out on each deal
+        and the move is worth its least (:func:`_play_each_reply`)."""
+        self.engine, self.samples, self.value = engine, positive_int("samples", samples, most=MAX_SAMPLES), checked_value(value)
+        self.depth = checked_depth(depth)
+        self._odds: np.ndarray
+        self._low: int
+        self._odds, self._low = win_odds(engine.rules) if value == "win" else (NO_ODDS, 0)
+        self._w = weight_vector(weights or Weights())
+        self._rng = np.array([seed & (2**64 - 1)], np.uint64)
+        self._work = workspace(engine)
+        self._totals = np.zeros(engine.num_actions, np.float64)
+        nothing = no_evidence(engine.tables.num_tiles)
+        self._nothing = (nothing.seats, nothing.known, nothing.odds)
+
+    def actions(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
+        """The search's action in each of ``games`` (indices of games in play); ``evidence``
+        (:func:`sniff_env.players.inference.evidence`, one game only) weighs the deals it samples."""
+        t, eng = self.engine.tables, self.engine
+        games = np.ascontiguousarray(games, np.int64)
+        out = np.zeros(games.size, np.int64)
+        search_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+                       t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
+                       self._odds, self._low, self._seen(evidence, games.size), self.depth, out)
+        return out
+
+    def q_values(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
+        """``[len(games), num_actions]``: the mean value (``value``) of every action in each game, ``-inf``
+        where illegal (a single legal action is searched too). Its argmax, lowest action first,
+        is :meth:`actions`' choice where there is more than one legal action. ``evidence`` as
+        for :meth:`actions`."""
+        t, eng = self.engine.tables, self.engine
+        games = np.ascontiguousarray(games, np.int64)
+        q = np.zeros((games.size, eng.num_actions), np.float64)
+        search_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+                      t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
+                      self._odds, self._low, self._seen(evidence, games.size), self.depth, q)
+        return q
+
+    def values(self, game: int, evidence: Evidence | None = None) -> dict[int, float]:
+        """The mean value (``value``) of every legal action in ``game``; ``evidence`` as for :meth:`actions`."""
+        t, eng = self.engine.tables, self.engine
+        rollout_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+                       t.act_slot, eng.legal, game, self._w, self.samples, self._rng, self._work, self._totals,
+                       self._odds, self._low, self._seen(evidence, 1), self.depth)
+        k = int(eng.S[game, NLEGAL])
+        return {int(eng.legal[game, j]): float(self._totals[j]) / self.samples for j in range(k)}
+
+    def deals(self, game: int, count: int, evidence: Evidence | None = None) -> np.ndarray:
+        """``[count, num_players, num_tiles]`` uint8: the hands of ``count`` deals as the search of
+        ``game`` samples them (every hand; the seat's own as it is), to inspect its beliefs."""
+        t, eng = self.engine.tables, self.engine
+        out = np.zeros((count, eng.rules.num_players, t.num_tiles), np.uint8)
+        sample_deals(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, game, self._rng, self._work,
+                     self._seen(evidence, 1), out)
+        return out
+
+    def _seen(self, evidence: Evidence | None, games: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``evidence`` as the compiled search takes it; a ValueError for several games."""
+        if evidence is None:
+            return self._nothing
+        if games != 1:
+            raise ValueError(f"evidence is one seat's, of one game; got {games} games to search")
+        T = self.engine.tables.num_tiles
+        if evidence.odds.shape[1:] != (T,) or not evidence.seats.size == evidence.known.size == len(evidence.odds):
+            raise ValueError(f"evidence must hold K seats, K known odds and K rows of {T} tile odds; got "
+                             f"{evidence.seats.shape}, {evidence.known.shape} and {evidence.odds.shape}")
+        return (np.ascontiguousarray(evidence.seats, np.int64), np.ascontiguousarray(evidence.known, np.float64),
+                np.ascontiguousarray(evidence.odds, np.float64))
+
+
+class HindsightValues:
+    """Every legal move's margin on the real deal, the hand played out by the heuristic, for games
+    of one :class:`VectorEngine`: one unbiased sample of the move's value to the heuristic, as
+    training targets. ``shuffles`` above 0: the mean over that many deals of the real hands and
+    the boneyard in a random order (seeded by ``seed``), the search of a seat that sees every
+    hand but not the order of the draws. It reads the hidden tiles, so it is never a player."""
+
+    def __init__(self, engine: VectorEngine, weights: Weights | None = None, shuffles: int = 0,
+                 seed: int = 0) -> None:
+        self.engine = engine
+        if isinstance(shuffles, bool) or not isinstance(shuffles, int) or shuffles < 0:
+            raise ValueError(f"shuffles must be a whole number of 0 (the real boneyard) or more; got {shuffles!r}")
+        self.shuffles = shuffles
+        self._rng = np.array([seed & (2**64 - 1)], np.uint64)
+        self._w = weight_vector(weights or Weights())
+        self._work = workspace(engine)
+        self._totals = np.zeros(engine.num_actions, np.float64)
+
+    def q_values(self, games: np.ndarray) -> np.ndarray:
+        """``[len(games), num_actions]``: each legal action's margin, ``-inf`` where illegal."""
+        t, eng = self.engine.tables, self.engine
+        games = np.ascontiguousarray(games, np.int64)
+        q = np.zeros((games.size, eng.num_actions), np.float64)
+        hindsight_values(eng.S, eng.hands, eng.bone, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab,
+                         t.act_tile, t.act_slot, eng.legal, games, self._w, self._work, self._totals, NO_ODDS,
+                         self.shuffles, self._rng, q)
+        return q
+
+
+def load_info_state(engine: VectorEngine, state: InfoState) -> None:
+    """Write ``state`` into game 0 of ``engine``: the public layout, the seat's own hand, hand
+    sizes, known missing pips, scores and legal actions; other hands empty, and a boneyard of the
+    right size whose tiles are unknown (the search deals them, see :class:`RolloutSearch`)."""
+    rules, T = state.rules, engine.tables.num_tiles
+    S = engine.S[0]
+    S[:] = 0
+    S[K.TURN], S[K.LEADER], S[K.COUNT], S[K.PASSES] = state.turn, state.leader, state.count, state.passes
+    S[K.DRAWN], S[K.LAST_DRAWN] = state.drawn_this_turn, state.last_drawn
+    S[K.SNIFF_TILE], S[K.SNIFF_PENDING] = state.sniff_tile, state.sniff_pending
+    S[K.BONE_POS], S[K.BONE_LEN] = 0, state.boneyard_size
+    S[K.NPLAYS], S[K.HAND_INDEX], S[K.PHASE] = len(state.plays), state.hand_index, K.PLAY
+    S[K.FORCED_LEAD] = int(forced_lead(rules, state.hand_index))
+    S[K.LAST_DOMINO], S[K.WINNER] = -1, -1
+    S[K.NLEGAL] = len(state.legal)
+    for e in range(4):
+        S[K.END_PIP + e], S[K.END_VAL + e], S[K.END_OPEN + e] = state.end_pip[e], state.end_val[e], state.end_open[e]
+    for s in range(rules.num_players):
+        S[K.LACKING + s], S[K.HAND_COUNT + s] = state.lacking[s], state.hand_sizes[s]
+    for side in range(rules.num_sides):
+        S[K.SCORES + side] = state.scores[side]
+    engine.hands[0] = 0
+    engine.hands[0, state.seat] = [(state.hand >> t) & 1 for t in range(T)]
+    played = engine.play_record[0]
+    played[:] = -1
+    for i, (tile, seat, _slot) in enumerate(state.plays):
+        played[tile] = seat
+        played[T + i] = tile
+    engine.bone[0] = 0
+    engine.legal[0, : len(state.legal)] = state.legal

@@ -1,0 +1,80 @@
+"""The one registry of built-in players: for each name, its reference player and, where it has
+one, its compiled twin over the batched engine.
+
+A reference player (``"module:Class"``) plays one game at a time through ``act(obs, info)``.
+A compiled twin (``"module:factory"``) is built as ``factory(engine, **options)`` over a
+:class:`~sniff_env.vector.engine.VectorEngine` and returns ``choose(games) -> actions``: the move
+of the seat to act in each listed game, exactly the reference player's. Everything that maps a
+spec to a player reads this table: :func:`sniff_env.players.load`, the batched tournament, the
+trainers' opponents and evaluation. Adding a player is its module(s) and one entry here.
+
+Entries are strings, imported when asked for, so reading this table imports no player.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Choose = Callable[[npt.NDArray[np.int64]], npt.NDArray[np.int64]]
+"""A batched player: the action of the seat to act in each of the given games of an engine."""
+
+
+@dataclass(frozen=True)
+class BuiltinPlayer:
+    """A built-in player: where its reference form lives, and its compiled twin if it has one."""
+
+    reference: str
+    """``"module:Class"`` of the reference player."""
+    compiled: str | None = None
+    """``"module:factory"`` of the compiled twin: ``factory(engine, **options) -> choose``."""
+
+
+BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
+    "random": BuiltinPlayer("sniff_env.players.random:RandomPlayer"),
+    "greedy": BuiltinPlayer("sniff_env.players.greedy:GreedyPlayer",
+                            "sniff_env.players.compiled.baselines:greedy_chooser"),
+    "heuristic": BuiltinPlayer("sniff_env.players.heuristic:HeuristicPlayer",
+                               "sniff_env.players.compiled.baselines:heuristic_chooser"),
+    "search": BuiltinPlayer("sniff_env.players.search:SearchPlayer"),
+    "rollouts": BuiltinPlayer("sniff_env.players.rollouts:RolloutPlayer"),
+    "guided": BuiltinPlayer("sniff_env.players.guided:GuidedPlayer"),
+}
+"""The built-in players by name."""
+
+COMPILED_BUILTINS = tuple(name for name, entry in BUILTIN_PLAYERS.items() if entry.compiled)
+"""The built-in players with a compiled twin."""
+
+
+def _resolve(target: str) -> Any:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def reference_class(name: str) -> type:
+    """The reference player class of built-in ``name`` (a key of :data:`BUILTIN_PLAYERS`)."""
+    cls: type = _resolve(BUILTIN_PLAYERS[name].reference)
+    return cls
+
+
+def compiled_chooser(engine: Any, name: str, options: dict[str, Any]) -> Choose:
+    """The compiled twin of built-in ``name`` with ``options`` on ``engine`` (a ``name`` option,
+    the player's label, plays no part); a player without one, or options its twin does not take,
+    raise :class:`ValueError` naming what it does take."""
+    entry = BUILTIN_PLAYERS.get(name)
+    if entry is None or entry.compiled is None:
+        raise ValueError(
+            f"the vector engine plays the built-ins {', '.join(COMPILED_BUILTINS)} (greedy with its tiebreak, "
+            f"heuristic with any weights); got {name!r}: use engine='python' for it"
+        )
+    play = {key: value for key, value in options.items() if key != "name"}
+    try:
+        choose: Choose = _resolve(entry.compiled)(engine, **play)
+    except TypeError as exc:  # an option the twin's factory has no parameter for
+        raise ValueError(f"the compiled {name} player: {exc}") from None
+    return choose

@@ -1,0 +1,69 @@
+"""Player specs: the text that names a player, such as ``search:simulations=300``.
+
+A spec is a player's name, then optionally a colon and ``KEY=VALUE`` options separated by
+commas. This module only splits and reads specs; :func:`sniff_env.players.load` builds the
+player. It lives apart from :mod:`sniff_env.players` so that code the players themselves use
+(the batched engine and its gym env) can read specs without importing them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sniff_env.players.registry import BUILTIN_PLAYERS
+
+BUILTIN: dict[str, tuple[str, str]] = {
+    name: (entry.reference.partition(":")[0], entry.reference.partition(":")[2])
+    for name, entry in BUILTIN_PLAYERS.items()
+}
+"""The built-in players by name: the module and class of each."""
+
+MAX_SAMPLES = 65_536
+"""The most deals a search may sample per move (``samples``, ``extra``)."""
+MAX_SIMULATIONS = 1_000_000
+"""The most rollouts per decision of the search player (``simulations``)."""
+MAX_BUDGET_S = 600.0
+"""The most seconds a player may think per decision (``budget_s``)."""
+MAX_TOP = 1_024
+"""The most moves a second round of the guided search may keep (``top``): more than any table has."""
+MAX_WEIGHT = 1e6
+"""The largest size of a weight (heuristic and playout weights, the guided player's ``prior``)."""
+
+FILE_OPTIONS: dict[str, tuple[str, ...]] = {"guided": ("agent",)}
+"""The options of a built-in player whose value may name a file (a policy file's path)."""
+
+
+class PlayerSpecError(ValueError):
+    """A player spec names no known player, or its options cannot be parsed."""
+
+
+def split_spec(spec: str) -> tuple[str, list[tuple[str, str]]]:
+    """``"search:simulations=300"`` -> ``("search", [("simulations", "300")])``; a spec that
+    names no built-in player (a path may itself hold a colon, e.g. a drive letter) stays whole."""
+    base, _, opts = spec.partition(":")
+    if base not in BUILTIN:
+        return spec, []
+    items: list[tuple[str, str]] = []
+    for item in filter(None, opts.split(",")):
+        key, eq, raw = item.partition("=")
+        if not eq:
+            raise PlayerSpecError(f"player option {item!r} in {spec!r} is not KEY=VALUE")
+        if key.strip() in (k for k, _ in items):
+            raise PlayerSpecError(f"player option {key.strip()!r} is given twice in {spec!r}")
+        items.append((key.strip(), raw))
+    return base, items
+
+
+def json_or_text(raw: str) -> Any:
+    """An option's value: JSON where it parses (numbers, true/false), else the text itself."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"search:simulations=300,budget_s=0.5"`` -> ``("search", {"simulations": 300, "budget_s": 0.5})``."""
+    base, items = split_spec(spec)
+    return base, {key: json_or_text(raw) for key, raw in items}
