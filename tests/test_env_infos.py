@@ -64,11 +64,22 @@ def test_an_info_is_a_plain_dict_of_its_decision() -> None:
 
 
 def test_the_env_runs_without_numba() -> None:
-    code = ("import sys, sniff_env\nenv = sniff_env.raw_env()\nenv.reset(seed=1)\n"
+    """Where numba cannot be imported, the env encodes through the observer in Python and hands
+    out the same observations as with the compiled encoder."""
+    play = ("env = sniff_env.raw_env()\nenv.reset(seed=1)\nseen = []\n"
             "for agent in env.agent_iter(50):\n    obs, _, term, trunc, _ = env.last()\n"
+            "    seen.append(obs['observation'].tobytes().hex() + obs['action_mask'].tobytes().hex())\n"
             "    env.step(None if term or trunc else int(obs['action_mask'].argmax()))\n"
-            "print('numba' in sys.modules)")
+            "import hashlib\nprint(hashlib.sha256(''.join(seen).encode()).hexdigest(), 'numba' in sys.modules)")
+    blocked = ("import importlib.abc, sys\n"
+               "class NoNumba(importlib.abc.MetaPathFinder):\n"
+               "    def find_spec(self, name, path=None, target=None):\n"
+               "        if name == 'numba' or name.startswith('numba.'):\n"
+               "            raise ImportError(f'{name} is blocked')\n"
+               "sys.meta_path.insert(0, NoNumba())\n")
     root = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
-                         timeout=300)
-    assert out.stdout.split() == ["False"], out.stdout
+    runs = [subprocess.run([sys.executable, "-c", f"{prefix}import sys, sniff_env\n{play}"], cwd=root,
+                           capture_output=True, text=True, check=True, timeout=300).stdout.split()
+            for prefix in (blocked, "")]
+    assert runs[0][1] == "False" and runs[1][1] == "True"
+    assert runs[0][0] == runs[1][0]

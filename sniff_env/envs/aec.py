@@ -150,6 +150,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from sniff_env.actions import END_NAMES, LEAD, Move
 from sniff_env.envs.rewards import points_rewards, win_rewards
+from sniff_env.envs.seat_record import info_state_of, record
 from sniff_env.errors import GameOverError, IllegalMoveError, UnknownOptionError, unknown_options
 from sniff_env.game import DEFAULT_MAX_HANDS, Event, Game, Phase, new_game
 from sniff_env.infostate import InfoState, info_state
@@ -157,6 +158,12 @@ from sniff_env.observation import Observer
 from sniff_env.presets import make_rules
 from sniff_env.render import render_table
 from sniff_env.rules import Rules, field_names
+from sniff_env.scoring import HandResult
+
+try:
+    from sniff_env.envs.record_encoder import RecordEncoder
+except ImportError:  # numba cannot be imported here: the observer writes the same arrays in Python
+    from sniff_env.envs.seat_record import PythonRecordEncoder as RecordEncoder  # type: ignore[assignment]
 
 AgentID = str
 ObsDict = dict[str, np.ndarray]
@@ -166,16 +173,27 @@ class SeatObservation(dict):  # type: ignore[type-arg]
     """The observation dict an agent is handed: ``"observation"`` and ``"action_mask"``, what the
     spaces describe and every library batches, and, as an attribute, :attr:`info_state`: the
     seat's :class:`InfoState` when it is to act (None otherwise). A player reads it there, so
-    ``players.load(spec).act(obs, info)`` works on the default env's ``(obs, info)``."""
+    ``players.load(spec).act(obs, info)`` works on the default env's ``(obs, info)``. The state
+    is built from the seat's record of that decision when first read."""
 
-    __slots__ = ("info_state",)
+    __slots__ = ("_record", "_results", "_rules", "_state")
 
-    def __init__(self, observation: np.ndarray, action_mask: np.ndarray, info_state: InfoState | None) -> None:
-        super().__init__(observation=observation, action_mask=action_mask)
-        self.info_state = info_state
+    def __init__(self, observation: np.ndarray, action_mask: np.ndarray, info_state: InfoState | None = None,
+                 record: list[int] | None = None, rules: Rules | None = None,
+                 results: tuple[HandResult, ...] = ()) -> None:
+        dict.__init__(self, observation=observation, action_mask=action_mask)
+        self._state, self._record, self._rules, self._results = info_state, record, rules, results
+
+    @property
+    def info_state(self) -> InfoState | None:
+        """The seat's information state at this decision (None unless it was to act)."""
+        if self._state is None and self._record is not None and self._rules is not None:
+            self._state = info_state_of(self._record, self._rules, self._results)
+        return self._state
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (SeatObservation, (self["observation"], self["action_mask"], self.info_state))
+
 
 REWARD_MODES = ("game", "points")
 EPISODE_MODES = ("game", "hand")
@@ -323,6 +341,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self.infos_mode: str = infos
         self._full_infos = infos == "full"
         self.observer = Observer(self.rules)
+        self._encoder = RecordEncoder(self.rules)
         n, size = self.rules.num_players, self.observer.size
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
@@ -356,6 +375,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self._obs_cache: dict[AgentID, ObsDict] = {}
         """Each agent's observation at this decision (emptied by every step)."""
         self._mover_state: InfoState | None = None
+        self._mover_rec: list[int] | None = None
         """The information state of the seat to act at this decision, once built (emptied by every step)."""
 
     # -- spaces and helpers --------------------------------------------------------------------
@@ -448,6 +468,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self._resets += 1
         self._obs_cache = {}
         self._mover_state = None
+        self._mover_rec = None
         self.agent_selection = self.agents[game.turn]
         self.infos = {a: self.full_info(a) if self._full_infos else {} for a in self.agents}
         if self.render_mode == "human":
@@ -467,7 +488,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         # IllegalMoveError for an action that is no whole number or not legal; nothing has changed then
         game.step(checked_action(action, self._num_actions))
         self._obs_cache.clear()
-        self._mover_state = None
+        self._mover_state = self._mover_rec = None
         self._seen[seat] = seen
         self._cumulative_rewards[agent] = 0.0
         self._decisions += 1
@@ -528,12 +549,23 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         """Whether ``agent`` is asked to act now."""
         return agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
 
+    def _mover_record(self) -> list[int]:
+        """The seat record of the seat to act (:mod:`sniff_env.envs.seat_record`), read once per decision."""
+        rec = self._mover_rec
+        if rec is None:
+            game = self.game
+            rec = self._mover_rec = record(game, game.turn)
+        return rec
+
     def _mover_info_state(self) -> InfoState:
         """The information state of the seat to act, built once per decision."""
         state = self._mover_state
         if state is None:
-            game = self.game
-            state = self._mover_state = info_state(game, game.turn)
+            cached = self._obs_cache.get(self.agent_selection)
+            state = cached.info_state if isinstance(cached, SeatObservation) else None
+            if state is None:
+                state = info_state_of(self._mover_record(), self.rules, tuple(self.game.results))
+            self._mover_state = state
         return state
 
     def observe(self, agent: AgentID) -> ObsDict:
@@ -545,16 +577,14 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         if seat is None or game is None:
             seat = self._seat(agent)  # raises: an unknown agent, or no game yet
             assert game is not None
-        mask = bytearray(self._no_actions)
-        state = None
         if self._acting(agent):
-            state = self._mover_info_state()
-            obs = self.observer.encode(state)
-            for a in game.legal_actions():
-                mask[a] = 1
+            rec = self._mover_record()
+            obs, mask = self._encoder.encode(rec, True)
+            out = SeatObservation(obs, mask, self._mover_state, rec, self.rules, tuple(game.results))
         else:  # the seat to act of a truncated game still sees its legal moves' values, masked off
-            obs = self.observer.encode_game(game, seat)
-        out = self._obs_cache[agent] = SeatObservation(obs, np.frombuffer(mask, np.int8), state)
+            obs, mask = self._encoder.encode(record(game, seat), False)
+            out = SeatObservation(obs, mask)
+        self._obs_cache[agent] = out
         return out
 
     def info_state(self, agent: AgentID) -> InfoState:

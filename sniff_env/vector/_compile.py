@@ -176,11 +176,13 @@ class SourcesCache(caching.FunctionCache):
     even a locator chosen through ``NUMBA_CACHE_LOCATOR_CLASSES`` cannot load stale code)."""
 
     _impl_class = _SourcesCacheImpl
+    announce = True
+    """Whether compiling this function into an empty cache says so (:func:`announce_compiling`)."""
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         """The cached function, or None (then numba compiles it, announced if the cache is empty)."""
         found = super().load_overload(sig, target_context)  # type: ignore[no-untyped-call]
-        if found is None:
+        if found is None and self.announce:
             announce_compiling()
         return found
 
@@ -188,7 +190,7 @@ class SourcesCache(caching.FunctionCache):
         return (*super()._index_key(sig, codegen), SOURCES_DIGEST)  # type: ignore[no-untyped-call]
 
 
-def compiled(inline: bool = False, allocates: bool = False) -> Callable[[F], F]:
+def compiled(inline: bool = False, allocates: bool = False, announce: bool = True) -> Callable[[F], F]:
     """``numba.njit``, cached (see the module docstring), releasing the GIL and without reference
     counting unless the function ``allocates``.
 
@@ -196,7 +198,9 @@ def compiled(inline: bool = False, allocates: bool = False) -> Callable[[F], F]:
     arrays all belong to the caller and nothing compiled allocates, while numba would otherwise
     update an atomic count for each array argument of each call, which cost more than the rules
     themselves and made threads contend. ``inline`` inlines the function into its callers (numba
-    passes an array to a function that is not inlined field by field)."""
+    passes an array to a function that is not inlined field by field). ``announce=False`` keeps a
+    function that compiles in seconds (the AEC env's encoder) from printing the batched engine's
+    notice of minutes."""
     options: dict[str, Any] = {"nogil": True}
     if not allocates:
         options["_nrt"] = False
@@ -206,7 +210,9 @@ def compiled(inline: bool = False, allocates: bool = False) -> Callable[[F], F]:
     def decorate(func: F) -> F:
         dispatcher = nb.njit(**options)(func)
         if CACHE_DIR is not None and inspect.getsourcefile(func):
-            dispatcher._cache = SourcesCache(func)  # type: ignore[no-untyped-call]
+            cache = SourcesCache(func)  # type: ignore[no-untyped-call]
+            cache.announce = announce
+            dispatcher._cache = cache
         return dispatcher  # type: ignore[no-any-return]
 
     return decorate

@@ -205,7 +205,7 @@ def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarr
 
 
 @_inline
-def _spec(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
+def spec_of(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
           fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
           act_slot: np.ndarray) -> Spec:
     """The encoder's :class:`~sniff_env.encoding.Spec` from the kernel tables."""
@@ -237,7 +237,7 @@ def _encode(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: 
     (``encoding.clear_row`` clears their move features; their mask cells are cleared here), the
     rules block is already in place (the engine writes it once) and ``encoding.encode_row``
     rewrites the rest. ``S[b, SHOWN]`` then counts the entries of ``legal[b]`` that the row shows."""
-    spec = _spec(P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile, act_slot)
+    spec = spec_of(P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile, act_slot)
     m = mask[b]
     for i in range(nprev):
         m[prev[i]] = 0
@@ -438,7 +438,7 @@ def encode_seat(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.n
     moves, no drawn tile), written into ``obs[0]``, which must hold zeros and the rules block.
     The game's state is left as it was; ``legal``, ``mask`` and ``prev`` are not read (they keep
     the argument list of the callers)."""
-    spec = _spec(P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile, act_slot)
+    spec = spec_of(P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile, act_slot)
     _encode_as(S, hands, played_by, 0, P, spec, obs[0], seat, -1, legal[0, :0])
 
 

@@ -3,7 +3,8 @@
 Each agent step reads the observation and mask (``last()``), picks a uniformly random legal
 action from the mask and steps. Each environment first plays 200 untimed steps, so that imports
 and first calls are not counted. PettingZoo's ``connect_four_v3`` runs the same loop in the same
-process as the yardstick; the figures are medians over several repeats.
+process as the yardstick; the figures are medians over several repeats. Last, one more run of
+each raw env times the loop's parts: ``last()``, the random pick and ``step()``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,38 @@ def agent_steps_per_second(make: Callable[[], Any], steps: int, seed: int) -> fl
         else:
             env.reset()
     return done / (time.perf_counter() - start)
+
+
+def step_breakdown(make: Callable[[], Any], steps: int, seed: int) -> dict[str, float]:
+    """Microseconds per agent step of the loop of :func:`agent_steps_per_second`, in its three
+    parts: ``last()`` (observation and mask), the random pick from the mask, and ``step``."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    clock = time.perf_counter
+    spent = {"last()": 0.0, "pick": 0.0, "step()": 0.0}
+    done = 0
+    while done < steps:
+        for _agent in env.agent_iter():
+            t0 = clock()
+            obs, _reward, term, trunc, _info = env.last()
+            t1 = clock()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            action = int(legal[rng.integers(len(legal))])
+            t2 = clock()
+            env.step(action)
+            spent["last()"] += t1 - t0
+            spent["pick"] += t2 - t1
+            spent["step()"] += clock() - t2
+            done += 1
+            if done >= steps:
+                break
+        else:
+            env.reset()
+    return {part: 1e6 * seconds / done for part, seconds in spent.items()}
 
 
 def _import_connect_four() -> Any:
@@ -87,4 +120,8 @@ def main(argv: list[str]) -> int:
         print(f"  {name:<24} {value:>10,.0f} agent steps/s (median; range {spread})")
     print(f"  ratio raw_env / connect_four raw_env: {med['sniff raw_env'] / med['connect_four_v3 raw_env']:.2f}")
     print(f"  ratio env() / connect_four env():     {med['sniff env()'] / med['connect_four_v3 env()']:.2f}")
+    print("where a raw agent step goes (microseconds, one timed run each):")
+    for name in ("sniff raw_env", "connect_four_v3 raw_env"):
+        parts = step_breakdown(makers[name], args.steps, args.seed)
+        print(f"  {name:<24} " + ", ".join(f"{part} {us:.1f}" for part, us in parts.items()))
     return 0
