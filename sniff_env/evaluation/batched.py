@@ -28,7 +28,7 @@ from sniff_env.evaluation.schedule import (
     pairings,
     seatings,
 )
-from sniff_env.players import COMPILED_BUILTINS, load_compiled, parse_spec
+from sniff_env.players import has_compiled, load_compiled, parse_spec
 from sniff_env.players.policy import PolicyPlayer
 from sniff_env.players.registry import Choose
 from sniff_env.rules import Rules
@@ -54,7 +54,7 @@ def batched_chooser(spec: str, player: Any, engine: Any) -> Choose | None:
     """The batched form of the player ``spec`` (loaded as ``player``) on ``engine``: a built-in's
     compiled twin (:mod:`sniff_env.players.registry`) or a policy's network; None if it has none
     (search players, random players, the heuristic's ``counter`` term, a sampling policy)."""
-    if parse_spec(spec)[0] in COMPILED_BUILTINS:
+    if has_compiled(parse_spec(spec)[0]):
         try:
             return load_compiled(spec, engine)
         except ValueError:

@@ -26,7 +26,7 @@ from typing import Any, Protocol, Union, runtime_checkable
 
 from sniff_env.players.agents import POLICY_SUFFIXES, policy_path, shipped_agents
 from sniff_env.players.policy import load_policy
-from sniff_env.players.registry import COMPILED_BUILTINS, Choose, compiled_chooser
+from sniff_env.players.registry import Choose, compiled_builtins, compiled_chooser, has_compiled
 from sniff_env.players.specs import BUILTIN, PlayerSpecError, json_or_text, parse_spec, split_spec
 from sniff_env.rules import Rules
 
@@ -149,7 +149,7 @@ def load(spec: str, **kwargs: Any) -> Player:
 def load_compiled(spec: str, engine: Any) -> Choose:
     """The compiled twin of the built-in player ``spec`` over ``engine`` (a
     :class:`~sniff_env.vector.engine.VectorEngine`): ``choose(games) -> actions``, the same moves
-    as :func:`load`'s player. Players without one (:data:`~.registry.COMPILED_BUILTINS` lists
+    as :func:`load`'s player. Players without one (:func:`~.registry.compiled_builtins` lists
     those with one) raise :class:`ValueError`."""
     base, options = parse_spec(spec)
     return compiled_chooser(engine, base, options)
@@ -163,5 +163,5 @@ def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str |
     return load_policy(path, rules=rules, name=name, **kwargs)
 
 
-__all__ = ["BUILTIN", "COMPILED_BUILTINS", "POLICY_SUFFIXES", "Player", "PlayerSpecError", "load", "load_compiled", "load_fitted_policy", "parse_spec", "policy_path",
-           "spec_kwargs", "spec_options"]
+__all__ = ["BUILTIN", "POLICY_SUFFIXES", "Player", "PlayerSpecError", "compiled_builtins", "has_compiled", "load",
+           "load_compiled", "load_fitted_policy", "parse_spec", "policy_path", "spec_kwargs", "spec_options"]

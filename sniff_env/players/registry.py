@@ -47,8 +47,17 @@ BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
 }
 """The built-in players by name."""
 
-COMPILED_BUILTINS = tuple(name for name, entry in BUILTIN_PLAYERS.items() if entry.compiled)
-"""The built-in players with a compiled twin."""
+
+
+def compiled_builtins() -> tuple[str, ...]:
+    """The built-in players with a compiled twin."""
+    return tuple(name for name, entry in BUILTIN_PLAYERS.items() if entry.compiled)
+
+
+def has_compiled(name: str) -> bool:
+    """Whether the built-in player ``name`` has a compiled twin."""
+    entry = BUILTIN_PLAYERS.get(name)
+    return entry is not None and entry.compiled is not None
 
 
 def _resolve(target: str) -> Any:
@@ -69,7 +78,7 @@ def compiled_chooser(engine: Any, name: str, options: dict[str, Any]) -> Choose:
     entry = BUILTIN_PLAYERS.get(name)
     if entry is None or entry.compiled is None:
         raise ValueError(
-            f"the vector engine plays the built-ins {', '.join(COMPILED_BUILTINS)} (greedy with its tiebreak, "
+            f"the vector engine plays the built-ins {', '.join(compiled_builtins())} (greedy with its tiebreak, "
             f"heuristic with any weights); got {name!r}: use engine='python' for it"
         )
     play = {key: value for key, value in options.items() if key != "name"}

@@ -9,15 +9,28 @@ player. It lives apart from :mod:`sniff_env.players` so that code the players th
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sniff_env.players.registry import BUILTIN_PLAYERS
 
-BUILTIN: dict[str, tuple[str, str]] = {
-    name: (entry.reference.partition(":")[0], entry.reference.partition(":")[2])
-    for name, entry in BUILTIN_PLAYERS.items()
-}
-"""The built-in players by name: the module and class of each."""
+
+class _References(Mapping[str, tuple[str, str]]):
+    """The registry's reference players as ``name -> (module, class)``, read live."""
+
+    def __getitem__(self, name: str) -> tuple[str, str]:
+        module, _, cls = BUILTIN_PLAYERS[name].reference.partition(":")
+        return module, cls
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(BUILTIN_PLAYERS)
+
+    def __len__(self) -> int:
+        return len(BUILTIN_PLAYERS)
+
+
+BUILTIN: Mapping[str, tuple[str, str]] = _References()
+"""The built-in players by name: the module and class of each (:data:`.registry.BUILTIN_PLAYERS`)."""
 
 MAX_SAMPLES = 65_536
 """The most deals a search may sample per move (``samples``, ``extra``)."""

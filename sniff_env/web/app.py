@@ -46,14 +46,15 @@ import copy
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, create_model
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from sniff_env.errors import GameOverError, SniffError
@@ -98,17 +99,12 @@ class MoveRequest(Versioned):
     claim: bool = False
 
 
-class NewGameRequest(BaseModel):
-    """A game as chosen in the new-game form (see :class:`~.sessions.GameChoice`)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    preset: str
-    players: int = 2
-    partnership: bool = False
-    muggins_claims: bool = False
-    target: int = 0
-    opponent: str = "strong"
-    rated: bool = False
+NewGameRequest = create_model(
+    "NewGameRequest",
+    __config__=ConfigDict(extra="forbid", strict=True),
+    __doc__="A game as chosen in the new-game form: the fields of :class:`~.sessions.GameChoice`.",
+    **{f.name: (hint, f.default) for f, hint in zip(fields(GameChoice), get_type_hints(GameChoice).values(), strict=True)},
+)
 
 
 def _error(status: int, message: str, headers: Mapping[str, str] | None = None, **extra: Any) -> JSONResponse:
@@ -191,7 +187,7 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
         return JSONResponse(choices)
 
     @app.post("/api/games")
-    async def new_game(body: NewGameRequest | None = None) -> JSONResponse:
+    async def new_game(body: NewGameRequest | None = None) -> JSONResponse:  # type: ignore[valid-type]
         choice = None if body is None else GameChoice(**body.model_dump())
         if choice is not None:
             choice.rules()  # a bad choice is refused here, before a worker is taken

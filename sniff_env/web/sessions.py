@@ -82,7 +82,8 @@ TARGETS = (0, 30, 50, 100, 150, 200, 250)
 
 @dataclass(frozen=True)
 class GameChoice:
-    """A game asked for in the browser: a preset and what may be changed of it, an opponent level."""
+    """A game asked for in the browser: a preset and what may be changed of it, an opponent level
+    (the server's request model for the new-game form is made from these fields)."""
 
     preset: str
     players: int = 2

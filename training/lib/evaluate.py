@@ -92,6 +92,6 @@ def win_rate_vector(policy: LogitsFn, rules: Rules, opponent: str, games: int, s
 def evaluator(opponent: str) -> Callable[[LogitsFn, Rules, str, int, int, int], float]:
     """The win-rate function for ``opponent``: :func:`win_rate_vector` for the compiled built-ins
     (thousands of games in seconds, the same results), else :func:`win_rate`."""
-    from sniff_env.players import COMPILED_BUILTINS, parse_spec
+    from sniff_env.players import has_compiled, parse_spec
 
-    return win_rate_vector if parse_spec(opponent)[0] in COMPILED_BUILTINS else win_rate
+    return win_rate_vector if has_compiled(parse_spec(opponent)[0]) else win_rate

@@ -3,7 +3,7 @@
 Every seat of every game is the learner, a frozen snapshot from the pool, or a built-in player.
 Two engines play the games: the reference engine (:class:`SelfPlay`, :func:`collect`; any
 built-in) or the batched one (:class:`VectorSelfPlay`, :func:`collect_vector`; the built-ins
-compiled over its arrays, :mod:`training.compiled_players`). Either way each (game, seat) forms
+compiled over its arrays, :func:`sniff_env.players.load_compiled`). Either way each (game, seat) forms
 a chain for GAE, rewards between two of its decisions accrue to the earlier one, a decision with
 a single legal action is not stored, and :func:`ppo_batch` assembles the same batch.
 

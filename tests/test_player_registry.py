@@ -1,0 +1,79 @@
+"""One registry from a player spec to its player: a player added with one entry in
+``sniff_env.players.registry`` (its reference class and its compiled twin) is built by
+``players.load``, played on the batched engine by ``players.load_compiled``, the tournament's
+batched path and the trainers' opponent table, with the same moves as its reference form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sniff_env import make_rules
+from sniff_env.evaluation import run_tournament
+from sniff_env.players import BUILTIN, compiled_builtins, has_compiled, load, load_compiled
+from sniff_env.players._base import legal_actions
+from sniff_env.players.registry import BUILTIN_PLAYERS, BuiltinPlayer
+from sniff_env.vector import VectorEngine
+
+
+class HighestPlayer:
+    """A toy built-in: the highest legal action."""
+
+    def __init__(self, seed: int | None = None, name: str = "highest") -> None:
+        self.name = name
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to reset."""
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        return max(legal_actions(observation, info))
+
+
+def highest_chooser(engine: Any) -> Any:
+    """Its twin over the batched engine: the highest of each game's legal actions."""
+    return lambda games: np.array([engine.legal[b, : engine.num_legal[b]].max() for b in games], np.int64)
+
+
+@pytest.fixture
+def highest(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setitem(BUILTIN_PLAYERS, "highest",
+                        BuiltinPlayer(f"{__name__}:HighestPlayer", f"{__name__}:highest_chooser"))
+    return "highest"
+
+
+def test_one_entry_makes_a_player_everywhere(highest: str) -> None:
+    assert highest in BUILTIN and has_compiled(highest) and highest in compiled_builtins()
+    assert isinstance(load(highest), HighestPlayer)
+    rules = make_rules("sniff", 2)
+    engine = VectorEngine(rules, 16)
+    engine.deal(np.arange(16), True, np.arange(16))
+    choose = load_compiled(highest, engine)
+    games = np.arange(16)
+    want = [max(engine.legal[b, : engine.num_legal[b]]) for b in games]
+    assert choose(games).tolist() == want
+    batched = run_tournament([highest, "greedy"], rules, 8, seed=3, engine="batched")
+    reference = run_tournament([highest, "greedy"], rules, 8, seed=3, engine="reference")
+    assert batched.engine == "batched" and reference.engine == "reference"
+    games_of = [sorted((o.deal_index, o.seating, o.winner, o.scores, o.hands) for o in result.outcomes)
+                for result in (batched, reference)]
+    assert games_of[0] == games_of[1] and len(games_of[0]) == 8
+
+
+def test_the_trainers_seat_it_as_an_opponent(highest: str) -> None:
+    import random
+
+    from training.lib.ppo_rollout import VectorSelfPlay
+
+    play = VectorSelfPlay(make_rules("sniff", 2), 8, seed=1, reward="points", max_hands=50, selfplay_prob=0.0,
+                          rng=random.Random(0), builtins=(highest,))
+    assert len(play.builtins) == 1
+
+
+def test_a_player_without_a_twin_is_refused_on_the_batched_engine() -> None:
+    engine = VectorEngine(make_rules("sniff", 2), 2)
+    with pytest.raises(ValueError, match="vector engine plays the built-ins greedy, heuristic"):
+        load_compiled("search", engine)
+    with pytest.raises(ValueError, match="the compiled greedy player"):
+        load_compiled("greedy:depth=2", engine)
