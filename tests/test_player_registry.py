@@ -77,3 +77,32 @@ def test_a_player_without_a_twin_is_refused_on_the_batched_engine() -> None:
         load_compiled("search", engine)
     with pytest.raises(ValueError, match="the compiled greedy player"):
         load_compiled("greedy:depth=2", engine)
+
+
+def test_the_search_twin_reads_only_what_the_seat_may_know() -> None:
+    """On an engine's real game (hidden hands in place) the compiled search chooses as the
+    reference player does from the seat's information state alone, draw for draw."""
+    import random
+
+    from sniff_env.game import Phase, new_game
+    from sniff_env.infostate import info_state
+    from sniff_env.players.rollouts import RolloutPlayer
+
+    rules = make_rules("sniff", 2)
+    rng = random.Random(0)
+    compared = 0
+    for seed in range(12):
+        game = new_game(rules, seed=seed, record=False)
+        engine = VectorEngine(rules, 1, threads=1)
+        engine.deal(np.arange(1), True, [seed])
+        for _ in range(rng.randrange(0, 6)):
+            action = rng.choice(game.legal_actions())
+            game.step(action)
+            engine.step(np.array([action]))
+        if game.phase is not Phase.PLAY or len(game.legal_actions()) < 2:
+            continue
+        twin = load_compiled("rollouts:samples=16,seed=7", engine)
+        player = RolloutPlayer(seed=7, samples=16)
+        assert twin(np.zeros(1, np.int64))[0] == player.act(None, {"info_state": info_state(game, game.turn)})
+        compared += 1
+    assert compared >= 6

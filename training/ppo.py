@@ -68,6 +68,7 @@ from training.lib.ppo_rollout import (
     collect_vector,
     reward_scale,
 )
+from training.lib.privileged import CRITICS, tile_guess_loss
 from training.lib.torchscript import TRUST_HELP
 
 COLLECTORS = ("fast", "exact", "reference")
@@ -102,6 +103,8 @@ class Args:
     max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
     hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer"})
     arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp' (one output per action), 'move' (a shared move scorer), 'move-mobility' (with who can still play after each move) or 'move-tiles' (and attention over the tiles)"})
+    critic: str = field(default="seat", metadata={"choices": CRITICS, "help": "'seat': the value head reads the seat's observation; 'full': a training-only critic also reads every hidden tile (the other hands, the boneyard); --engine vector only"})
+    aux_tiles: float = field(default=0.0, metadata={"min": 0, "help": "weight of a training-only head on the trunk that guesses where each unseen tile is (0: none); --arch mlp, --engine vector"})
     move_hidden: int = field(
         default=64, metadata={"min": 1, "help": "with --arch move: units per layer of the shared move scorer"}
     )
@@ -200,7 +203,8 @@ def train(args: Args) -> Path:
             rules, args.num_envs // 2 if args.overlap else args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
             args.selfplay_prob, random_gen, tuple(filter(None, args.builtin_opponents.split(","))),
         )
-    net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden).to(device)
+    net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden, args.critic,
+                   args.aux_tiles > 0).to(device)
     host = host_view(net, device)  # what the CPU-side collection and evaluation call
     collector = make_collector(args, vplay, net, device, random_gen)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -329,13 +333,21 @@ def update(
     inputs = ({"obs": on_device["obs"]} | kept) if kept else prepare_inputs(net, on_device["obs"])
     size = len(batch["actions"])
     mb = max(1, size // args.num_minibatches)
+    critic, guess = getattr(net, "critic", None), getattr(net, "tile_guess", None)
     clipfracs: list[torch.Tensor] = []
     sums: dict[str, list[torch.Tensor]] = {}
     for _ in range(args.update_epochs):
         order = torch.randperm(size, generator=sampler)
         for start in range(0, size, mb):
             idx = order[start : start + mb].to(device)
-            logits, value = forward_inputs(net, inputs, idx)
+            if guess is None:
+                logits, value = forward_inputs(net, inputs, idx)
+            else:  # the mlp's trunk features feed the policy and the tile-guessing head alike
+                obs = inputs["obs"].index_select(0, idx)
+                h = net.trunk(obs)
+                logits, value = net.logits(obs, h), net.v(h).squeeze(-1)
+            if critic is not None:
+                value = critic(inputs["obs"].index_select(0, idx), on_device["hidden"].index_select(0, idx))
             logits = masked_logits(logits, on_device["masks"][idx])
             logp_all = torch.log_softmax(logits, -1)
             newlogp = logp_all.gather(1, on_device["actions"][idx][:, None]).squeeze(1)
@@ -353,6 +365,10 @@ def update(
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
             v_loss = 0.5 * ((value - on_device["returns"][idx]) ** 2).mean()
             loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
+            if guess is not None:
+                tile_loss = tile_guess_loss(guess(h), on_device["hidden"].index_select(0, idx))
+                loss = loss + args.aux_tiles * tile_loss
+                sums.setdefault("losses/tile_guess", []).append(tile_loss.detach())
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
@@ -376,6 +392,11 @@ def main(argv: list[str] | None = None) -> int:
     resolve_device(args.device)  # refuse a missing device before anything starts
     if args.select_on and args.select_on not in args.eval_opponents.split(","):
         raise SystemExit(f"--select-on {args.select_on!r} must be one of --eval-opponents ({args.eval_opponents})")
+    if (args.critic == "full" or args.aux_tiles) and (args.engine != "vector" or args.collector == "reference"):
+        raise SystemExit("--critic full and --aux-tiles read the batched engine's hidden tiles: they need --engine "
+                         f"vector and the fast or exact --collector; got engine {args.engine!r}, collector {args.collector!r}")
+    if args.aux_tiles and args.arch != "mlp":
+        raise SystemExit(f"--aux-tiles reads the mlp network's trunk: it needs --arch mlp, not {args.arch!r}")
     if args.overlap and (args.engine != "vector" or args.collector == "reference" or args.num_envs % 2):
         raise SystemExit("--overlap needs --engine vector, the fast or exact --collector and an even --num-envs; "
                          f"got engine {args.engine!r}, collector {args.collector!r}, num_envs {args.num_envs}")

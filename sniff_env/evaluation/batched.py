@@ -54,7 +54,7 @@ def batched_chooser(spec: str, player: Any, engine: Any) -> Choose | None:
     """The batched form of the player ``spec`` (loaded as ``player``) on ``engine``: a built-in's
     compiled twin (:mod:`sniff_env.players.registry`) or a policy's network; None if it has none
     (search players, random players, the heuristic's ``counter`` term, a sampling policy)."""
-    if has_compiled(parse_spec(spec)[0]):
+    if has_compiled(parse_spec(spec)[0], exact=True):
         try:
             return load_compiled(spec, engine)
         except ValueError:

@@ -33,6 +33,9 @@ class BuiltinPlayer:
     """``"module:Class"`` of the reference player."""
     compiled: str | None = None
     """``"module:factory"`` of the compiled twin: ``factory(engine, **options) -> choose``."""
+    exact: bool = True
+    """Whether the twin makes the reference player's very moves (so a tournament may play it in
+    its place); a sampling search's twin plays the same search with draws of its own."""
 
 
 BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
@@ -42,7 +45,8 @@ BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
     "heuristic": BuiltinPlayer("sniff_env.players.heuristic:HeuristicPlayer",
                                "sniff_env.players.compiled.baselines:heuristic_chooser"),
     "search": BuiltinPlayer("sniff_env.players.search:SearchPlayer"),
-    "rollouts": BuiltinPlayer("sniff_env.players.rollouts:RolloutPlayer"),
+    "rollouts": BuiltinPlayer("sniff_env.players.rollouts:RolloutPlayer",
+                              "sniff_env.players.rollouts:rollouts_chooser", exact=False),
     "guided": BuiltinPlayer("sniff_env.players.guided:GuidedPlayer"),
 }
 """The built-in players by name."""
@@ -54,10 +58,11 @@ def compiled_builtins() -> tuple[str, ...]:
     return tuple(name for name, entry in BUILTIN_PLAYERS.items() if entry.compiled)
 
 
-def has_compiled(name: str) -> bool:
-    """Whether the built-in player ``name`` has a compiled twin."""
+def has_compiled(name: str, exact: bool = False) -> bool:
+    """Whether the built-in player ``name`` has a compiled twin (``exact``: one that makes the
+    reference player's very moves)."""
     entry = BUILTIN_PLAYERS.get(name)
-    return entry is not None and entry.compiled is not None
+    return entry is not None and entry.compiled is not None and (entry.exact or not exact)
 
 
 def _resolve(target: str) -> Any:
@@ -79,7 +84,7 @@ def compiled_chooser(engine: Any, name: str, options: dict[str, Any]) -> Choose:
     if entry is None or entry.compiled is None:
         raise ValueError(
             f"the vector engine plays the built-ins {', '.join(compiled_builtins())} (greedy with its tiebreak, "
-            f"heuristic with any weights); got {name!r}: use engine='python' for it"
+            f"heuristic with any weights, rollouts without infer); got {name!r}: use engine='python' for it"
         )
     play = {key: value for key, value in options.items() if key != "name"}
     try:

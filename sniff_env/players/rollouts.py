@@ -93,3 +93,16 @@ def load_state(engine: Any, state: InfoState) -> None:
     from sniff_env.players.compiled.rollouts import load_info_state
 
     load_info_state(engine, state)
+
+
+def rollouts_chooser(engine: Any, seed: int = 0, samples: int = 64, value: str = "margin", depth: int = 1,
+                     **playout: float) -> Any:
+    """The compiled search on the games of ``engine`` itself, as the trainers' league seats it:
+    ``choose(games)`` gives each game's move by :class:`RolloutPlayer`'s search, from what the
+    seat to act may know only, with draws of its own (seeded by ``seed``). ``infer`` is the one
+    option of the player it does not take."""
+    from sniff_env.players.compiled.rollouts import RolloutSearch
+
+    search = RolloutSearch(engine, positive_count("samples", samples, MAX_SAMPLES), seed, playout_weights(playout),
+                           value, depth)
+    return search.actions

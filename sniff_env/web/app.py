@@ -99,7 +99,7 @@ class MoveRequest(Versioned):
     claim: bool = False
 
 
-NewGameRequest = create_model(
+_NewGameRequest = create_model(
     "NewGameRequest",
     __config__=ConfigDict(extra="forbid", strict=True),
     __doc__="A game as chosen in the new-game form: the fields of :class:`~.sessions.GameChoice`.",
@@ -187,7 +187,7 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
         return JSONResponse(choices)
 
     @app.post("/api/games")
-    async def new_game(body: NewGameRequest | None = None) -> JSONResponse:  # type: ignore[valid-type]
+    async def new_game(body: _NewGameRequest | None = None) -> JSONResponse:  # type: ignore[valid-type]
         choice = None if body is None else GameChoice(**body.model_dump())
         if choice is not None:
             choice.rules()  # a bad choice is refused here, before a worker is taken

@@ -30,6 +30,7 @@ from sniff_env.vector import kernels as K
 from training.lib.config import ConfigError
 from training.lib.network import forward_inputs, prepare_inputs
 from training.lib.ppo_rollout import LEARNER, Batch, VectorSelfPlay, sample
+from training.lib.privileged import hidden_size, hidden_view
 from training.lib.sampling import draw
 from training.lib.snapshots import SnapshotBank
 
@@ -102,6 +103,11 @@ class Collector:
             warnings.simplefilter("ignore", UserWarning)
             self._engine_obs = torch.from_numpy(eng.obs)
             self._engine_mask = torch.from_numpy(eng.mask.view(np.int8))
+        self.critic_full = getattr(like, "critic", None) is not None
+        self.privileged = self.critic_full or getattr(like, "tile_guess", None) is not None
+        """Whether decisions keep their hidden view (:mod:`training.lib.privileged`), for training only."""
+        width = hidden_size(n, eng.tables.num_tiles) if self.privileged else 0
+        self.hidden = torch.empty(cap if self.privileged else 0, width, dtype=torch.uint8, device=device)
         self.bank = SnapshotBank(like, device, stacked=not config.exact)
         self.network_s = 0.0
         """Seconds spent in the networks' forward passes (learner and snapshots) so far."""
@@ -148,8 +154,19 @@ class Collector:
         self.mask[span] = mask.index_select(0, kept)
         self.actions[span] = acts.to(self.device)[kept]
         self.logprobs[span] = logps.to(self.device)[kept]
-        self.values[span] = values[kept]
+        self.values[span] = self._privileged(net, learn[keep], span, values[kept])
         return learn[keep]
+
+    def _privileged(self, net: nn.Module, rows: np.ndarray, span: slice, values: torch.Tensor) -> torch.Tensor:
+        """Store the hidden views of the stored decisions ``rows`` (records ``span``) when the
+        run reads them; the values of those decisions: the full critic's, if the run has one."""
+        if not self.privileged:
+            return values
+        self.hidden[span] = torch.from_numpy(hidden_view(self.engine, rows)).to(self.device)
+        if not self.critic_full:
+            return values
+        with torch.inference_mode():
+            return net.critic(self.obs[span], self.hidden[span])  # type: ignore[no-any-return]
 
     def _learner_fast(self, net: nn.Module, learn: np.ndarray, nlegal: np.ndarray, count: int,
                       sampler: torch.Generator, actions: np.ndarray) -> np.ndarray:
@@ -167,7 +184,7 @@ class Collector:
         actions[rows] = acts
         self.actions[span] = torch.from_numpy(acts).to(self.device)
         self.logprobs[span] = torch.from_numpy(logps).to(self.device)
-        self.values[span] = values
+        self.values[span] = self._privileged(net, rows, span, values)
         return rows
 
     def _snapshots(self, who: np.ndarray, rows: np.ndarray, sampler: torch.Generator, actions: np.ndarray) -> None:
@@ -301,7 +318,7 @@ class Collector:
             "advantages": adv_t.float().to(self.device),
             "returns": (adv_t + torch.from_numpy(values)).float().to(self.device),
             "values": self.values[:count],
-        }
+        } | ({"hidden": self.hidden[:count]} if self.privileged else {})
 
 
 def chain_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, slots: np.ndarray,

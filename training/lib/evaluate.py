@@ -94,4 +94,4 @@ def evaluator(opponent: str) -> Callable[[LogitsFn, Rules, str, int, int, int], 
     (thousands of games in seconds, the same results), else :func:`win_rate`."""
     from sniff_env.players import has_compiled, parse_spec
 
-    return win_rate_vector if has_compiled(parse_spec(opponent)[0]) else win_rate
+    return win_rate_vector if has_compiled(parse_spec(opponent)[0], exact=True) else win_rate

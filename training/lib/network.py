@@ -19,9 +19,11 @@ import torch
 from torch import nn
 
 from sniff_env.atomic import atomic_path
+from sniff_env.observation import Observer
 from sniff_env.players.policy import META_FILE
 from training.lib.layers import linear_layer
 from training.lib.move_net import MoveNet
+from training.lib.privileged import CRITICS, FullCritic, TileGuess, hidden_size
 
 ONNX_SUFFIX = ".onnx"
 
@@ -67,32 +69,49 @@ ARCHITECTURES = ("mlp", "move", "move-mobility", "move-tiles")
 
 
 def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str = "mlp",
-             move_hidden: int = 64) -> nn.Module:
+             move_hidden: int = 64, critic: str = "seat", tile_guess: bool = False) -> nn.Module:
     """The policy-value network of a run: ``"mlp"`` (:class:`PolicyNet`) or ``"move"``
     (:class:`training.lib.move_net.MoveNet`, one shared scorer over every move's features, with
     ``move_hidden`` units per layer of that scorer); ``"move-mobility"`` adds the features of who
     can still play after each move, and ``"move-tiles"`` to those an attention layer over the
-    tiles (see the module :mod:`training.lib.move_net`)."""
-    from sniff_env.observation import Observer
-
-    if arch in ("move", "move-mobility", "move-tiles"):
-
-        return MoveNet(rules, hidden, move_hidden, points_prior=points_prior, mobility=arch != "move",
-                       tiles=arch == "move-tiles")
-    if arch != "mlp":
-        raise ValueError(f"unknown network architecture {arch!r}; choose one of {', '.join(ARCHITECTURES)}")
+    tiles (see the module :mod:`training.lib.move_net`). ``critic="full"`` adds the training-time
+    critic over the hidden tiles (``net.critic``) and ``tile_guess`` (``mlp`` only) the head that
+    guesses where the unseen tiles are (``net.tile_guess``), see :mod:`training.lib.privileged`;
+    neither is exported."""
     observer = Observer(rules)
-    pieces = observer.pieces
-    return PolicyNet(
-        observer.size, observer.codec.num_actions, hidden, pieces["move_points"].start, pieces["move_count"].start,
-        points_prior,
-    )
+    if critic not in CRITICS:
+        raise ValueError(f"unknown critic {critic!r}; choose one of {', '.join(CRITICS)}")
+    if tile_guess and arch != "mlp":
+        raise ValueError(f"the tile-guessing head reads the mlp network's trunk: --aux-tiles needs --arch mlp, not {arch!r}")
+    net: nn.Module
+    if arch in ("move", "move-mobility", "move-tiles"):
+        net = MoveNet(rules, hidden, move_hidden, points_prior=points_prior, mobility=arch != "move",
+                      tiles=arch == "move-tiles")
+    elif arch != "mlp":
+        raise ValueError(f"unknown network architecture {arch!r}; choose one of {', '.join(ARCHITECTURES)}")
+    else:
+        pieces = observer.pieces
+        net = PolicyNet(
+            observer.size, observer.codec.num_actions, hidden, pieces["move_points"].start,
+            pieces["move_count"].start, points_prior,
+        )
+    width = hidden_size(rules.num_players, observer.ts.size)
+    if critic == "full":
+        net.critic = FullCritic(observer.size, width)
+    if tile_guess:
+        net.tile_guess = TileGuess(hidden, rules.num_players, observer.ts.size)
+    return net
 
 
 def net_of_args(rules: Any, args: dict[str, Any]) -> nn.Module:
     """A blank network of the shape a run's arguments (a checkpoint's or an export's ``args``) name."""
     return make_net(rules, int(args.get("hidden", 256)), 0.0, str(args.get("arch", "mlp")),
-                    int(args.get("move_hidden", 64)))
+                    int(args.get("move_hidden", 64)), str(args.get("critic", "seat")),
+                    float(args.get("aux_tiles", 0.0)) > 0)
+
+
+TRAINING_ONLY = ("critic.", "tile_guess.")
+"""Prefixes of the weights that only training uses (never exported; a run may start without them)."""
 
 
 Inputs = dict[str, torch.Tensor]
@@ -139,7 +158,6 @@ def policy_meta(
 ) -> dict[str, Any]:
     """The metadata an exported policy carries (what ``sniff_env.players.load`` checks, and how
     it was trained); ``family``: every rule set a generalist was trained for (``rules`` first)."""
-    from sniff_env.observation import Observer
 
     observer = Observer(rules)
     meta: dict[str, Any] = {
