@@ -32,7 +32,7 @@ from sniff_env.deal import (
     scripted_deal,
 )
 from sniff_env.errors import DealError, GameOverError, IllegalMoveError, SniffError
-from sniff_env.layout import Layout
+from sniff_env.layout import Layout, LayoutView
 from sniff_env.rule_codes import DRAWN_LEAD, LEAD_CODE, SNIFF_CODE
 from sniff_env.rules import (
     DoublePlacement,
@@ -53,12 +53,11 @@ class Phase(IntEnum):
     GAME_OVER = 2
 
 
-class Position(Protocol):
-    """What :meth:`Game.from_position` reads of a seat's view of a hand: the fields of an
-    :class:`~sniff_env.infostate.InfoState` (which is built from a game, so it is not named here)."""
+class Position(LayoutView, Protocol):
+    """What :meth:`Game.from_position` reads of a seat's view of a hand: the layout's fields and
+    the rest of an :class:`~sniff_env.infostate.InfoState` (which is built from a game, so it is
+    not named here)."""
 
-    @property
-    def rules(self) -> Rules: ...
     @property
     def seat(self) -> int: ...
     @property
@@ -69,18 +68,6 @@ class Position(Protocol):
     def phase(self) -> Phase: ...
     @property
     def plays(self) -> tuple[tuple[int, int, int], ...]: ...
-    @property
-    def end_pip(self) -> tuple[int, int, int, int]: ...
-    @property
-    def end_val(self) -> tuple[int, int, int, int]: ...
-    @property
-    def end_open(self) -> tuple[bool, bool, bool, bool]: ...
-    @property
-    def sniff_tile(self) -> int: ...
-    @property
-    def sniff_pending(self) -> int: ...
-    @property
-    def count(self) -> int: ...
     @property
     def hand_sizes(self) -> tuple[int, ...]: ...
     @property

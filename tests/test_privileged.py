@@ -84,3 +84,20 @@ def test_privileged_options_refuse_what_cannot_read_the_hidden_tiles(argv: list[
                                                                       tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match=says):
         main([*argv, "--out-dir", str(tmp_path)])
+
+
+def test_a_move_tiles_snapshot_scores_as_its_network() -> None:
+    """The pool's snapshots of a move-tiles network (which keeps constant tables outside its state)
+    score as the network itself, one by one or stacked."""
+    from training.lib.snapshots import SnapshotBank
+
+    rules = make_rules("sniff", 2)
+    net = make_net(rules, 64, 5.0, "move-tiles", 16)
+    engine = VectorEngine(rules, 8, threads=1)
+    engine.deal(np.arange(8), True, np.arange(8))
+    obs = torch.from_numpy(np.array(engine.obs))
+    want = net(obs)[0].detach()
+    for stacked in (True, False):
+        bank = SnapshotBank(net, torch.device("cpu"), stacked=stacked)
+        bank.update([{k: v.clone() for k, v in net.state_dict().items()}])
+        assert torch.allclose(bank.logits(obs, np.zeros(8, np.int64)), want, atol=1e-5)

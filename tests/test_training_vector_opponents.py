@@ -68,3 +68,10 @@ def test_training_against_builtins_keeps_the_best_policy(tmp_path: Path) -> None
 def test_select_on_must_be_an_eval_opponent(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="--select-on 'greedy' must be one of --eval-opponents"):
         main([*VECTOR, "--eval-opponents", "heuristic", "--select-on", "greedy", "--out-dir", str(tmp_path)])
+
+
+def test_the_search_sits_in_the_league(tmp_path: Path) -> None:
+    """The compiled rollout search plays a share of the learner's games on the batched engine."""
+    assert main([*VECTOR, "--builtin-opponents", "rollouts:samples=4", "--selfplay-prob", "0", "--eval-every", "0",
+                 "--total-steps", "512", "--out-dir", str(tmp_path), "--exp-name", "r"]) == 0
+    assert (tmp_path / "r" / "checkpoint.pt").is_file()

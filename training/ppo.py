@@ -117,7 +117,7 @@ class Args:
     selfplay_prob: float = field(default=0.5, metadata={"min": 0, "max": 1, "help": "share of games where every seat is the learner"})
     pool_size: int = field(default=8, metadata={"min": 1, "help": "past snapshots kept as opponents"})
     snapshot_every: int = field(default=10, metadata={"min": 1, "help": "iterations between snapshots"})
-    builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool (the vector engine plays greedy and heuristic)"})
+    builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool (the vector engine plays greedy, heuristic and the search, rollouts:samples=N)"})
     eval_every: int = field(default=25, metadata={"min": 0, "help": "iterations between evaluations (0: never)"})
     eval_games: int = field(default=100, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})

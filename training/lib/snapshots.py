@@ -25,6 +25,12 @@ class SnapshotBank:
         self.device = device
         self.stacked = stacked
         self._base = copy.deepcopy(like).to("meta").eval()
+        kept = set(like.state_dict())
+        for name, buffer in like.named_buffers():  # constants no snapshot holds (move-tiles' tables)
+            if name not in kept:
+                owner, _, attr = name.rpartition(".")
+                module = self._base.get_submodule(owner) if owner else self._base
+                module.register_buffer(attr, buffer.detach().to(device), persistent=False)
         self._key: tuple[int, ...] = ()
         self._states: list[dict[str, torch.Tensor]] = []
         self._stack: dict[str, torch.Tensor] = {}
