@@ -87,11 +87,13 @@ its ``InfoState`` at that decision (everything that seat may know and nothing el
 
 The environment holds one state, the reference engine's :class:`Game`: the observation, the
 mask, the events, ``info_state``, ``state()``, rendering and ``env.unwrapped.game`` are all read
-from it. Work is done when asked for: an observation is encoded when ``observe`` (or ``last``)
-reads it, once per decision, and the information state of the seat to act is built once and
-shared by its observation and its info. It runs no compiled code (Numba is not loaded). The
-batched engine (``sniff_env.vector``) is the fast path for training; the tests hold the two to
-the same deals, observations, masks and rewards.
+from it. Work is done when asked for: when ``observe`` (or ``last``) asks, once per decision,
+the seat's view of the game is read into a seat record (:mod:`sniff_env.envs.seat_record`) and
+the observation encoder, compiled (:mod:`sniff_env.envs.record_encoder`; the observer's Python
+where numba is missing), writes the observation and mask from it; the information state of the
+seat to act is rebuilt from the record when first read and shared by its observation and its
+info. The batched engine (``sniff_env.vector``) is the fast path for training; the tests hold
+the two to the same deals, observations, masks and rewards.
 
 ### Action Space
 
