@@ -53,9 +53,10 @@ class RolloutConfig:
     """Draw as the reference collector does (for tests); default: the cheaper, equal-in-law draw."""
 
 
-def buffer_bytes(num_envs: int, num_steps: int, obs_size: int, num_actions: int) -> int:
-    """The memory of the trajectory buffers for ``num_envs x num_steps`` decisions."""
-    per_row = obs_size * 4 + num_actions + 8 + 4 + 4 + 8 + 8 + 1 + 8
+def buffer_bytes(num_envs: int, num_steps: int, obs_size: int, num_actions: int, hidden_width: int = 0) -> int:
+    """The memory of the trajectory buffers for ``num_envs x num_steps`` decisions (with their
+    hidden views, ``hidden_width`` bytes each, when the run keeps them)."""
+    per_row = obs_size * 4 + num_actions + 8 + 4 + 4 + 8 + 8 + 1 + 8 + hidden_width
     return num_envs * num_steps * per_row
 
 
@@ -70,7 +71,9 @@ class Collector:
         eng = play.env.engine
         B, n = play.table.shape
         A, O = eng.num_actions, eng.obs_size
-        need = buffer_bytes(B, config.num_steps, O, A)
+        privileged = getattr(like, "critic", None) is not None or getattr(like, "tile_guess", None) is not None
+        width = hidden_size(n, eng.tables.num_tiles) if privileged else 0
+        need = buffer_bytes(B, config.num_steps, O, A, width)
         if need > BUFFER_BYTES_LIMIT:
             raise ConfigError(
                 f"the rollout buffers for --num-envs {B} x --num-steps {config.num_steps} would take "
@@ -104,9 +107,8 @@ class Collector:
             self._engine_obs = torch.from_numpy(eng.obs)
             self._engine_mask = torch.from_numpy(eng.mask.view(np.int8))
         self.critic_full = getattr(like, "critic", None) is not None
-        self.privileged = self.critic_full or getattr(like, "tile_guess", None) is not None
+        self.privileged = privileged
         """Whether decisions keep their hidden view (:mod:`training.lib.privileged`), for training only."""
-        width = hidden_size(n, eng.tables.num_tiles) if self.privileged else 0
         self.hidden = torch.empty(cap if self.privileged else 0, width, dtype=torch.uint8, device=device)
         self.bank = SnapshotBank(like, device, stacked=not config.exact)
         self.network_s = 0.0
