@@ -149,6 +149,10 @@ class Observer:
             lines.append(f"  {pc.name:<11} [{pc.start:>4}:{pc.stop:<4}] {pc.doc}")
         return "\n".join(lines)
 
+    def blank_row(self) -> np.ndarray:
+        """A new observation row of zeros with the rules block in place: what the encoder writes over."""
+        return np.frombuffer(self._template_bytes, dtype=np.float32).copy()
+
     def encode(self, info: InfoState) -> np.ndarray:
         """The observation vector of ``info.seat`` (float32, :attr:`size` values), written by
         :func:`sniff_env.encoding.encode_row`."""

@@ -343,9 +343,7 @@ def update(
             if guess is None:
                 logits, value = forward_inputs(net, inputs, idx)
             else:  # the mlp's trunk features feed the policy and the tile-guessing head alike
-                obs = inputs["obs"].index_select(0, idx)
-                h = net.trunk(obs)
-                logits, value = net.logits(obs, h), net.v(h).squeeze(-1)
+                logits, value, h = net.heads(inputs["obs"].index_select(0, idx))
             if critic is not None:
                 value = critic(inputs["obs"].index_select(0, idx), on_device["hidden"].index_select(0, idx))
             logits = masked_logits(logits, on_device["masks"][idx])

@@ -370,15 +370,15 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self._decisions = 0
         self._game: Game | None = None
         self._num_actions = self.num_actions
-        self._no_actions = bytes(self._num_actions)
         self._n = n
         self._paid = False
         self._dense = reward == "points"
         self._obs_cache: dict[AgentID, ObsDict] = {}
         """Each agent's observation at this decision (emptied by every step)."""
         self._mover_state: InfoState | None = None
-        self._mover_rec: list[int] | None = None
         """The information state of the seat to act at this decision, once built (emptied by every step)."""
+        self._mover_rec: list[int] | None = None
+        """The seat record of the seat to act at this decision, once read (emptied by every step)."""
 
     # -- spaces and helpers --------------------------------------------------------------------
     def _obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:

@@ -71,9 +71,7 @@ class RecordEncoder:
         tables = build_tables(rules)
         self.rules = rules
         self.num_actions = tables.num_actions
-        self._template = np.zeros(tables.observer.size, np.float32)
-        piece = tables.observer.pieces["rules"]
-        self._template[piece.start : piece.stop] = tables.rules_vec
+        self._template = tables.observer.blank_row()
         self._tables = (tables.params, tables.lo, tables.hi, tables.score_tab, tables.offsets, tables.fractions,
                         tables.count_val, tables.points_val, tables.act_tile, tables.act_slot)
         self._hand = np.zeros(tables.num_tiles, np.int64)

@@ -17,7 +17,6 @@ or a value of the wrong type is a :class:`PlayerSpecError` that lists the option
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import types
 import typing
@@ -26,7 +25,13 @@ from typing import Any, Protocol, Union, runtime_checkable
 
 from sniff_env.players.agents import POLICY_SUFFIXES, policy_path, shipped_agents
 from sniff_env.players.policy import load_policy
-from sniff_env.players.registry import Choose, compiled_builtins, compiled_chooser, has_compiled
+from sniff_env.players.registry import (
+    Choose,
+    compiled_builtins,
+    compiled_chooser,
+    has_compiled,
+    reference_class,
+)
 from sniff_env.players.specs import BUILTIN, PlayerSpecError, json_or_text, parse_spec, split_spec
 from sniff_env.rules import Rules
 
@@ -110,8 +115,7 @@ def spec_kwargs(spec: str) -> dict[str, Any]:
     base = split_spec(spec)[0]
     if base not in BUILTIN:
         raise PlayerSpecError(f"{spec!r} names no built-in player ({', '.join(BUILTIN)})")
-    module, cls_name = BUILTIN[base]
-    return _spec_kwargs(spec, base, getattr(importlib.import_module(module), cls_name))
+    return _spec_kwargs(spec, base, reference_class(base))
 
 
 def load(spec: str, **kwargs: Any) -> Player:
@@ -124,8 +128,7 @@ def load(spec: str, **kwargs: Any) -> Player:
     """
     base = split_spec(spec)[0]
     if base in BUILTIN:
-        module, cls_name = BUILTIN[base]
-        cls = getattr(importlib.import_module(module), cls_name)
+        cls = reference_class(base)
         opts = {**_spec_kwargs(spec, base, cls), **kwargs}
         try:
             player: Player = cls(**opts)

@@ -52,7 +52,6 @@ BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
 """The built-in players by name."""
 
 
-
 def compiled_builtins() -> tuple[str, ...]:
     """The built-in players with a compiled twin."""
     return tuple(name for name, entry in BUILTIN_PLAYERS.items() if entry.compiled)

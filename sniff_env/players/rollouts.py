@@ -103,6 +103,5 @@ def rollouts_chooser(engine: Any, seed: int = 0, samples: int = 64, value: str =
     option of the player it does not take."""
     from sniff_env.players.compiled.rollouts import RolloutSearch
 
-    search = RolloutSearch(engine, positive_count("samples", samples, MAX_SAMPLES), seed, playout_weights(playout),
-                           value, depth)
+    search = RolloutSearch(engine, samples, seed, playout_weights(playout), value, depth)
     return search.actions

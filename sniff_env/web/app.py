@@ -99,11 +99,12 @@ class MoveRequest(Versioned):
     claim: bool = False
 
 
+_CHOICE_TYPES = get_type_hints(GameChoice)
 _NewGameRequest = create_model(
     "NewGameRequest",
     __config__=ConfigDict(extra="forbid", strict=True),
     __doc__="A game as chosen in the new-game form: the fields of :class:`~.sessions.GameChoice`.",
-    **{f.name: (hint, f.default) for f, hint in zip(fields(GameChoice), get_type_hints(GameChoice).values(), strict=True)},
+    **{f.name: (_CHOICE_TYPES[f.name], f.default) for f in fields(GameChoice)},
 )
 
 

@@ -71,8 +71,10 @@ class Collector:
         eng = play.env.engine
         B, n = play.table.shape
         A, O = eng.num_actions, eng.obs_size
-        privileged = getattr(like, "critic", None) is not None or getattr(like, "tile_guess", None) is not None
-        width = hidden_size(n, eng.tables.num_tiles) if privileged else 0
+        self.critic_full = getattr(like, "critic", None) is not None
+        self.privileged = self.critic_full or getattr(like, "tile_guess", None) is not None
+        """Whether decisions keep their hidden view (:mod:`training.lib.privileged`), for training only."""
+        width = hidden_size(n, eng.tables.num_tiles) if self.privileged else 0
         need = buffer_bytes(B, config.num_steps, O, A, width)
         if need > BUFFER_BYTES_LIMIT:
             raise ConfigError(
@@ -106,9 +108,6 @@ class Collector:
             warnings.simplefilter("ignore", UserWarning)
             self._engine_obs = torch.from_numpy(eng.obs)
             self._engine_mask = torch.from_numpy(eng.mask.view(np.int8))
-        self.critic_full = getattr(like, "critic", None) is not None
-        self.privileged = privileged
-        """Whether decisions keep their hidden view (:mod:`training.lib.privileged`), for training only."""
         self.hidden = torch.empty(cap if self.privileged else 0, width, dtype=torch.uint8, device=device)
         self.bank = SnapshotBank(like, device, stacked=not config.exact)
         self.network_s = 0.0

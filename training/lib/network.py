@@ -60,9 +60,14 @@ class PolicyNet(nn.Module):
             out = out + self.skip[1] * obs[:, self.move_count : self.move_count + a]
         return out
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def heads(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Logits, values and the trunk's features they are read from (a training head reads them too)."""
         h = self.trunk(obs)
-        return self.logits(obs, h), self.v(h).squeeze(-1)
+        return self.logits(obs, h), self.v(h).squeeze(-1), h
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, value, _ = self.heads(obs)
+        return logits, value
 
 
 ARCHITECTURES = ("mlp", "move", "move-mobility", "move-tiles")
