@@ -251,3 +251,34 @@ def test_the_search_teacher_values_moves_by_points_or_by_the_chance_of_winning()
         teacher_fn(engine, "rollouts:samples=8,value=draw", 1, 0)
     with pytest.raises(ValueError, match="teachers are heuristic"):
         teacher_fn(engine, "rollouts:samples=8,depth=2", 1, 0)
+
+
+def test_guided_targets_are_the_guided_players_scores() -> None:
+    """With ``--prior`` the targets are the search's values plus prior x the network's logit /
+    LOGIT_SCALE, as the guided player scores its moves; illegal moves stay out."""
+    from torch import nn
+
+    from sniff_env.players.guided import LOGIT_SCALE
+    from training.imitation import guided_values
+
+    class Echo(nn.Module):
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return 2.0 * x, x[:, 0]
+
+    rng = np.random.default_rng(1)
+    masks = rng.random((50, 4)) < 0.6
+    masks[:, 1] = True
+    values = np.where(masks, rng.normal(0, 3, (50, 4)), -np.inf).astype(np.float32)
+    obs = rng.normal(0, 1, (50, 4)).astype(np.float32)
+    data = {"obs": obs, "masks": masks.astype(np.int8), "values": values, "actions": np.ones(50, np.int64)}
+    Echo.parameters = lambda self: iter([torch.zeros(1)])  # type: ignore[method-assign]  # on the CPU
+    scores = guided_values(Echo(), data, 0.6)
+    assert np.allclose(scores[masks], (values + 0.6 / LOGIT_SCALE * 2.0 * obs)[masks], atol=1e-5)
+    assert np.isneginf(scores[~masks]).all() and np.array_equal(data["values"], values), "the data are not changed"
+
+
+def test_a_prior_needs_the_network_it_weighs_and_move_values() -> None:
+    with pytest.raises(SystemExit, match="--prior needs --init"):
+        main(["--prior", "0.3", "--q-scale", "0.3", "--games", "2"])
+    with pytest.raises(SystemExit, match="--prior needs --init"):
+        main(["--prior", "0.3", "--init", "checkpoints/sniff-2p.pt", "--games", "2"])

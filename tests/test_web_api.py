@@ -455,7 +455,8 @@ def test_a_game_chosen_in_the_form_and_its_rules_in_words(tmp_path: Path) -> Non
     client = make_client(tmp_path)
     setup = client.get("/api/setup").json()
     assert {"sniff", "muggins", "sniff-digital"} <= {p["name"] for p in setup["presets"]}
-    assert [lv["name"] for lv in setup["levels"]] == ["beginner", "easy", "medium", "strong"]
+    assert [lv["name"] for lv in setup["levels"]] == ["beginner", "easy", "medium", "strong", "expert"]
+    assert setup["default_level"] == "expert"
     assert next(p for p in setup["presets"] if p["name"] == "muggins")["targets"] == {"2": 250, "3": 200, "4": 200}
     choice = {"preset": "muggins", "players": 3, "opponent": "medium", "target": 100, "muggins_claims": True}
     view = client.post("/api/games", json=choice).json()

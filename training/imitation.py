@@ -40,6 +40,7 @@ from torch import nn
 
 from sniff_env.atomic import atomic_path
 from sniff_env.observation import Observer
+from sniff_env.players.guided import LOGIT_SCALE
 from sniff_env.rules import Rules
 from sniff_env.workers import max_workers
 from training.lib.config import FORCE_HELP, check_run_outputs, parse_config, rules_for, run_script
@@ -113,6 +114,12 @@ class Args:
         metadata={"min": 0, "help": "with a teacher that values every move (rollouts, hindsight): regress each legal move's "
                           "logit, centred over the legal moves, on its value times this (0: learn choices)"},
     )
+    prior: float = field(
+        default=0.0,
+        metadata={"min": 0, "help": "expert iteration: with --init and --q-scale, learn the guided search's move scores, the "
+                          "teacher's values plus this times the --init network's logit / 0.3 (as guided:prior=X scores "
+                          "moves), instead of the values alone (0: the values alone)"},
+    )
     choice_weight: float = field(
         default=0.0,
         metadata={"min": 0, "help": "with --q-scale: weight of a second term, minus the mean centred value of a move drawn "
@@ -180,6 +187,16 @@ def held_out_q_loss(net: nn.Module, data: Batch, q_scale: float) -> float:
                                torch.from_numpy(data["masks"][rows].astype(bool))).item() * len(logits)
                 for rows, logits in _chunked_logits(net, data["obs"]))
     return total / len(data["actions"])
+
+
+def guided_values(net: nn.Module, data: Batch, prior: float) -> np.ndarray:
+    """``data``'s move values plus ``prior`` times ``net``'s logits / :data:`LOGIT_SCALE`: the scores
+    the guided player (``guided:prior=X``, this network as its agent) gives the moves, from which
+    a round of expert iteration learns. Illegal moves stay ``-inf``."""
+    scores = data["values"].copy()
+    for rows, logits in _chunked_logits(net, data["obs"]):
+        scores[rows] += np.float32(prior / LOGIT_SCALE) * logits.numpy()
+    return scores
 
 
 def centred_q_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor,
@@ -280,6 +297,12 @@ def train(args: Args) -> Path:
             held_loss = held_out_q_loss(net, test_set, args.q_scale)
             fit = f", value loss held-out {held_loss:.3f}"
         print(f"from {args.init}: agreement held-out {agreement(net, test_set):.3f}{fit}")
+        if args.prior > 0:  # the targets become the guided search's scores with this network as its prior
+            for part in (train_set, test_set):
+                part["values"] = guided_values(net, part, args.prior)
+            held_loss = held_out_q_loss(net, test_set, args.q_scale)
+            print(f"targets: the search's values plus {args.prior} x the network's logit / {LOGIT_SCALE}; "
+                  f"value loss held-out {held_loss:.3f}")
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     obs_t = torch.from_numpy(train_set["obs"]).to(device)
     mask_t = torch.from_numpy(train_set["masks"].astype(bool)).to(device)
@@ -366,6 +389,9 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("give --soft-temperature or --q-scale, not both")
     if args.choice_weight > 0 and args.q_scale == 0:
         raise SystemExit("--choice-weight needs --q-scale (it weighs the same move values)")
+    if args.prior > 0 and not (args.init and args.q_scale > 0):
+        raise SystemExit("--prior needs --init (the network that guides the search) and --q-scale (the scores are learned "
+                         "as move values)")
     check_run_outputs(args.out_dir, args.exp_name, args.export, args.force)
     train(args)
     return 0

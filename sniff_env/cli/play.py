@@ -16,6 +16,7 @@ from sniff_env.errors import SniffError
 from sniff_env.gamelog import load_game_log
 from sniff_env.options import add_rules_arguments, check_output_file, rules_from_args
 from sniff_env.play.howto import howto_lines
+from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS
 from sniff_env.play.session import Session, chosen_opponents
 from sniff_env.play.stats import load_stats, stats_lines
 from sniff_env.play.terminal import Terminal, terminal_console
@@ -39,9 +40,13 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
         "--opponent", action="append", default=[], metavar="SPEC",
         help="an opponent: random, greedy, heuristic, search[:budget_s=0.5], rollouts[:samples=256], a shipped "
              "agent (sniff agents lists them) or a policy file; repeat for each seat in turn (the last repeats). "
-             "Default: the shipped agent trained for the chosen preset and player count (any target), else "
-             "heuristic. With --resume: a policy file the log may name (a log may name only built-in players "
+             "Default: the player of --level. With --resume: a policy file the log may name (a log may name only built-in players "
              "and the shipped agents unless you allow a file here)",
+    )
+    parser.add_argument(
+        "--level", choices=list(LEVELS), default=None,
+        help="the opponent's level when no --opponent is named, weakest first: " + "; ".join(
+            f"{name}: {level.about}" for name, level in LEVELS.items()) + f" (default: {DEFAULT_LEVEL})",
     )
     parser.add_argument("--partner", metavar="SPEC", help="your partner with --rule partnership=true")
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 leads the list (default: 0)")
@@ -78,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             session.rated = True
     else:
         rules = rules_from_args(args)
-        opponents, note = chosen_opponents(args.opponent, rules)
+        opponents, note = chosen_opponents(args.opponent, rules, args.level)
         session = Session.start(
             rules, opponents, human=args.seat, partner=args.partner, seed=args.seed,
             rated=args.rated, save_path=args.save,

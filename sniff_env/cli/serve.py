@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from sniff_env.web.server import serve
 
     rules = rules_from_args(args)
-    opponents, note = chosen_opponents(args.opponent, rules)
+    opponents, note = chosen_opponents(args.opponent, rules, args.level)
     options = TableOptions(
         rules=rules, opponents=tuple(opponents), partner=args.partner, seat=args.seat,
         seed=args.seed, rated=args.rated, games_dir=args.games_dir, save_path=args.save,

@@ -116,11 +116,15 @@ def quoted(text: str, limit: int = 200) -> str:
     return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
+SHARED_BUILTINS = ("guided",)
+"""Built-in players that load a network, shared through an :class:`AgentCache` like a policy file."""
+
+
 class AgentCache:
     """Policy players loaded once and shared (a server loads each policy file once, not once per
     game): each game gets a shallow copy of the loaded player, reset with its own seed, so the
-    network is shared and the generator is the game's own. Built-in players are cheap and are
-    built afresh."""
+    network is shared and the generator (and a guided player's search) is the game's own. The
+    other built-in players are cheap and are built afresh."""
 
     def __init__(self) -> None:
         self._loaded: dict[tuple[str, Rules], Player | Exception] = {}
@@ -149,7 +153,7 @@ class AgentCache:
                 template = self._sibling(spec, rules)
             if template is None:
                 try:
-                    template = load(spec, rules=rules, seed=seed)
+                    template = load(spec, seed=seed) if spec.partition(":")[0] in BUILTIN else load(spec, rules=rules, seed=seed)
                 except (ValueError, ImportError, OSError) as exc:
                     template = exc
             self._loaded[(spec, rules)] = template
@@ -166,7 +170,7 @@ def load_agent(spec: str, rules: Rules, seed: int, fallback: bool = False,
     agent that cannot be loaded or cannot play these rules (a policy trained for others) is
     replaced by ``heuristic``, with a note."""
     try:
-        if spec.partition(":")[0] in BUILTIN:
+        if spec.partition(":")[0] in BUILTIN and not (cache is not None and spec.partition(":")[0] in SHARED_BUILTINS):
             return load(spec, seed=seed), None
         if cache is not None:
             return cache.load(spec, rules, seed), None
@@ -440,10 +444,15 @@ class Session:
             raise LogWriteError(f"{what} did not happen: {exc}; the game is as it was", exc.reason) from None
 
 
-def chosen_opponents(opponents: list[str], rules: Rules) -> tuple[list[str], str | None]:
-    """The opponents asked for, or by default the shipped agent that fits ``rules`` (else
-    ``heuristic``) and one line saying which plays and why."""
+def chosen_opponents(opponents: list[str], rules: Rules, level: str | None = None) -> tuple[list[str], str | None]:
+    """The opponents asked for, else the player of ``level`` on the ladder for ``rules``
+    (:mod:`.levels`; by default the strongest) and one line saying which plays and why."""
+    from sniff_env.play.levels import DEFAULT_LEVEL, level_opponent
+
     if opponents:
         return list(opponents), None
-    spec, note = agents.default_opponent(rules)
+    try:
+        spec, note = level_opponent(level or DEFAULT_LEVEL, rules)
+    except ValueError as exc:
+        raise SniffError(str(exc)) from None
     return [spec], note

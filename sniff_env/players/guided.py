@@ -87,7 +87,7 @@ class GuidedPlayer:
 
     def reset(self, seed: int | None = None) -> None:
         self._seed = seed or 0
-        self._engines.clear()
+        self._engines = {}  # a new dict: a shallow copy (a server's game) searches on engines of its own
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         state = info_of(info, observation)

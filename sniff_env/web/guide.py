@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from sniff_env.play.howto import how_to_play, summary
+from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS
 from sniff_env.presets import PRESET_NAMES, make_rules
 from sniff_env.rules import Rules
-from sniff_env.web.sessions import LEVELS, TARGETS
+from sniff_env.web.sessions import TARGETS
 
 TABLE_HELP = [
     ("Pick a tile in your hand, then a highlighted end on the table (or a move from the list). Esc puts the "
@@ -51,6 +52,7 @@ def setup_choices() -> dict[str, Any]:
         })
     return {
         "presets": presets,
-        "levels": [{"name": k, "label": label, "about": about} for k, (label, _, about) in LEVELS.items()],
+        "levels": [{"name": k, "label": level.label, "about": level.about} for k, level in LEVELS.items()],
+        "default_level": DEFAULT_LEVEL,
         "targets": list(TARGETS),
     }

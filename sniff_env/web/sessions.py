@@ -36,6 +36,7 @@ from typing import Any
 
 from sniff_env.errors import SniffError
 from sniff_env.gamelog import load_game_log
+from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS, level_names
 from sniff_env.play.session import AgentCache, LogWriteError, Session, chosen_opponents, default_save_path
 from sniff_env.presets import PRESET_NAMES, make_rules
 from sniff_env.rules import Rules
@@ -68,14 +69,6 @@ class WebError(SniffError):
         return {"Retry-After": str(max(1, math.ceil(retry)))} if isinstance(retry, (int, float)) else {}
 
 
-LEVELS: dict[str, tuple[str, str | None, str]] = {
-    "beginner": ("Beginner", "random", "plays a legal tile at random"),
-    "easy": ("Easy", "greedy", "takes the most points it can, move by move"),
-    "medium": ("Medium", "heuristic", "scores, blocks and keeps a balanced hand"),
-    "strong": ("Strong", None, "the trained agent made for these rules (Medium where none was)"),
-}
-"""The opponents a player may choose in the browser: name -> (label, player spec, what it does);
-the spec None is the shipped agent that fits the rules, else ``heuristic``."""
 TARGETS = (0, 30, 50, 100, 150, 200, 250)
 """The targets a player may choose in the browser (0: the preset's own)."""
 
@@ -90,7 +83,7 @@ class GameChoice:
     partnership: bool = False
     muggins_claims: bool = False
     target: int = 0
-    opponent: str = "strong"
+    opponent: str = DEFAULT_LEVEL
     rated: bool = False
 
     def rules(self) -> Rules:
@@ -104,7 +97,7 @@ class GameChoice:
         if self.target not in TARGETS:
             raise WebError(422, f"the target must be one of {', '.join(map(str, TARGETS[1:]))} (or 0: the preset's)")
         if self.opponent not in LEVELS:
-            raise WebError(422, f"there is no opponent {self.opponent!r}; choose one of {', '.join(LEVELS)}")
+            raise WebError(422, f"there is no opponent {self.opponent!r}; choose one of {level_names()}")
         extra: dict[str, Any] = {"partnership": self.partnership, "muggins_claims": self.muggins_claims}
         if self.target:
             extra["target"] = self.target
@@ -290,8 +283,7 @@ class TableStore:
         o = self.options
         if choice is not None:
             rules = choice.rules()
-            spec = LEVELS[choice.opponent][1]
-            opponents, note = chosen_opponents([spec] if spec else [], rules)
+            opponents, note = chosen_opponents([], rules, choice.opponent)
             session = Session.start(rules, opponents, rated=choice.rated or o.rated, agents=self.agents)
             if note and note not in session.notes:
                 session.notes.insert(0, note)

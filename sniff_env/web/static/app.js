@@ -938,7 +938,7 @@ async function openSetup() {
   preset.value = was.preset || app.setup.presets[0].name;
   const level = $("setup-opponent");
   level.replaceChildren(...app.setup.levels.map((l) => new Option(`${l.label}`, l.name)));
-  level.value = was.opponent && was.opponent !== "server" ? was.opponent : "strong";
+  level.value = was.opponent && was.opponent !== "server" ? was.opponent : app.setup.default_level;
   form.elements.players.value = String(was.players || 2);
   $("setup-partnership").checked = !!was.partnership;
   $("setup-claims").checked = !!was.muggins_claims;

@@ -1,0 +1,74 @@
+"""The difficulty ladder: the opponents a player may name, from the weakest to the strongest.
+
+``sniff play --level NAME`` and the browser's new-game form offer the same five levels. Each
+names a player for the rules at hand: ``strong`` is the shipped agent trained for them (the
+policy alone), ``expert`` that agent steering the compiled rollout search over the deals its seat
+cannot see (the ``guided`` player), and where no agent was trained for the rules they fall back
+to the heuristic and to the search alone. Both read only what their seat may know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sniff_env.players import agents
+from sniff_env.rules import Rules
+
+
+@dataclass(frozen=True)
+class Level:
+    """A rung of the ladder: its name, its label in the browser and what it plays like."""
+
+    name: str
+    label: str
+    about: str
+
+
+LEVELS: dict[str, Level] = {level.name: level for level in (
+    Level("beginner", "Beginner", "plays a legal tile at random"),
+    Level("easy", "Easy", "takes the most points it can, move by move (greedy)"),
+    Level("medium", "Medium", "scores, blocks and keeps a balanced hand (the heuristic)"),
+    Level("strong", "Strong", "the trained agent made for these rules, on its own (Medium where none was)"),
+    Level("expert", "Expert", "the trained agent steering a search over the tiles it cannot see, about 30 ms a move "
+                              "(the search alone where no agent was trained)"),
+)}
+"""The ladder, weakest first."""
+
+DEFAULT_LEVEL = "expert"
+"""The level seated when no opponent is named: the strongest (see the agents' cards)."""
+
+EXPERT_SAMPLES = 1024
+"""Deals the expert's search plays out for each legal move (about 30 ms a move at 2-player sniff)."""
+SEARCH_ALONE = "rollouts:samples=256"
+"""The expert where no agent was trained for the rules."""
+FIXED = {"beginner": "random", "easy": "greedy", "medium": "heuristic"}
+
+
+def level_names() -> str:
+    """The levels, comma-separated, weakest first (for messages and help)."""
+    return ", ".join(LEVELS)
+
+
+def expert_spec(rules: Rules, agent: str) -> str:
+    """The guided search steered by ``agent`` for ``rules``: its values are chances of winning
+    where the odds are tabled (two sides), else points."""
+    from sniff_env.players.compiled.win_odds import MAX_TARGET
+
+    value = ",value=win" if rules.num_sides == 2 and rules.target <= MAX_TARGET else ""
+    return f"guided:agent={agent},samples={EXPERT_SAMPLES},prior=0.3{value}"
+
+
+def level_opponent(level: str, rules: Rules) -> tuple[str, str]:
+    """The player spec of ``level`` for ``rules`` and one line saying who plays; ``ValueError``
+    naming the levels for an unknown one."""
+    if level not in LEVELS:
+        raise ValueError(f"there is no level {level!r}; choose one of {level_names()}")
+    label = LEVELS[level].label
+    if level in FIXED:
+        return FIXED[level], f"{label}: {FIXED[level]} plays"
+    spec, note = agents.default_opponent(rules)
+    if level == "strong":
+        return spec, note
+    if spec == "heuristic":  # no agent was trained for these rules
+        return SEARCH_ALONE, f"{label}: {SEARCH_ALONE} plays, the search alone (no shipped agent fits these rules)"
+    return expert_spec(rules, spec), f"{label}: {spec} plays, steering a search of {EXPERT_SAMPLES} deals a move"
