@@ -79,3 +79,19 @@ def test_a_servers_expert_games_share_the_network_not_the_search() -> None:
     assert one._engines and two._engines and one._engines is not two._engines, "each game searches on its own engine"
     engine_one = next(iter(one._engines.values()))[0]
     assert all(engine_one is not searches[0] for searches in two._engines.values())
+
+
+def test_the_searching_players_are_readied_before_the_table_opens(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sniff_env.play import levels
+
+    loaded: list[str] = []
+    real = levels.load
+
+    def counting(spec: str, **kwargs: object) -> object:
+        loaded.append(spec)
+        return real(spec, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(levels, "load", counting)
+    levels.compile_searches(["human", "random", "rollouts:samples=4", "heuristic", "rollouts:samples=4",
+                             "guided:agent=sniff-2p,samples=2"], SNIFF)
+    assert loaded == ["rollouts:samples=4", "guided:agent=sniff-2p,samples=2"], "each searching player once, no other"

@@ -4,7 +4,7 @@ The positions are those of games of random legal play (2-player ``sniff`` by def
 positions with more than one legal move are timed (a forced move costs nothing). Each level's
 player is the one :func:`sniff_env.play.levels.level_opponent` seats for the rules; its first
 choice is made untimed (loading the network, compiling the search). The median and the 95th
-percentile are shown.
+percentile are shown, and the mean.
 
     sniff bench levels [--preset sniff] [--players 2] [--positions 200]
 """
@@ -41,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             player.act(None, {"info_state": state})
             times.append(1000 * (time.perf_counter() - start))
-        print(f"  {level:<9} {np.median(times):8.2f} median {np.percentile(times, 95):8.2f} p95   {spec}")
+        print(f"  {level:<9} {np.median(times):8.2f} median {np.mean(times):8.2f} mean "
+              f"{np.percentile(times, 95):8.2f} p95   {spec}")
     return 0
 
 

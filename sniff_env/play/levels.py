@@ -9,9 +9,10 @@ to the heuristic and to the search alone. Both read only what their seat may kno
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sniff_env.players import agents
+from sniff_env.players import agents, load, parse_spec
 from sniff_env.rules import Rules
 
 
@@ -72,3 +73,19 @@ def level_opponent(level: str, rules: Rules) -> tuple[str, str]:
     if spec == "heuristic":  # no agent was trained for these rules
         return SEARCH_ALONE, f"{label}: {SEARCH_ALONE} plays, the search alone (no shipped agent fits these rules)"
     return expert_spec(rules, spec), f"{label}: {spec} plays, steering a search of {EXPERT_SAMPLES} deals a move"
+
+
+SEARCHING = ("guided", "rollouts")
+"""The built-in players that run the compiled search."""
+
+
+def compile_searches(specs: Iterable[str], rules: Rules) -> None:
+    """Let each searching player among ``specs`` choose once at the start of a game of ``rules``,
+    so that its kernels are compiled (with the engine's one-line notice, when the cache is empty)
+    before a table opens rather than at its first move."""
+    from sniff_env.game import new_game
+    from sniff_env.infostate import info_state
+
+    game = new_game(rules, seed=0)
+    for spec in dict.fromkeys(s for s in specs if parse_spec(s)[0] in SEARCHING):
+        load(spec, seed=0).act(None, {"info_state": info_state(game, game.turn)})
