@@ -51,7 +51,7 @@ class RolloutPlayer:
 
     def reset(self, seed: int | None = None) -> None:
         self._seed = seed or 0
-        self._engines.clear()
+        self._engines = {}  # a new dict: a copy of this player searches on engines of its own
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         state = info_of(info, observation)
