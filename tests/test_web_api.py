@@ -472,6 +472,19 @@ def test_a_game_chosen_in_the_form_and_its_rules_in_words(tmp_path: Path) -> Non
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
 
 
+def test_the_browsers_default_level_is_the_expert_and_plays(tmp_path: Path) -> None:
+    client = make_client(tmp_path)
+    view = client.post("/api/games", json={"preset": "sniff", "target": 30}).json()
+    assert view["setup"]["opponent"] == "expert"
+    seat = session_of(client, view["id"]).seats[1]
+    assert seat.spec.startswith("guided:agent=sniff-2p-tiles,") and seat.agent is not None
+    while view["phase"] == "play" and len(view["sheet"]) < 2:  # the expert answers every move
+        option = view["options"][0]
+        view = client.post(f"/api/games/{view['id']}/move",
+                           json={"version": view["version"], "action": option["action"]}).json()
+    assert view["phase"] in ("hand_over", "game_over") and sum(side["score"] for side in view["sides"]) > 0
+
+
 @pytest.mark.parametrize(("choice", "says"), [
     ({"preset": "nope"}, "there is no preset 'nope'"),
     ({"preset": "sniff", "players": 5}, "2, 3 or 4 players"),
