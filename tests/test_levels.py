@@ -27,14 +27,14 @@ def test_the_ladder_runs_from_random_to_the_policy_with_search() -> None:
     agent = default_opponent(SNIFF)[0]
     assert agent != "heuristic", "a shipped agent plays 2-player sniff"
     assert specs == ["random", "greedy", "heuristic", agent,
-                     f"guided:agent={agent},samples={EXPERT_SAMPLES},prior=0.3,value=win"]
+                     f"guided:agent={agent},samples={EXPERT_SAMPLES},prior=0.3,value=win,name=expert"]
     assert DEFAULT_LEVEL == "expert" and chosen_opponents([], SNIFF)[0] == [specs[-1]]
 
 
 def test_the_expert_values_points_where_no_odds_are_tabled_and_searches_alone_without_an_agent() -> None:
     three = make_rules("sniff", 3)
     spec, note = level_opponent("expert", three)
-    assert spec == f"guided:agent={default_opponent(three)[0]},samples={EXPERT_SAMPLES},prior=0.3"
+    assert spec == f"guided:agent={default_opponent(three)[0]},samples={EXPERT_SAMPLES},prior=0.3,name=expert"
     assert "steering a search" in note
     untrained = make_rules("sniff", 2, max_pip=9)  # no shipped agent reads a double-nine set
     assert level_opponent("strong", untrained)[0] == "heuristic"
@@ -67,6 +67,7 @@ def test_a_servers_expert_games_share_the_network_not_the_search() -> None:
     cache = AgentCache()
     spec = level_opponent("expert", SNIFF)[0].replace(f"samples={EXPERT_SAMPLES}", "samples=8")
     one, _ = load_agent(spec, SNIFF, seed=1, cache=cache)
+    assert one.name == "expert", "the table shows the level, not the spec"
     two, _ = load_agent(spec, SNIFF, seed=2, cache=cache)
     assert isinstance(one, GuidedPlayer) and isinstance(two, GuidedPlayer) and len(cache) == 1
     assert one._networks is two._networks, "one network for the server"

@@ -101,7 +101,7 @@ def test_a_four_player_game_keeps_the_scores_on_screen(tmp_path: Path, size: tup
 
 
 def test_draws_read_as_one_line_and_the_board_is_labelled(tmp_path: Path) -> None:
-    child = spawn(tmp_path, (80, 24), "play", "--preset", "sniff-digital", "--seed", "11")  # the shipped agent
+    child = spawn(tmp_path, (80, 24), "play", "--preset", "sniff-digital", "--seed", "11", "--level", "strong")  # the shipped agent
     child.expect("\n> ")
     child.sendline("help")
     child.expect("\n> ")

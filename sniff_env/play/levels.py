@@ -40,7 +40,7 @@ DEFAULT_LEVEL = "expert"
 
 EXPERT_SAMPLES = 1024
 """Deals the expert's search plays out for each legal move (about 30 ms a move at 2-player sniff)."""
-SEARCH_ALONE = "rollouts:samples=256"
+SEARCH_ALONE = "rollouts:samples=256,name=expert"
 """The expert where no agent was trained for the rules."""
 FIXED = {"beginner": "random", "easy": "greedy", "medium": "heuristic"}
 
@@ -51,12 +51,12 @@ def level_names() -> str:
 
 
 def expert_spec(rules: Rules, agent: str) -> str:
-    """The guided search steered by ``agent`` for ``rules``: its values are chances of winning
-    where the odds are tabled (two sides), else points."""
+    """The guided search steered by ``agent`` for ``rules``, named ``expert`` at the table: its
+    values are chances of winning where the odds are tabled (two sides), else points."""
     from sniff_env.players.compiled.win_odds import MAX_TARGET
 
     value = ",value=win" if rules.num_sides == 2 and rules.target <= MAX_TARGET else ""
-    return f"guided:agent={agent},samples={EXPERT_SAMPLES},prior=0.3{value}"
+    return f"guided:agent={agent},samples={EXPERT_SAMPLES},prior=0.3{value},name=expert"
 
 
 def level_opponent(level: str, rules: Rules) -> tuple[str, str]:
@@ -71,7 +71,7 @@ def level_opponent(level: str, rules: Rules) -> tuple[str, str]:
     if level == "strong":
         return spec, note
     if spec == "heuristic":  # no agent was trained for these rules
-        return SEARCH_ALONE, f"{label}: {SEARCH_ALONE} plays, the search alone (no shipped agent fits these rules)"
+        return SEARCH_ALONE, f"{label}: rollouts:samples=256 plays, the search alone (no shipped agent fits these rules)"
     return expert_spec(rules, spec), f"{label}: {spec} plays, steering a search of {EXPERT_SAMPLES} deals a move"
 
 
