@@ -19,7 +19,7 @@ import numpy as np
 from sniff_env.evaluation.speed.players import sample_states
 from sniff_env.options import add_rules_arguments, positive_int, rules_from_args, seed_int
 from sniff_env.play.levels import LEVELS, level_opponent
-from sniff_env.players import BUILTIN, load, parse_spec
+from sniff_env.play.session import fresh_player
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{rules.name}, {rules.num_players} players: ms per move over {len(states)} positions with a choice")
     for level in (s.strip() for s in args.levels.split(",") if s.strip()):
         spec, _ = level_opponent(level, rules)
-        player = load(spec, seed=args.seed) if parse_spec(spec)[0] in BUILTIN else load(spec, rules=rules)
+        player = fresh_player(spec, rules, args.seed)
         player.act(None, {"info_state": states[0]})
         times = []
         for state in states:

@@ -18,17 +18,19 @@ from sniff_env.rules import Rules
 
 @dataclass(frozen=True)
 class Level:
-    """A rung of the ladder: its name, its label in the browser and what it plays like."""
+    """A rung of the ladder: its name, its label in the browser, what it plays like, and the
+    built-in player it always seats (None: the player depends on the rules)."""
 
     name: str
     label: str
     about: str
+    spec: str | None = None
 
 
 LEVELS: dict[str, Level] = {level.name: level for level in (
-    Level("beginner", "Beginner", "plays a legal tile at random"),
-    Level("easy", "Easy", "takes the most points it can, move by move (greedy)"),
-    Level("medium", "Medium", "scores, blocks and keeps a balanced hand (the heuristic)"),
+    Level("beginner", "Beginner", "plays a legal tile at random", "random"),
+    Level("easy", "Easy", "takes the most points it can, move by move (greedy)", "greedy"),
+    Level("medium", "Medium", "scores, blocks and keeps a balanced hand (the heuristic)", "heuristic"),
     Level("strong", "Strong", "the trained agent made for these rules, on its own (Medium where none was)"),
     Level("expert", "Expert", "the trained agent steering a search over the tiles it cannot see, about 30 ms a move "
                               "(the search alone where no agent was trained)"),
@@ -40,9 +42,10 @@ DEFAULT_LEVEL = "expert"
 
 EXPERT_SAMPLES = 1024
 """Deals the expert's search plays out for each legal move (about 30 ms a move at 2-player sniff)."""
-SEARCH_ALONE = "rollouts:samples=256,name=expert"
-"""The expert where no agent was trained for the rules."""
-FIXED = {"beginner": "random", "easy": "greedy", "medium": "heuristic"}
+SEARCH = "rollouts:samples=256"
+"""The search the expert plays alone where no agent was trained for the rules."""
+SEARCH_ALONE = f"{SEARCH},name=expert"
+"""That search's spec, named ``expert`` at the table."""
 
 
 def level_names() -> str:
@@ -64,14 +67,14 @@ def level_opponent(level: str, rules: Rules) -> tuple[str, str]:
     naming the levels for an unknown one."""
     if level not in LEVELS:
         raise ValueError(f"there is no level {level!r}; choose one of {level_names()}")
-    label = LEVELS[level].label
-    if level in FIXED:
-        return FIXED[level], f"{label}: {FIXED[level]} plays"
+    label, fixed = LEVELS[level].label, LEVELS[level].spec
+    if fixed is not None:
+        return fixed, f"{label}: {fixed} plays"
     spec, note = agents.default_opponent(rules)
     if level == "strong":
         return spec, note
     if spec == "heuristic":  # no agent was trained for these rules
-        return SEARCH_ALONE, f"{label}: rollouts:samples=256 plays, the search alone (no shipped agent fits these rules)"
+        return SEARCH_ALONE, f"{label}: {SEARCH} plays, the search alone (no shipped agent fits these rules)"
     return expert_spec(rules, spec), f"{label}: {spec} plays, steering a search of {EXPERT_SAMPLES} deals a move"
 
 

@@ -29,6 +29,7 @@ from sniff_env.errors import GameOverError, SniffError
 from sniff_env.game import Event, Game, Phase, new_game
 from sniff_env.gamelog import GameLog, save_game_log
 from sniff_env.infostate import info_state
+from sniff_env.play.levels import DEFAULT_LEVEL, level_opponent
 from sniff_env.players import BUILTIN, Player, PlayerSpecError, agents, load, parse_spec, spec_kwargs
 from sniff_env.players.compat import policy_fit
 from sniff_env.players.specs import FILE_OPTIONS
@@ -153,7 +154,7 @@ class AgentCache:
                 template = self._sibling(spec, rules)
             if template is None:
                 try:
-                    template = load(spec, seed=seed) if spec.partition(":")[0] in BUILTIN else load(spec, rules=rules, seed=seed)
+                    template = fresh_player(spec, rules, seed)
                 except (ValueError, ImportError, OSError) as exc:
                     template = exc
             self._loaded[(spec, rules)] = template
@@ -164,17 +165,22 @@ class AgentCache:
         return player
 
 
+def fresh_player(spec: str, rules: Rules, seed: int) -> Player:
+    """A new player of ``spec``: a built-in (which plays whatever rules it is shown) or a policy
+    file fitted to ``rules``."""
+    return load(spec, seed=seed) if spec.partition(":")[0] in BUILTIN else load(spec, rules=rules, seed=seed)
+
+
 def load_agent(spec: str, rules: Rules, seed: int, fallback: bool = False,
                cache: AgentCache | None = None) -> tuple[Player, str | None]:
     """The agent a spec names (a policy file through ``cache`` when given). With ``fallback``, an
     agent that cannot be loaded or cannot play these rules (a policy trained for others) is
     replaced by ``heuristic``, with a note."""
+    base = spec.partition(":")[0]
     try:
-        if spec.partition(":")[0] in BUILTIN and not (cache is not None and spec.partition(":")[0] in SHARED_BUILTINS):
-            return load(spec, seed=seed), None
-        if cache is not None:
+        if cache is not None and (base not in BUILTIN or base in SHARED_BUILTINS):
             return cache.load(spec, rules, seed), None
-        return load(spec, rules=rules, seed=seed), None
+        return fresh_player(spec, rules, seed), None
     except (ValueError, ImportError, OSError) as exc:
         if not fallback:
             raise SniffError(f"opponent {spec!r} cannot play: {exc}") from None
@@ -447,8 +453,6 @@ class Session:
 def chosen_opponents(opponents: list[str], rules: Rules, level: str | None = None) -> tuple[list[str], str | None]:
     """The opponents asked for, else the player of ``level`` on the ladder for ``rules``
     (:mod:`.levels`; by default the strongest) and one line saying which plays and why."""
-    from sniff_env.play.levels import DEFAULT_LEVEL, level_opponent
-
     if opponents:
         return list(opponents), None
     try:
