@@ -48,6 +48,9 @@ def test_spec_options_and_name() -> None:
     ("guided:prior=inf", "prior must be a finite number of 0 or more"),
     ("guided:top=2", "both 0 .* or both 1 or more"),
     ("guided:top=-1,extra=4", "both 0 .* or both 1 or more"),
+    ("guided:work=-1", "work must be 0 .no bound. or a whole number of playout moves"),
+    ("guided:work=true", "work=true of .guided. must be a whole number"),
+    ("guided:work=1.5", "work=1.5 of .guided. must be a whole number"),
     ("guided:width=3", "no option 'width'.*agent, samples, prior, top, extra, value, infer, depth"),
     ("guided:agent=nobody", "no shipped agent is named 'nobody'; installed agents: .*sniff-2p"),
     ("guided:agent=missing.onnx", "does not exist"),
@@ -119,6 +122,22 @@ def test_the_prior_steers_the_choice() -> None:
     assert steered == [network.act({}, {"info_state": s}) for s in positions]
     plain = [load("guided:samples=1,prior=0", seed=1).act({}, {"info_state": s}) for s in positions]
     assert plain != steered
+
+
+def test_work_cuts_the_deals_of_costly_positions_only() -> None:
+    """``work`` plays out ``work // (legal moves x tiles to play)`` deals where that is fewer than
+    ``samples``: the same choice as a player given that many deals, and no cut where it fits."""
+    positions = [state for _, state in decisions(8, 30)]
+    bounded = load("guided:samples=64,work=3000")
+    assert isinstance(bounded, GuidedPlayer)
+    cuts = [bounded.deals_for(s) for s in positions]
+    for state, deals in zip(positions, cuts):
+        cost = len(state.legal) * (sum(state.hand_sizes) + state.drawable)
+        assert deals == max(1, min(64, 3000 // cost))
+        assert load(f"guided:samples={deals}", seed=5).act({}, {"info_state": state}) == load(
+            "guided:samples=64,work=3000", seed=5).act({}, {"info_state": state})
+    assert min(cuts) < 64 and max(cuts) == 64  # both cut and uncut positions were played
+    assert load("guided:samples=64").deals_for(positions[0]) == 64  # no work: every deal
 
 
 def test_keep_moves_limits_what_the_search_values() -> None:

@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import argparse
 import random
+from typing import Any
 
 import pytest
 
 from sniff_env.errors import SniffError
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
-from sniff_env.play.levels import DEFAULT_LEVEL, EXPERT_SAMPLES, LEVELS, SEARCH_ALONE, level_opponent
+from sniff_env.play.levels import (
+    DEFAULT_LEVEL,
+    EXPERT_SAMPLES,
+    EXPERT_WORK,
+    LEVELS,
+    SEARCH_ALONE,
+    level_opponent,
+)
 from sniff_env.play.session import AgentCache, chosen_opponents, load_agent
 from sniff_env.players.agents import default_opponent
 from sniff_env.players.guided import GuidedPlayer
@@ -27,14 +35,15 @@ def test_the_ladder_runs_from_random_to_the_policy_with_search() -> None:
     agent = default_opponent(SNIFF)[0]
     assert agent != "heuristic", "a shipped agent plays 2-player sniff"
     assert specs == ["random", "greedy", "heuristic", agent,
-                     f"guided:agent={agent},samples={EXPERT_SAMPLES},prior=0.3,value=win,name=expert"]
+                     f"guided:agent={agent},samples={EXPERT_SAMPLES},prior=0.3,value=win,work={EXPERT_WORK},name=expert"]
     assert DEFAULT_LEVEL == "expert" and chosen_opponents([], SNIFF)[0] == [specs[-1]]
 
 
 def test_the_expert_values_points_where_no_odds_are_tabled_and_searches_alone_without_an_agent() -> None:
     three = make_rules("sniff", 3)
     spec, note = level_opponent("expert", three)
-    assert spec == f"guided:agent={default_opponent(three)[0]},samples={EXPERT_SAMPLES},prior=0.3,name=expert"
+    assert spec == (f"guided:agent={default_opponent(three)[0]},samples={EXPERT_SAMPLES},prior=0.3,work={EXPERT_WORK},"
+                    "name=expert")
     assert "steering a search" in note
     untrained = make_rules("sniff", 2, max_pip=9)  # no shipped agent reads a double-nine set
     assert level_opponent("strong", untrained)[0] == "heuristic"
@@ -83,16 +92,27 @@ def test_a_servers_expert_games_share_the_network_not_the_search() -> None:
 
 
 def test_the_searching_players_are_readied_before_the_table_opens(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sniff_env.play import levels
+    """Each searching spec seated chooses once, on a copy of its seated player (no second load of
+    its network), and the seated players are left as they were."""
+    from sniff_env.play.levels import compile_searches
+    from sniff_env.play.session import SeatPlayer
+    from sniff_env.players import load
+    from sniff_env.players.rollouts import RolloutPlayer
 
-    loaded: list[str] = []
-    real = levels.load
+    specs = ["random", "rollouts:samples=4", "heuristic", "rollouts:samples=4", "guided:agent=sniff-2p,samples=2"]
+    seats = [SeatPlayer("You", "human"), *(SeatPlayer(spec, spec, load(spec, seed=1)) for spec in specs)]
+    acted: list[tuple[str, int]] = []
+    for cls in (RolloutPlayer, GuidedPlayer):
+        real = cls.act
 
-    def counting(spec: str, **kwargs: object) -> object:
-        loaded.append(spec)
-        return real(spec, **kwargs)  # type: ignore[arg-type]
+        def spying(self: Any, observation: Any, info: dict[str, Any], real: Any = real) -> int:
+            acted.append((type(self).__name__, id(self)))
+            return int(real(self, observation, info))
 
-    monkeypatch.setattr(levels, "load", counting)
-    levels.compile_searches(["human", "random", "rollouts:samples=4", "heuristic", "rollouts:samples=4",
-                             "guided:agent=sniff-2p,samples=2"], SNIFF)
-    assert loaded == ["rollouts:samples=4", "guided:agent=sniff-2p,samples=2"], "each searching player once, no other"
+        monkeypatch.setattr(cls, "act", spying)
+    monkeypatch.setattr("sniff_env.players.load", lambda *a, **k: pytest.fail("a seated player was loaded again"))
+    compile_searches(seats, SNIFF)
+    assert [name for name, _ in acted] == ["RolloutPlayer", "GuidedPlayer"], "each searching spec once, no other"
+    seated = {id(seat.agent) for seat in seats}
+    assert not seated & {who for _, who in acted}, "copies chose, not the seated players"
+    assert all(not getattr(seat.agent, "_engines", {}) for seat in seats), "the seated players' searches untouched"

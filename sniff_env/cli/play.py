@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         if note and note not in session.notes:
             session.notes.insert(0, note)
     session.overwrite = args.force
-    compile_searches((seat.spec for seat in session.seats), session.game.rules)
+    compile_searches(session.seats, session.game.rules)
     path = session.save()  # the log file exists from the start: a bad --save stops here, before any move
     clean_stale_temps(path.parent)  # what earlier games killed mid-write left in the folder
     return Terminal(session).run()

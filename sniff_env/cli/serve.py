@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     # the seats are filled once here, so that a bad --opponent or --seat stops the server at once
     seated = Session.start(options.rules, list(options.opponents), human=options.seat, partner=options.partner,
                            agents=app.state.store.agents)
-    compile_searches((seat.spec for seat in seated.seats), options.rules)
+    compile_searches(seated.seats, options.rules)
     query = ""
     if args.resume is not None:
         query = f"?game={app.state.store.resume(args.resume).id}"

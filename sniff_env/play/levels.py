@@ -9,11 +9,16 @@ to the heuristic and to the search alone. Both read only what their seat may kno
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sniff_env.players import agents, load, parse_spec
+from sniff_env.players import agents, parse_spec
 from sniff_env.rules import Rules
+
+if TYPE_CHECKING:
+    from sniff_env.play.session import SeatPlayer
 
 
 @dataclass(frozen=True)
@@ -32,7 +37,7 @@ LEVELS: dict[str, Level] = {level.name: level for level in (
     Level("easy", "Easy", "takes the most points it can, move by move (greedy)", "greedy"),
     Level("medium", "Medium", "scores, blocks and keeps a balanced hand (the heuristic)", "heuristic"),
     Level("strong", "Strong", "the trained agent made for these rules, on its own (Medium where none was)"),
-    Level("expert", "Expert", "the trained agent steering a search over the tiles it cannot see, about 30 ms a move "
+    Level("expert", "Expert", "the trained agent steering a search over the tiles it cannot see, under 50 ms a move "
                               "(the search alone where no agent was trained)"),
 )}
 """The ladder, weakest first."""
@@ -41,7 +46,11 @@ DEFAULT_LEVEL = "expert"
 """The level seated when no opponent is named: the strongest (see the agents' cards)."""
 
 EXPERT_SAMPLES = 1024
-"""Deals the expert's search plays out for each legal move (about 30 ms a move at 2-player sniff)."""
+"""Deals the expert's search plays out for each legal move, where its work allows."""
+EXPERT_WORK = 64_000
+"""The most playout moves the expert's choice may cost (the guided player's ``work``): fewer deals
+where many moves and a long hand lie ahead. At 2-player sniff on the 2-core machine, about 20 ms
+a move at the median and 42 ms at the 95th percentile (``sniff bench levels``)."""
 SEARCH = "rollouts:samples=256"
 """The search the expert plays alone where no agent was trained for the rules."""
 SEARCH_ALONE = f"{SEARCH},name=expert"
@@ -59,7 +68,7 @@ def expert_spec(rules: Rules, agent: str) -> str:
     from sniff_env.players.compiled.win_odds import MAX_TARGET
 
     value = ",value=win" if rules.num_sides == 2 and rules.target <= MAX_TARGET else ""
-    return f"guided:agent={agent},samples={EXPERT_SAMPLES},prior=0.3{value},name=expert"
+    return f"guided:agent={agent},samples={EXPERT_SAMPLES},prior=0.3{value},work={EXPERT_WORK},name=expert"
 
 
 def level_opponent(level: str, rules: Rules) -> tuple[str, str]:
@@ -75,20 +84,28 @@ def level_opponent(level: str, rules: Rules) -> tuple[str, str]:
         return spec, note
     if spec == "heuristic":  # no agent was trained for these rules
         return SEARCH_ALONE, f"{label}: {SEARCH} plays, the search alone (no shipped agent fits these rules)"
-    return expert_spec(rules, spec), f"{label}: {spec} plays, steering a search of {EXPERT_SAMPLES} deals a move"
+    return expert_spec(rules, spec), f"{label}: {spec} plays, steering a search of up to {EXPERT_SAMPLES} deals a move"
 
 
 SEARCHING = ("guided", "rollouts")
 """The built-in players that run the compiled search."""
 
 
-def compile_searches(specs: Iterable[str], rules: Rules) -> None:
-    """Let each searching player among ``specs`` choose once at the start of a game of ``rules``,
-    so that its kernels are compiled (with the engine's one-line notice, when the cache is empty)
-    before a table opens rather than at its first move."""
+def compile_searches(seats: Iterable[SeatPlayer], rules: Rules) -> None:
+    """Let each searching player seated in ``seats`` choose once at the start of a game of
+    ``rules``, so that its kernels are compiled (with the engine's one-line notice, when the cache
+    is empty) before a table opens rather than at its first move. The choice is made by a copy of
+    the seated player, reset: the network it has loaded serves, and the seated player's own
+    generator and search are left as they were."""
     from sniff_env.game import new_game
     from sniff_env.infostate import info_state
 
     game = new_game(rules, seed=0)
-    for spec in dict.fromkeys(s for s in specs if parse_spec(s)[0] in SEARCHING):
-        load(spec, seed=0).act(None, {"info_state": info_state(game, game.turn)})
+    done: set[str] = set()
+    for seat in seats:
+        if seat.agent is None or seat.spec in done or parse_spec(seat.spec)[0] not in SEARCHING:
+            continue
+        done.add(seat.spec)
+        player = copy.copy(seat.agent)
+        player.reset(0)
+        player.act(None, {"info_state": info_state(game, game.turn)})

@@ -9,6 +9,12 @@ With ``top`` set, the search is spent in two rounds: ``samples`` deals for every
 all the deals each was played on. The best score wins; ties go to the higher logit, then the
 lower action.
 
+With ``work`` above 0 a choice costs at most that many playout moves: the first round's deals are
+cut, where a position needs it, to ``work // (legal moves × tiles still to play)`` (at least one),
+the tiles still to play being those in the hands and those that may still be drawn. The cost of a
+choice then stays within a bound that does not depend on the machine, and a position with many
+moves and a long hand ahead (an opening lead) takes about as long as an ordinary one.
+
 With ``value=win`` a playout is worth the chance of winning the game from the scores it ends on
 (see :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`), and the prior, in points, is turned into
 chances at the rate one point of margin is worth at the present scores
@@ -35,7 +41,7 @@ from sniff_env.players.inference import checked_sharpness, evidence
 from sniff_env.players.policy import PolicyNetwork, load_network
 from sniff_env.players.rollouts import PLAYOUT_OPTIONS, load_state, playout_weights
 from sniff_env.players.specs import MAX_SAMPLES, MAX_TOP
-from sniff_env.rules import Rules
+from sniff_env.rules import ENGINE_INT_MAX, Rules
 
 if TYPE_CHECKING:
     from sniff_env.players.compiled.rollouts import RolloutSearch
@@ -62,7 +68,7 @@ class GuidedPlayer:
 
     def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
                  prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin", infer: float = 0.0,
-                 depth: int = 1, **playout: float) -> None:
+                 depth: int = 1, work: int = 0, **playout: float) -> None:
         from sniff_env.players.compiled.rollouts import checked_depth, checked_value
 
         self.name, self.agent, self.value = name, agent, checked_value(value)
@@ -73,6 +79,10 @@ class GuidedPlayer:
                              f"(a second round of extra deals for the top moves), top at most {MAX_TOP} and extra at "
                              f"most {MAX_SAMPLES}; got top={top!r}, extra={extra!r}")
         self.top, self.extra, self.infer = top, extra, checked_sharpness(infer)
+        if isinstance(work, bool) or not isinstance(work, int) or not 0 <= work <= ENGINE_INT_MAX:
+            raise ValueError(f"work must be 0 (no bound) or a whole number of playout moves up to {ENGINE_INT_MAX}; "
+                             f"got {work!r}")
+        self.work = work
         self.depth, self.playout = checked_depth(depth), playout_weights(playout)
         self._path = agent_path(agent)
         network, _meta, rules = load_network(self._path)  # refuses a file that is no policy, up front
@@ -99,6 +109,7 @@ class GuidedPlayer:
         engine, first, second = self._engine(state.rules)
         load_state(engine, state)
         seen = evidence(state, self.infer)
+        first.samples = deals = self.deals_for(state)  # the search reads its deal count at each call
         values = first.q_values(np.zeros(1, np.int64), seen)[0, legal]
         prior = self.prior * (logits - logits.mean()) / LOGIT_SCALE
         if self.value == "win":
@@ -108,9 +119,16 @@ class GuidedPlayer:
             keep_moves(engine, legal[best])
             more = second.q_values(np.zeros(1, np.int64), seen)[0, legal[best]]
             legal, logits, prior = legal[best], logits[best], prior[best]
-            values = (values[best] * self.samples + more * self.extra) / (self.samples + self.extra)
+            values = (values[best] * deals + more * self.extra) / (deals + self.extra)
         order = np.lexsort((legal, -logits, -(values + prior)))
         return int(legal[order[0]])
+
+    def deals_for(self, state: InfoState) -> int:
+        """The deals the first round plays out at ``state``: ``samples``, cut to fit ``work``."""
+        if not self.work:
+            return self.samples
+        to_play = sum(state.hand_sizes) + state.drawable
+        return max(1, min(self.samples, self.work // max(1, len(state.legal) * to_play)))
 
     def _network(self, rules: Rules) -> tuple[PolicyNetwork, Observer]:
         if rules not in self._networks:
