@@ -42,6 +42,18 @@ def test_train_resume_export_and_play(tmp_path: Path) -> None:
     assert play_out_legally(player, rules, seed=5, max_hands=3) > 0
 
 
+def test_resume_auto_goes_on_from_the_runs_own_checkpoint(tmp_path: Path) -> None:
+    """A stopped run, started again with ``--resume auto``, goes on where it stopped; with no
+    checkpoint in its folder, the same command starts a new run."""
+    args = [*TINY, "--total-steps", "1024", "--eval-every", "0", "--tensorboard", "false", "--out-dir", str(tmp_path),
+            "--exp-name", "a", "--resume", "auto"]
+    assert main([*args, "--stop-after", "1"]) == 0
+    ckpt = tmp_path / "a" / "checkpoint.pt"
+    assert torch.load(ckpt, weights_only=False)["iteration"] == 1
+    assert main(args) == 0
+    assert torch.load(ckpt, weights_only=False)["iteration"] == 4  # 1024 decisions of 8 x 32: the three left ran
+
+
 def test_same_seed_same_training(tmp_path: Path) -> None:
     states = []
     for run in ("a", "b"):

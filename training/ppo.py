@@ -72,6 +72,8 @@ from training.lib.privileged import CRITICS, tile_guess_loss
 from training.lib.torchscript import TRUST_HELP
 
 COLLECTORS = ("fast", "exact", "reference")
+RESUME_AUTO = "auto"
+"""``--resume auto``: go on from the run's own checkpoint where there is one."""
 
 
 @dataclass
@@ -123,7 +125,9 @@ class Args:
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
     checkpoint_every: int = field(default=25, metadata={"min": 0, "help": "iterations between checkpoints"})
     out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
-    resume: str = field(default="", metadata={"help": "checkpoint file to resume from"})
+    resume: str = field(default="", metadata={"help": "checkpoint file to resume from; 'auto': the run's own "
+                                                      "<out_dir>/<exp_name>/checkpoint.pt where one exists (a stopped "
+                                                      "run goes on), else a new run"})
     init: str = field(
         default="",
         metadata={"help": "start a new run from this network: a checkpoint (e.g. training/imitation.py's) or an "
@@ -398,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.overlap and (args.engine != "vector" or args.collector == "reference" or args.num_envs % 2):
         raise SystemExit("--overlap needs --engine vector, the fast or exact --collector and an even --num-envs; "
                          f"got engine {args.engine!r}, collector {args.collector!r}, num_envs {args.num_envs}")
+    if args.resume == RESUME_AUTO:
+        own = Path(args.out_dir) / args.exp_name / "checkpoint.pt"
+        args.resume = str(own) if own.is_file() else ""
     check_run_outputs(args.out_dir, args.exp_name, args.export, args.force, resuming=bool(args.resume))
     try:
         train(args)

@@ -12,13 +12,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from sniff_env.players import agents, parse_spec
+from sniff_env.players import Player, agents, parse_spec
 from sniff_env.rules import Rules
-
-if TYPE_CHECKING:
-    from sniff_env.play.session import SeatPlayer
 
 
 @dataclass(frozen=True)
@@ -91,7 +88,15 @@ SEARCHING = ("guided", "rollouts")
 """The built-in players that run the compiled search."""
 
 
-def compile_searches(seats: Iterable[SeatPlayer], rules: Rules) -> None:
+class Seated(Protocol):
+    """A seat as the table holds it (:class:`sniff_env.play.session.SeatPlayer`): its spec and
+    the player loaded for it (None for a human)."""
+
+    spec: str
+    agent: Player | None
+
+
+def compile_searches(seats: Iterable[Seated], rules: Rules) -> None:
     """Let each searching player seated in ``seats`` choose once at the start of a game of
     ``rules``, so that its kernels are compiled (with the engine's one-line notice, when the cache
     is empty) before a table opens rather than at its first move. The choice is made by a copy of
