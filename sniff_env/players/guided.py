@@ -9,11 +9,12 @@ With ``top`` set, the search is spent in two rounds: ``samples`` deals for every
 all the deals each was played on. The best score wins; ties go to the higher logit, then the
 lower action.
 
-With ``work`` above 0 a choice costs at most that many playout moves: the first round's deals are
-cut, where a position needs it, to ``work // (legal moves × tiles still to play)`` (at least one),
-the tiles still to play being those in the hands and those that may still be drawn. The cost of a
-choice then stays within a bound that does not depend on the machine, and a position with many
-moves and a long hand ahead (an opening lead) takes about as long as an ordinary one.
+With ``work`` above 0 the first round costs at most about that many playout moves (a second round,
+``top`` and ``extra``, comes on top of it): its deals are cut, where a position needs it, to
+``work // (legal moves × tiles still to play)`` (at least one), the tiles still to play being those
+in the hands and those that may still be drawn, which no playout outlasts. The cost of a choice
+then stays within a bound that does not depend on the machine, and a position with many moves and
+a long hand ahead (an opening lead) takes about as long as an ordinary one.
 
 With ``value=win`` a playout is worth the chance of winning the game from the scores it ends on
 (see :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`), and the prior, in points, is turned into
