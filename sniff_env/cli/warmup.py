@@ -74,9 +74,10 @@ def _baselines_stage() -> None:
 
 def _search_stage() -> None:
     """The compiled search as the ``rollouts`` and ``guided`` players run it: plain, reading the
-    others' plays, one reply deeper, valued by the chance of winning; and its training targets."""
+    others' plays, one reply deeper, valued by the chance of winning, solving the end of a hand
+    exactly; and its training targets."""
     from sniff_env.players import load
-    from sniff_env.players.compiled.rollouts import HindsightValues, RolloutSearch
+    from sniff_env.players.compiled.rollouts import SOLVE_MOST, HindsightValues, RolloutSearch
     from sniff_env.vector.engine import VectorEngine
 
     game = new_game(make_rules("sniff"), seed=SEED)
@@ -85,7 +86,7 @@ def _search_stage() -> None:
             game.step(game.legal_actions()[0])
     state = info_state(game, game.turn)
     for spec in ("rollouts:samples=4", "rollouts:samples=4,infer=0.5", "rollouts:samples=4,depth=2",
-                 "rollouts:samples=4,value=win"):
+                 "rollouts:samples=4,value=win", f"rollouts:samples=4,solve={SOLVE_MOST}"):
         load(spec, seed=SEED).act(None, {"info_state": state})
     engine = VectorEngine(make_rules("sniff"), 2, threads=1)
     engine.deal(np.arange(2), True, np.arange(2))

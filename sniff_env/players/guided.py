@@ -21,7 +21,8 @@ With ``value=win`` a playout is worth the chance of winning the game from the sc
 chances at the rate one point of margin is worth at the present scores
 (:func:`points_to_chance`). With ``infer`` above 0 the deals are sampled in proportion to how
 likely they make the others' plays so far (:mod:`sniff_env.players.inference`). ``playout_NAME=X`` sets a
-weight of the heuristic that plays the playouts, as for the rollout player.
+weight of the heuristic that plays the playouts, and ``solve=N`` solves each deal's hand exactly
+where at most ``N`` tiles are still to play, as for the rollout player.
 
 Like the rollout player it reads the seat's information state only (the search deals the unseen
 tiles itself). ``agent`` is a shipped agent's name or a policy file's path; one made for other
@@ -69,8 +70,8 @@ class GuidedPlayer:
 
     def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
                  prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin", infer: float = 0.0,
-                 depth: int = 1, work: int = 0, **playout: float) -> None:
-        from sniff_env.players.compiled.rollouts import checked_depth, checked_value
+                 depth: int = 1, work: int = 0, solve: int = 0, **playout: float) -> None:
+        from sniff_env.players.compiled.rollouts import checked_depth, checked_solve, checked_value
 
         self.name, self.agent, self.value = name, agent, checked_value(value)
         self.samples, self.prior = positive_count("samples", samples, MAX_SAMPLES), finite_weight("prior", prior)
@@ -85,6 +86,7 @@ class GuidedPlayer:
                              f"got {work!r}")
         self.work = work
         self.depth, self.playout = checked_depth(depth), playout_weights(playout)
+        self.solve = checked_solve(solve, 2)  # the rules' sides are checked when it meets them
         self._path = agent_path(agent)
         network, _meta, rules = load_network(self._path)  # refuses a file that is no policy, up front
         self._networks: dict[Rules, tuple[PolicyNetwork, Observer]] = {rules: (network, Observer(rules))}
@@ -144,9 +146,9 @@ class GuidedPlayer:
 
             engine = VectorEngine(rules, 1, threads=1)
             self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, self.playout,
-                                                          value=self.value, depth=self.depth),
+                                                          value=self.value, depth=self.depth, solve=self.solve),
                                     RolloutSearch(engine, max(self.extra, 1), self._seed + 1, self.playout,
-                                                  value=self.value, depth=self.depth))
+                                                  value=self.value, depth=self.depth, solve=self.solve))
         return self._engines[rules]
 
 

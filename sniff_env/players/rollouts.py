@@ -32,14 +32,19 @@ class RolloutPlayer:
     the next seat is played out on each deal and a move is worth its least (see
     :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`). ``playout_NAME=X`` sets weight ``NAME``
     of the heuristic that plays the playouts (:class:`~sniff_env.players.strategy.Weights`, ``counter``
-    aside; the others keep their stock values)."""
+    aside; the others keep their stock values). ``solve=N``: where at most ``N`` tiles are still
+    to play, each deal's hand is solved exactly (every seat seeing the deal) instead of played
+    out by the heuristic (two sides only; see
+    :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`)."""
 
     def __init__(self, seed: int | None = None, name: str = "rollouts", samples: int = 64,
-                 value: str = "margin", infer: float = 0.0, depth: int = 1, **playout: float) -> None:
-        from sniff_env.players.compiled.rollouts import checked_depth, checked_value
+                 value: str = "margin", infer: float = 0.0, depth: int = 1, solve: int = 0,
+                 **playout: float) -> None:
+        from sniff_env.players.compiled.rollouts import checked_depth, checked_solve, checked_value
 
         self.name, self.samples, self.value = name, positive_count("samples", samples, MAX_SAMPLES), checked_value(value)
         self.infer, self.depth = checked_sharpness(infer), checked_depth(depth)
+        self.solve = checked_solve(solve, 2)  # the rules' sides are checked when it meets them
         self.playout = playout_weights(playout)
         self._seed = seed or 0
         self._engines: dict[Rules, Any] = {}
@@ -68,7 +73,7 @@ class RolloutPlayer:
 
             engine = VectorEngine(rules, 1, threads=1)
             self._engines[rules] = (engine, RolloutSearch(engine, self.samples, self._seed, self.playout,
-                                                                 value=self.value, depth=self.depth))
+                                                          value=self.value, depth=self.depth, solve=self.solve))
         return self._engines[rules]
 
 
@@ -96,12 +101,12 @@ def load_state(engine: Any, state: InfoState) -> None:
 
 
 def rollouts_chooser(engine: Any, seed: int = 0, samples: int = 64, value: str = "margin", depth: int = 1,
-                     **playout: float) -> Any:
+                     solve: int = 0, **playout: float) -> Any:
     """The compiled search on the games of ``engine`` itself, as the trainers' league seats it:
     ``choose(games)`` gives each game's move by :class:`RolloutPlayer`'s search, from what the
     seat to act may know only, with draws of its own (seeded by ``seed``). ``infer`` is the one
     option of the player it does not take."""
     from sniff_env.players.compiled.rollouts import RolloutSearch
 
-    search = RolloutSearch(engine, samples, seed, playout_weights(playout), value, depth)
+    search = RolloutSearch(engine, samples, seed, playout_weights(playout), value, depth, solve)
     return search.actions

@@ -42,6 +42,7 @@ from sniff_env.vector.kernels import (
     NS,
     P_N,
     P_PARTNER,
+    P_RESERVE,
     P_SIDES,
     P_T,
     P_TARGET,
@@ -216,19 +217,25 @@ def apply_move(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndar
 
 
 @_inline
-def rollout_margin(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> float:
-    """What the side to act in game ``b`` gained in the rollout game of ``work`` less the mean of
-    what the other sides gained."""
-    RS, sides = work[2], P[P_SIDES]
+def margin_at(S: np.ndarray, P: np.ndarray, b: int, RS: np.ndarray, r: int) -> float:
+    """What the side to act in game ``b`` gained in game ``r`` of ``RS`` (a game played on from
+    it) less the mean of what the other sides gained."""
+    sides = P[P_SIDES]
     me = side_of(S[b, TURN], P[P_PARTNER])
     mine, others = 0.0, 0.0
     for s in range(sides):
-        gain = RS[0, SCORES + s] - S[b, SCORES + s]
+        gain = RS[r, SCORES + s] - S[b, SCORES + s]
         if s == me:
             mine = gain
         else:
             others += gain
     return mine - others / (sides - 1)
+
+
+@_inline
+def rollout_margin(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> float:
+    """:func:`margin_at` of the rollout game of ``work``."""
+    return margin_at(S, P, b, work[2], 0)
 
 
 MARGIN_WEIGHT = 1e-5
@@ -237,23 +244,29 @@ ties (the odds of every move alike, e.g. when the game is settled either way).""
 
 
 @_inline
-def rollout_value(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...], odds: np.ndarray,
-                  low: int) -> float:
-    """The value of the rollout game of ``work`` to the side to act in game ``b``: its margin
-    (:func:`rollout_margin`) when ``odds`` is empty, else its chance of winning the game from
-    the scores the rollout ended on (``odds`` of :func:`sniff_env.players.compiled.win_odds.win_odds`, for
-    two sides; 1, 0 or one half where the game ended) plus :data:`MARGIN_WEIGHT` times the margin."""
-    margin = rollout_margin(S, P, b, work)
+def value_at(S: np.ndarray, P: np.ndarray, b: int, RS: np.ndarray, r: int, odds: np.ndarray, low: int) -> float:
+    """The value of game ``r`` of ``RS`` (a game played on from game ``b``) to the side to act in
+    game ``b``: its margin (:func:`margin_at`) when ``odds`` is empty, else its chance of winning
+    the game from the scores it ended on (``odds`` of
+    :func:`sniff_env.players.compiled.win_odds.win_odds`, for two sides; 1, 0 or one half where
+    the game ended) plus :data:`MARGIN_WEIGHT` times the margin."""
+    margin = margin_at(S, P, b, RS, r)
     if odds.shape[0] == 0:
         return margin
-    RS = work[2]
     me = side_of(S[b, TURN], P[P_PARTNER])
-    if RS[0, PHASE] == GAME_OVER:
-        winner = RS[0, WINNER]
+    if RS[r, PHASE] == GAME_OVER:
+        winner = RS[r, WINNER]
         chance = 0.5 if winner < 0 else 1.0 if winner == me else 0.0
     else:
-        chance = odds_at(odds, low, P[P_TARGET], RS[0, SCORES + me], RS[0, SCORES + 1 - me])
+        chance = odds_at(odds, low, P[P_TARGET], RS[r, SCORES + me], RS[r, SCORES + 1 - me])
     return chance + MARGIN_WEIGHT * margin
+
+
+@_inline
+def rollout_value(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...], odds: np.ndarray,
+                  low: int) -> float:
+    """:func:`value_at` of the rollout game of ``work``."""
+    return value_at(S, P, b, work[2], 0, odds, low)
 
 
 @_jit
@@ -339,21 +352,183 @@ def _play_each_reply(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.nd
         totals[j] += rollout_value(S, P, b, work, odds, low)
 
 
+SOLVE_MOST = 16
+"""The most tiles still to play (held, and still to be drawn) at which a search may solve the
+rest of the hand exactly on each deal (``solve``)."""
+SOLVE_CACHE = 256
+"""Distinct deals whose solved values a search keeps while it values one choice: a deal sampled
+again is looked up by its 64-bit key (:func:`deal_key`), not solved again (late in a hand few
+deals are possible)."""
+
+
+@_inline
+def tiles_to_play(S: np.ndarray, b: int, P: np.ndarray) -> int:
+    """The tiles in every hand of game ``b`` and those still to be drawn: no hand outlasts them."""
+    total = 0
+    for s in range(P[P_N]):
+        total += S[b, HAND_COUNT + s]
+    return int(total + max(0, S[b, BONE_LEN] - S[b, BONE_POS] - P[P_RESERVE]))
+
+
+@_inline
+def _push(stack: tuple[np.ndarray, ...], d: int) -> None:
+    """Copy game ``d`` of the solver's ``stack`` into game ``d + 1``."""
+    RS, RH, RP, RB = stack[0], stack[1], stack[2], stack[3]
+    for c in range(RS.shape[1]):
+        RS[d + 1, c] = RS[d, c]
+    for s in range(RH.shape[1]):
+        for t in range(RH.shape[2]):
+            RH[d + 1, s, t] = RH[d, s, t]
+    for c in range(RP.shape[1]):
+        RP[d + 1, c] = RP[d, c]
+    for c in range(RB.shape[1]):
+        RB[d + 1, c] = RB[d, c]
+
+
+@_inline
+def _fold(P: np.ndarray, me: int, stack: tuple[np.ndarray, ...], d: int, v: float) -> None:
+    """Take a child's value ``v`` into game ``d`` of the solver's ``stack``: its best so far and
+    its alpha-beta window, for the side to act there."""
+    RS, alpha, beta, best = stack[0], stack[8], stack[9], stack[10]
+    if side_of(RS[d, TURN], P[P_PARTNER]) == me:
+        best[d] = max(best[d], v)
+        alpha[d] = max(alpha[d], best[d])
+    else:
+        best[d] = min(best[d], v)
+        beta[d] = min(beta[d], best[d])
+
+
+@_inline
+def _enter(P: np.ndarray, me: int, stack: tuple[np.ndarray, ...], d: int, alpha: float, beta: float) -> None:
+    """Start searching game ``d`` of the solver's ``stack`` within the window ``(alpha, beta)``."""
+    RS, child, low_end, high_end, best = stack[0], stack[7], stack[8], stack[9], stack[10]
+    child[d], low_end[d], high_end[d] = 0, alpha, beta
+    best[d] = -np.inf if side_of(RS[d, TURN], P[P_PARTNER]) == me else np.inf
+
+
+@_jit
+def solved_value(S: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray,
+                 score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray, b: int, me: int,
+                 stack: tuple[np.ndarray, ...], root: int, odds: np.ndarray, low: int) -> float:
+    """The value (:func:`value_at`) of game ``root`` of ``stack`` to side ``me`` (the side to act
+    in game ``b``) with every seat seeing the whole deal and playing its best to the end of the
+    hand: minimax with alpha-beta pruning, exact at ``root``. It walks the tree with the stack's
+    games ``root + 1`` on as its path (a loop, not recursion, whose compiled code numba cannot
+    cache): a hand of ``k`` tiles still to play ends within ``2k`` decisions, since a decision
+    lays a tile or draws one that was still to be drawn."""
+    RS, RH, RP, RB, RL = stack[0], stack[1], stack[2], stack[3], stack[4]
+    child, alpha, beta, best = stack[7], stack[8], stack[9], stack[10]
+    if RS[root, PHASE] != PLAY:
+        return value_at(S, P, b, RS, root, odds, low)
+    _enter(P, me, stack, root, -np.inf, np.inf)
+    d = root
+    while True:
+        if child[d] < RS[d, NLEGAL] and alpha[d] < beta[d]:
+            a = RL[d, child[d]]
+            child[d] += 1
+            _push(stack, d)
+            apply_action(RS, RH, RP, RB, d + 1, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, a, RL)
+            if RS[d + 1, PHASE] != PLAY:
+                _fold(P, me, stack, d, value_at(S, P, b, RS, d + 1, odds, low))
+            else:
+                _enter(P, me, stack, d + 1, alpha[d], beta[d])
+                d += 1
+            continue
+        if d == root:
+            return float(best[d])
+        d -= 1
+        _fold(P, me, stack, d, best[d + 1])
+
+
+@_inline
+def _mix(h: np.uint64, x: int) -> np.uint64:
+    """``h`` and ``x`` mixed into 64 bits (the splitmix64 finalizer), order-sensitive."""
+    z = (h ^ np.uint64(x)) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@_inline
+def deal_key(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> np.uint64:
+    """A 64-bit key of the deal in ``work``'s first two arrays as far as play can tell it apart:
+    every hand, and the tiles still to be drawn in their order (the reserve's order never shows)."""
+    DH, DB = work[0], work[1]
+    T = P[P_T]
+    h = np.uint64(0)
+    for s in range(P[P_N]):
+        for t in range(T):
+            if DH[0, s, t]:
+                h = _mix(h, s * T + t + 1)
+    for k in range(S[b, BONE_POS], S[b, BONE_LEN] - P[P_RESERVE]):
+        h = _mix(h, (P[P_N] + 1) * T + DB[0, k])
+    return h
+
+
+@_jit
+def _solve_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
+                legal: np.ndarray, b: int, work: tuple[np.ndarray, ...], stack: tuple[np.ndarray, ...],
+                totals: np.ndarray, odds: np.ndarray, low: int, stored: int) -> int:
+    """Add to ``totals[j]`` the solved value (:func:`solved_value`) of ``legal[b, j]`` on the deal
+    in ``work``'s first two arrays; a deal among the ``stored`` ones of ``stack``'s cache is
+    looked up instead. Return how many deals the cache then holds."""
+    DH, DB = work[0], work[1]
+    RS, RH, RP, RB, keys, cached = stack[0], stack[1], stack[2], stack[3], stack[5], stack[6]
+    k = S[b, NLEGAL]
+    key = deal_key(S, P, b, work)
+    for i in range(stored):
+        if keys[i] == key:
+            for j in range(k):
+                totals[j] += cached[i, j]
+            return stored
+    for c in range(NS):
+        RS[0, c] = S[b, c]
+    for c in range(RP.shape[1]):
+        RP[0, c] = played[b, c]
+    for s in range(RH.shape[1]):
+        for t in range(RH.shape[2]):
+            RH[0, s, t] = DH[0, s, t]
+    for t in range(RB.shape[1]):
+        RB[0, t] = DB[0, t]
+    me = side_of(S[b, TURN], P[P_PARTNER])
+    keep = stored < keys.size
+    for j in range(k):
+        _push(stack, 0)
+        apply_action(RS, RH, RP, RB, 1, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal[b, j], stack[4])
+        v = solved_value(S, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, b, me, stack, 1, odds, low)
+        totals[j] += v
+        if keep:
+            cached[stored, j] = v
+    if keep:
+        keys[stored] = key
+        return stored + 1
+    return stored
+
+
 @_jit
 def rollout_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
                    hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                    act_slot: np.ndarray, legal: np.ndarray, b: int, W: np.ndarray, samples: int, rng: np.ndarray,
                    work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
-                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int) -> None:
+                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, solve: int,
+                   stack: tuple[np.ndarray, ...]) -> None:
     """``totals[j]``: the summed value of ``legal[b, j]`` over ``samples`` deals (see the module).
     ``played`` is the engine's whole ``[B, 2T]`` play record; ``work`` is :func:`workspace`'s;
     ``seen`` the :class:`~sniff_env.players.inference.Evidence` each deal is kept with the likelihood of
-    (of up to :data:`MAX_TRIES` deals, the last is kept)."""
+    (of up to :data:`MAX_TRIES` deals, the last is kept). Where at most ``solve`` tiles are still
+    to play, each deal's hand is solved (:func:`_solve_each`, ``stack`` of :func:`solver_space`)
+    instead of played out."""
     for j in range(S[b, NLEGAL]):
         totals[j] = 0.0
+    solving = solve > 0 and tiles_to_play(S, b, P) <= solve
+    stored = 0
     for _ in range(samples):
         plausible_deal(S, hands, played, P, lo, hi, b, rng, work, seen)
-        if depth == 2:
+        if solving:
+            stored = _solve_each(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, work, stack,
+                                 totals, odds, low, stored)
+        elif depth == 2:
             _play_each_reply(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, work, totals,
                              odds, low)
         else:
@@ -406,7 +581,8 @@ def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
                    hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                    act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
                    rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
-                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, out: np.ndarray) -> None:
+                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, solve: int,
+                   stack: tuple[np.ndarray, ...], out: np.ndarray) -> None:
     """The search's action for the seat to act in each game of ``games`` (``out[i]``); a single
     legal action is played without searching."""
     for i in range(games.size):
@@ -415,7 +591,7 @@ def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
             out[i] = legal[b, 0]
             continue
         rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
-                       rng, work, totals, odds, low, seen, depth)
+                       rng, work, totals, odds, low, seen, depth, solve, stack)
         best, best_v = -1, -np.inf
         for j in range(S[b, NLEGAL]):
             a = legal[b, j]
@@ -429,14 +605,15 @@ def search_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.nd
                   hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
                   act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
                   rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
-                  seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, q: np.ndarray) -> None:
+                  seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, solve: int,
+                  stack: tuple[np.ndarray, ...], q: np.ndarray) -> None:
     """``q[i, a]``: the mean value of action ``a`` in game ``games[i]`` (``-inf`` where illegal)."""
     for i in range(games.size):
         b = games[i]
         for a in range(q.shape[1]):
             q[i, a] = -np.inf
         rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
-                       rng, work, totals, odds, low, seen, depth)
+                       rng, work, totals, odds, low, seen, depth, solve, stack)
         for j in range(S[b, NLEGAL]):
             q[i, legal[b, j]] = totals[j] / samples
 
@@ -465,6 +642,40 @@ def workspace(engine: VectorEngine) -> tuple[np.ndarray, ...]:
     )
 
 
+def solver_space(engine: VectorEngine, solve: int) -> tuple[np.ndarray, ...]:
+    """Scratch arrays for a search that solves hands of up to ``solve`` tiles still to play (0:
+    none, and the arrays are of no size): a stack of ``2 * solve + 2`` games (state, hands, play
+    record, boneyard, legal actions), the keys and values of up to :data:`SOLVE_CACHE` solved
+    deals, then each game's next child and alpha-beta window and best value (:func:`solved_value`)."""
+    n, T, A = engine.rules.num_players, engine.tables.num_tiles, engine.num_actions
+    depth, cache = (2 * solve + 2, SOLVE_CACHE) if solve else (1, 0)
+    return (
+        np.zeros((depth, NS), np.int64),
+        np.zeros((depth, n, T), np.uint8),
+        np.zeros((depth, 2 * T), np.int8),
+        np.zeros((depth, T), np.int64),
+        np.zeros((depth, A), np.int16),
+        np.zeros(cache, np.uint64),
+        np.zeros((cache, A), np.float64),
+        np.zeros(depth, np.int64),
+        np.zeros(depth, np.float64),
+        np.zeros(depth, np.float64),
+        np.zeros(depth, np.float64),
+    )
+
+
+def checked_solve(solve: object, sides: int) -> int:
+    """``solve`` if it is a whole number from 0 to :data:`SOLVE_MOST` (and 0 unless the rules
+    have two sides), else a ValueError saying what is allowed."""
+    if isinstance(solve, bool) or not isinstance(solve, int) or not 0 <= solve <= SOLVE_MOST:
+        raise ValueError(f"solve must be 0 (play every hand out) or a whole number of tiles still to play up to "
+                         f"{SOLVE_MOST}, below which each deal's hand is solved exactly; got {solve!r}")
+    if solve and sides != 2:
+        raise ValueError(f"solve needs two sides (two players, or four in partnerships), where a hand solved "
+                         f"exactly is a contest of two; these rules have {sides} sides")
+    return solve
+
+
 def checked_value(value: object) -> str:
     """``value`` if it is one of :data:`VALUES`, else a ValueError listing them."""
     if value not in VALUES:
@@ -487,14 +698,18 @@ class RolloutSearch:
     """Search choices for games of one :class:`VectorEngine` (see the module)."""
 
     def __init__(self, engine: VectorEngine, samples: int = 32, seed: int = 0, weights: Weights | None = None,
-                 value: str = "margin", depth: int = 1) -> None:
+                 value: str = "margin", depth: int = 1, solve: int = 0) -> None:
         """``value``: what a playout is worth, ``"margin"`` (the hand's points, the side's less the
         others') or ``"win"`` (the chance of winning the game from the scores it ends on, see
         :func:`rollout_value`; two sides only). ``depth``: 1, the heuristic plays from the move on;
         2, every reply of the next seat, where it is another side's, is played out on each deal
-        and the move is worth its least (:func:`_play_each_reply`)."""
+        and the move is worth its least (:func:`_play_each_reply`). ``solve``: where at most that
+        many tiles are still to play (held, and still to be drawn), each deal's hand is solved
+        exactly instead of played out, every seat seeing the deal and playing its best
+        (:func:`solved_value`; two sides only, at most :data:`SOLVE_MOST`)."""
         self.engine, self.samples, self.value = engine, positive_int("samples", samples, most=MAX_SAMPLES), checked_value(value)
-        self.depth = checked_depth(depth)
+        self.depth, self.solve = checked_depth(depth), checked_solve(solve, engine.rules.num_sides)
+        self._stack = solver_space(engine, self.solve)
         self._odds: np.ndarray
         self._low: int
         self._odds, self._low = win_odds(engine.rules) if value == "win" else (NO_ODDS, 0)
@@ -513,7 +728,8 @@ class RolloutSearch:
         out = np.zeros(games.size, np.int64)
         search_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                        t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
-                       self._odds, self._low, self._seen(evidence, games.size), self.depth, out)
+                       self._odds, self._low, self._seen(evidence, games.size), self.depth, self.solve,
+                       self._stack, out)
         return out
 
     def q_values(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
@@ -526,7 +742,8 @@ class RolloutSearch:
         q = np.zeros((games.size, eng.num_actions), np.float64)
         search_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                       t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
-                      self._odds, self._low, self._seen(evidence, games.size), self.depth, q)
+                      self._odds, self._low, self._seen(evidence, games.size), self.depth, self.solve,
+                      self._stack, q)
         return q
 
     def values(self, game: int, evidence: Evidence | None = None) -> dict[int, float]:
@@ -534,7 +751,7 @@ class RolloutSearch:
         t, eng = self.engine.tables, self.engine
         rollout_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
                        t.act_slot, eng.legal, game, self._w, self.samples, self._rng, self._work, self._totals,
-                       self._odds, self._low, self._seen(evidence, 1), self.depth)
+                       self._odds, self._low, self._seen(evidence, 1), self.depth, self.solve, self._stack)
         k = int(eng.S[game, NLEGAL])
         return {int(eng.legal[game, j]): float(self._totals[j]) / self.samples for j in range(k)}
 
