@@ -5,6 +5,10 @@ A count of workers is capped at :data:`WORKERS_PER_CORE` per core this process m
 without bound. :func:`worker_pool` terminates its processes when its block ends, whether
 normally, by an error, by Ctrl-C or by SIGTERM (turned into :class:`SystemExit` while the pool
 lives); on Linux each worker is also told to end should this process die without cleaning up.
+A worker that dies at its task (killed, out of memory, a crash in compiled code) fails the
+pool's ``imap`` and ``map`` with :class:`WorkerLost`, where ``multiprocessing.Pool`` would wait
+for the lost task for ever: the pool is the standard library's ``ProcessPoolExecutor``, which
+notices a dead worker.
 """
 
 from __future__ import annotations
@@ -14,10 +18,15 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from multiprocessing.pool import Pool
 from types import FrameType
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 WORKERS_PER_CORE = 4
 """The most worker processes per core."""
@@ -53,6 +62,62 @@ def checked_workers(value: object, name: str = "workers") -> int:
     return value
 
 
+class WorkerLost(RuntimeError):
+    """A worker process ended before it finished its task: its results will never come."""
+
+
+LOST = ("a worker process ended before it finished its task (killed, out of memory, or crashed in compiled "
+        "code); its results are lost, so nothing was reported")
+
+
+class WorkerPool:
+    """Worker processes running tasks: ``imap`` (results in order, as they come), ``map`` (a list)
+    and ``apply_async`` (one task, a future); a lost worker raises :class:`WorkerLost`."""
+
+    def __init__(self, workers: int, initializer: Callable[[], None] | None = None) -> None:
+        self._executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(),
+                                             initializer=_start_worker, initargs=(os.getpid(), initializer))
+
+    def imap(self, func: Callable[[T], R], iterable: Iterable[T], chunksize: int = 1) -> Iterator[R]:
+        """``func`` of each item, in order; every task is handed out at once."""
+        try:
+            results = self._executor.map(func, iterable, chunksize=chunksize)
+        except BrokenProcessPool:
+            raise WorkerLost(LOST) from None
+        return _lost_as_error(results)
+
+    def map(self, func: Callable[[T], R], iterable: Iterable[T], chunksize: int = 1) -> list[R]:
+        """``func`` of each item, as a list in order."""
+        return list(self.imap(func, iterable, chunksize))
+
+    def apply_async(self, func: Callable[..., R], args: tuple[Any, ...] = ()) -> Future[R]:
+        """``func(*args)`` in a worker: its future."""
+        return self._executor.submit(func, *args)
+
+    @property
+    def pids(self) -> list[int]:
+        """The workers' process ids (the processes start with the first task)."""
+        processes = getattr(self._executor, "_processes", None) or {}
+        return sorted(processes)
+
+    def terminate(self) -> None:
+        """End every worker now, finished or not, and wait until they have ended."""
+        processes = list((getattr(self._executor, "_processes", None) or {}).values())
+        for process in processes:
+            process.kill()
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        for process in processes:
+            process.join()
+
+
+def _lost_as_error(results: Iterator[R]) -> Iterator[R]:
+    """``results``, with a broken pool raised as :class:`WorkerLost`."""
+    try:
+        yield from results
+    except BrokenProcessPool:
+        raise WorkerLost(LOST) from None
+
+
 def _exit_on_sigterm(signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
 
@@ -80,23 +145,22 @@ def _start_worker(parent: int, initializer: Callable[[], None] | None) -> None:
 
 
 @contextmanager
-def worker_pool(workers: int, initializer: Callable[[], None] | None = None) -> Iterator[Pool]:
+def worker_pool(workers: int, initializer: Callable[[], None] | None = None) -> Iterator[WorkerPool]:
     """A pool of ``workers`` processes (:func:`checked_workers`), each started by ``initializer``,
     terminated when the block ends however it ends (see the module)."""
     checked_workers(workers)
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if main else None
     try:
-        pool = multiprocessing.get_context().Pool(workers, initializer=_start_worker,
-                                                  initargs=(os.getpid(), initializer))
+        pool = WorkerPool(workers, initializer)
         try:
             yield pool
         finally:
             pool.terminate()
-            pool.join()
     finally:
         if main:
             signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
-__all__ = ["WORKERS_PER_CORE", "checked_workers", "cores", "max_workers", "worker_pool", "workers_allowed"]
+__all__ = ["WORKERS_PER_CORE", "WorkerLost", "WorkerPool", "checked_workers", "cores", "max_workers", "worker_pool",
+           "workers_allowed"]

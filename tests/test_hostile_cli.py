@@ -24,7 +24,7 @@ from sniff_env.players.guided import GuidedPlayer
 from sniff_env.players.heuristic import HeuristicPlayer, Weights
 from sniff_env.players.rollouts import RolloutPlayer
 from sniff_env.players.search import SearchPlayer
-from sniff_env.workers import max_workers, worker_pool
+from sniff_env.workers import WorkerLost, max_workers, worker_pool
 
 INT64_MAX = "9223372036854775807"
 
@@ -238,7 +238,7 @@ def test_tournament_refuses_nonsense_counts(bad: dict[str, Any], monkeypatch: py
     def no_pool(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("no worker may be started")
 
-    monkeypatch.setattr("multiprocessing.pool.Pool.__init__", no_pool)
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor.__init__", no_pool)
     kwargs: dict[str, Any] = {"games_per_pair": 2, **bad}
     with pytest.raises(ValueError, match=f"{next(iter(bad))} must be a whole number, 1 or more"):
         run_tournament(["random", "greedy"], make_rules("sniff", 2), **kwargs)
@@ -265,8 +265,9 @@ def test_worker_pool_ends_its_workers_on_sigterm() -> None:
         pytest.skip("POSIX with /proc only")
     before = signal.getsignal(signal.SIGTERM)
     with pytest.raises(SystemExit), worker_pool(2) as pool:
-        pids = [p.pid for p in pool._pool]  # type: ignore[attr-defined]
         pool.apply_async(_sleep_forever)
+        pids = pool.pids  # the workers start with the first task
+        assert len(pids) == 2
         os.kill(os.getpid(), signal.SIGTERM)  # what `kill` sends: the pool's block ends, its workers with it
         time.sleep(5)
         raise AssertionError("SIGTERM did not end the block")
@@ -281,13 +282,46 @@ def _gone(pids: list[int]) -> None:
     assert not any(_alive(p) for p in pids), pids
 
 
+def _die_at_three(x: int) -> int:
+    """A task whose worker is killed (as the kernel's out-of-memory killer or a crash would end it)."""
+    if x == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x
+
+
+def test_a_worker_that_dies_fails_the_pool_instead_of_hanging() -> None:
+    """multiprocessing's imap waits for ever for a task whose worker died; the pool raises instead."""
+    start = time.monotonic()
+    with pytest.raises(WorkerLost, match="worker process ended before it finished"), worker_pool(2) as pool:
+        list(pool.imap(_die_at_three, range(8), chunksize=1))
+    with pytest.raises(WorkerLost), worker_pool(2) as pool:
+        pool.map(_die_at_three, range(8))
+    assert time.monotonic() - start < 30
+    with worker_pool(2) as pool:  # a pool whose workers live gives every result, in order
+        assert pool.map(abs, [-1, -2, 3]) == [1, 2, 3] and list(pool.imap(abs, range(-3, 0))) == [3, 2, 1]
+
+
+def _killed_deal(_task: Any) -> Any:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_eval_reports_a_lost_worker(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tournament whose worker dies ends with one line and status 1, not a hang."""
+    from sniff_env.evaluation import tournament
+
+    monkeypatch.setattr(tournament, "play_deal", _killed_deal)  # the forked workers inherit it
+    code, _, err = run_cli(["eval", "random", "search:simulations=2", "--games", "4", "--workers", "2",
+                            "--no-progress"], capsys)
+    assert code == 1 and "worker process ended before it finished its task" in err, err
+
+
 KILLED_PARENT = """
 import time
 from sniff_env.workers import worker_pool
 with worker_pool(2) as pool:
     busy = [pool.apply_async(time.sleep, (600,)) for _ in range(2)]  # busy workers read no more work
     time.sleep(0.5)
-    print(" ".join(str(p.pid) for p in pool._pool), flush=True)
+    print(" ".join(str(p) for p in pool.pids), flush=True)
     time.sleep(600)
 """
 

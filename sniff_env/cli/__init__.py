@@ -9,6 +9,8 @@ import argparse
 import importlib
 import sys
 
+from sniff_env.workers import WorkerLost
+
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("sniff_env.cli.rules", "list the presets and the rules fields"),
     "demo": ("sniff_env.cli.demo", "play one seeded game between built-in players and print it"),
@@ -66,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         where = f" {exc.filename}" if exc.filename else ""
         print(f"sniff {args.command}: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    except WorkerLost as exc:
+        print(f"sniff {args.command}: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
