@@ -265,8 +265,9 @@ def test_worker_pool_ends_its_workers_on_sigterm() -> None:
         pytest.skip("POSIX with /proc only")
     before = signal.getsignal(signal.SIGTERM)
     with pytest.raises(SystemExit), worker_pool(2) as pool:
-        pool.apply_async(_sleep_forever)
-        pids = pool.pids  # the workers start with the first task
+        for _ in range(2):  # a busy worker each (the workers start with the tasks)
+            pool.apply_async(_sleep_forever)
+        pids = pool.pids
         assert len(pids) == 2
         os.kill(os.getpid(), signal.SIGTERM)  # what `kill` sends: the pool's block ends, its workers with it
         time.sleep(5)
