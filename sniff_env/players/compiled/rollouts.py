@@ -190,20 +190,26 @@ def sample_deals(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.nda
 
 
 @_inline
+def load_game(S: np.ndarray, played: np.ndarray, b: int, DH: np.ndarray, DB: np.ndarray, RS: np.ndarray,
+              RH: np.ndarray, RP: np.ndarray, RB: np.ndarray, r: int) -> None:
+    """Set game ``r`` of the arrays ``RS, RH, RP, RB`` (state, hands, play record, boneyard) to
+    game ``b`` with the deal ``DH[0], DB[0]`` (every hand, and the boneyard)."""
+    for c in range(RS.shape[1]):
+        RS[r, c] = S[b, c]
+    for c in range(RP.shape[1]):
+        RP[r, c] = played[b, c]
+    for s in range(RH.shape[1]):
+        for t in range(RH.shape[2]):
+            RH[r, s, t] = DH[0, s, t]
+    for t in range(RB.shape[1]):
+        RB[r, t] = DB[0, t]
+
+
+@_inline
 def load_deal(S: np.ndarray, played: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> None:
     """Set the rollout game of ``work`` to game ``b`` with the deal in ``work``'s first two arrays
     (every hand, and the boneyard)."""
-    DH, DB, RS, RH, RP, RB = work[0], work[1], work[2], work[3], work[4], work[5]
-    T, n = P[P_T], P[P_N]
-    for c in range(NS):
-        RS[0, c] = S[b, c]
-    for c in range(2 * T):
-        RP[0, c] = played[b, c]
-    for s in range(n):
-        for t in range(T):
-            RH[0, s, t] = DH[0, s, t]
-    for t in range(T):
-        RB[0, t] = DB[0, t]
+    load_game(S, played, b, work[0], work[1], work[2], work[3], work[4], work[5], 0)
 
 
 @_inline
@@ -373,16 +379,10 @@ def tiles_to_play(S: np.ndarray, b: int, P: np.ndarray) -> int:
 @_inline
 def _push(stack: tuple[np.ndarray, ...], d: int) -> None:
     """Copy game ``d`` of the solver's ``stack`` into game ``d + 1``."""
-    RS, RH, RP, RB = stack[0], stack[1], stack[2], stack[3]
-    for c in range(RS.shape[1]):
-        RS[d + 1, c] = RS[d, c]
-    for s in range(RH.shape[1]):
-        for t in range(RH.shape[2]):
-            RH[d + 1, s, t] = RH[d, s, t]
-    for c in range(RP.shape[1]):
-        RP[d + 1, c] = RP[d, c]
-    for c in range(RB.shape[1]):
-        RB[d + 1, c] = RB[d, c]
+    _copy(stack[0][d + 1], stack[0][d])
+    _copy(stack[1][d + 1], stack[1][d])
+    _copy(stack[2][d + 1], stack[2][d])
+    _copy(stack[3][d + 1], stack[3][d])
 
 
 @_inline
@@ -482,15 +482,7 @@ def _solve_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray
             for j in range(k):
                 totals[j] += cached[i, j]
             return stored
-    for c in range(NS):
-        RS[0, c] = S[b, c]
-    for c in range(RP.shape[1]):
-        RP[0, c] = played[b, c]
-    for s in range(RH.shape[1]):
-        for t in range(RH.shape[2]):
-            RH[0, s, t] = DH[0, s, t]
-    for t in range(RB.shape[1]):
-        RB[0, t] = DB[0, t]
+    load_game(S, played, b, DH, DB, RS, RH, RP, RB, 0)
     me = side_of(S[b, TURN], P[P_PARTNER])
     keep = stored < keys.size
     for j in range(k):
