@@ -15,7 +15,8 @@ of the figures:
         runs/sniff-2p-selfplay.pt runs/sniff-2p-search-values.pt out.png
 
 ``--compare`` draws several runs side by side, against learner decisions and against wall-clock
-time (the same learning at another speed):
+time (the same learning at another speed); a run stopped and resumed is timed while it ran, its
+pauses left out (``--pause``):
 
     python -m training.curves --compare before,after runs/a/tb runs/b/tb out.png
 """
@@ -25,6 +26,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
+
+PAUSE_SECONDS = 900.0
+"""A gap longer than this between two of a run's logged points is a pause (the run stopped and
+was resumed later), not training: an iteration and its evaluations log within minutes."""
 
 
 def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: str | None = None,
@@ -75,12 +81,27 @@ def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: s
     return save_figure(fig, out)
 
 
+def running_seconds(events: Any, pause: float = PAUSE_SECONDS) -> dict[float, float]:
+    """``{wall_time: seconds}`` for every logged point of a TensorBoard ``EventAccumulator``'s
+    scalars: the seconds the run had been running when it logged that point, counted from its
+    first point, with each gap of more than ``pause`` seconds between consecutive points (a stop
+    and a resume) counted as none."""
+    times = sorted({e.wall_time for name in events.Tags()["scalars"] for e in events.Scalars(name)})
+    clock: dict[float, float] = {}
+    total = 0.0
+    for before, now in zip([times[0], *times], times):
+        gap = now - before
+        total += gap if gap <= pause else 0.0
+        clock[now] = total
+    return clock
+
+
 def plot_compare(logdirs: list[str | Path], labels: list[str], out: str | Path, series: str = "winrate_vs_greedy",
-                 title: str | None = None) -> Path:
+                 title: str | None = None, pause: float = PAUSE_SECONDS) -> Path:
     """Write a PNG of one evaluation series of several runs side by side, against learner
-    decisions (left) and against wall-clock seconds since each run's first logged point (right):
-    runs that learn alike per decision but at different speeds overlap on the left and part on
-    the right."""
+    decisions (left) and against the seconds each run had been running (right,
+    :func:`running_seconds`: pauses of more than ``pause`` seconds left out): runs that learn
+    alike per decision but at different speeds overlap on the left and part on the right."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -96,13 +117,13 @@ def plot_compare(logdirs: list[str | Path], labels: list[str], out: str | Path, 
         tag = f"eval/{series}"
         if tag not in events.Tags()["scalars"]:
             raise ValueError(f"{logdir} holds no {tag} series")
-        first = min(e.wall_time for name in events.Tags()["scalars"] for e in events.Scalars(name))
+        clock = running_seconds(events, pause)
         points = events.Scalars(tag)
         by_step.plot([e.step for e in points], [e.value for e in points], marker="o", markersize=3, label=label)
-        by_time.plot([e.wall_time - first for e in points], [e.value for e in points], marker="o", markersize=3,
+        by_time.plot([clock[e.wall_time] for e in points], [e.value for e in points], marker="o", markersize=3,
                      label=label)
     by_step.set_xlabel("learner decisions")
-    by_time.set_xlabel("wall-clock seconds")
+    by_time.set_xlabel(f"wall-clock seconds running (pauses over {pause:g} s left out)")
     by_step.set_ylabel(series.replace("_", " "))
     for ax in (by_step, by_time):
         ax.grid(alpha=0.3)
@@ -166,7 +187,7 @@ def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sniff_env.options import positive_int, seed_int
+    from sniff_env.options import positive_float, positive_int, seed_int
     from sniff_env.players.policy import PolicyError
     from training.lib.torchscript import TRUST_HELP
 
@@ -183,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated labels, one per TensorBoard folder: draw those runs side by side against "
                              "learner decisions and against wall-clock time (--series: which evaluation)")
     parser.add_argument("--series", default="winrate_vs_greedy", help="with --compare: the eval/ series to draw")
+    parser.add_argument("--pause", type=positive_float, default=PAUSE_SECONDS,
+                        help="with --compare: a gap of more than this many seconds between a run's logged points is a "
+                             "stop before a resume, left out of its wall clock")
     parser.add_argument("--trust-code", action="store_true", help=f"with --stages: {TRUST_HELP}")
     args = parser.parse_args(argv)
     if len(args.paths) < 2:
@@ -193,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(labels) != len(logdirs):
             parser.error(f"--compare needs one label per folder: {len(logdirs)} folders, {len(labels)} labels")
         try:
-            print(f"wrote {plot_compare(logdirs, labels, out, args.series, args.title)}")
+            print(f"wrote {plot_compare(logdirs, labels, out, args.series, args.title, args.pause)}")
         except ValueError as exc:  # a folder without that series
             parser.error(str(exc))
         return 0
