@@ -54,6 +54,18 @@ def test_resume_auto_goes_on_from_the_runs_own_checkpoint(tmp_path: Path) -> Non
     assert torch.load(ckpt, weights_only=False)["iteration"] == 4  # 1024 decisions of 8 x 32: the three left ran
 
 
+def test_stop_seconds_ends_a_sitting_with_a_checkpoint(tmp_path: Path) -> None:
+    """``--stop-seconds`` ends the run after the first iteration past the allowance, with a
+    checkpoint that ``--resume auto`` goes on from."""
+    args = [*TINY, "--total-steps", "1024", "--eval-every", "0", "--tensorboard", "false", "--out-dir", str(tmp_path),
+            "--exp-name", "s", "--resume", "auto", "--checkpoint-every", "0"]
+    assert main([*args, "--stop-seconds", "1e-6"]) == 0
+    ckpt = tmp_path / "s" / "checkpoint.pt"
+    assert torch.load(ckpt, weights_only=False)["iteration"] == 1
+    assert main(args) == 0
+    assert torch.load(ckpt, weights_only=False)["iteration"] == 4
+
+
 def test_same_seed_same_training(tmp_path: Path) -> None:
     states = []
     for run in ("a", "b"):

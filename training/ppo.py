@@ -91,6 +91,12 @@ class Args:
         metadata={"min": 0, "help": "stop after this many iterations, the learning rate still annealed over total_steps "
                           "(0: run them all)"},
     )
+    stop_seconds: float = field(
+        default=0.0,
+        metadata={"min": 0, "help": "stop, with a checkpoint, at the end of the first iteration that ends this many "
+                          "seconds after the run (or its resumption) started: a sitting that fits a wall-clock "
+                          "allowance (0: no limit)"},
+    )
     num_envs: int = field(default=64, metadata={"min": 1, "help": "games played at once"})
     num_steps: int = field(default=64, metadata={"min": 1, "help": "engine decisions per game per rollout"})
     learning_rate: float = field(default=3e-4, metadata={"min": 0, "help": "Adam learning rate"})
@@ -315,6 +321,8 @@ def train(args: Args) -> Path:
             progress.update(task, completed=global_step, status=status)
             if not args.progress and " vs " in status:
                 print(f"step {global_step:,} iteration {iteration}: {status}", flush=True)
+            if args.stop_seconds and time.time() - start_time >= args.stop_seconds:
+                break
     ckpt_path = save_checkpoint()
     if writer is not None:
         writer.close()
