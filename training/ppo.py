@@ -126,6 +126,13 @@ class Args:
     pool_size: int = field(default=8, metadata={"min": 1, "help": "past snapshots kept as opponents"})
     snapshot_every: int = field(default=10, metadata={"min": 1, "help": "iterations between snapshots"})
     builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool (the vector engine plays greedy, heuristic and the search, rollouts:samples=N)"})
+    search_threads: int = field(
+        default=0,
+        metadata={"min": 0, "max": 1024, "help": "the compiled search's threads, among the built-in opponents and in "
+                          "evaluations against it: 0, one stream of draws on the calling thread (and an evaluation "
+                          "plays the reference search, game by game); N, each game its own stream of draws, the games "
+                          "spread over N threads (the same moves for any N), evaluations on the batched engine"},
+    )
     eval_every: int = field(default=25, metadata={"min": 0, "help": "iterations between evaluations (0: never)"})
     eval_games: int = field(default=100, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
@@ -190,7 +197,8 @@ def make_collector(args: Args, vplay: VectorSelfPlay | None, net: nn.Module, dev
         return first
     rng = rng or random.Random(args.seed)
     other = VectorSelfPlay(vplay.rules, vplay.env.num_envs, rng.getrandbits(40), args.reward, args.max_hands,
-                           args.selfplay_prob, rng, tuple(filter(None, args.builtin_opponents.split(","))))
+                           args.selfplay_prob, rng, tuple(filter(None, args.builtin_opponents.split(","))),
+                           args.search_threads)
     return OverlappedCollector(first, Collector(other, config, net, device))
 
 
@@ -212,6 +220,7 @@ def train(args: Args) -> Path:
         vplay = VectorSelfPlay(
             rules, args.num_envs // 2 if args.overlap else args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
             args.selfplay_prob, random_gen, tuple(filter(None, args.builtin_opponents.split(","))),
+            args.search_threads,
         )
     net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden, args.critic,
                    args.aux_tiles > 0).to(device)
@@ -306,7 +315,7 @@ def train(args: Args) -> Path:
                     play.episode_returns.clear()
             if args.eval_every and iteration % args.eval_every == 0:
                 for opp in filter(None, args.eval_opponents.split(",")):
-                    rate = evaluator(opp)(
+                    rate = evaluator(opp, args.search_threads)(
                         lambda x: host(x)[0], rules, opp, args.eval_games, args.seed + iteration, args.max_hands
                     )
                     status += f" vs {opp} {rate:.3f}"

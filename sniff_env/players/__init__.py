@@ -149,13 +149,15 @@ def load(spec: str, **kwargs: Any) -> Player:
     return load_fitted_policy(path, **kwargs)
 
 
-def load_compiled(spec: str, engine: Any) -> Choose:
+def load_compiled(spec: str, engine: Any, threads: int = 0) -> Choose:
     """The compiled twin of the built-in player ``spec`` over ``engine`` (a
     :class:`~sniff_env.vector.engine.VectorEngine`): ``choose(games) -> actions``, the same moves
     as :func:`load`'s player. Players without one (:func:`~.registry.compiled_builtins` lists
-    those with one) raise :class:`ValueError`."""
+    those with one) raise :class:`ValueError`. ``threads`` above 0: a search (``rollouts``)
+    gives each game a stream of draws of its own and spreads the games over that many threads,
+    the same moves for any count (0: one stream, on the calling thread)."""
     base, options = parse_spec(spec)
-    return compiled_chooser(engine, base, options)
+    return compiled_chooser(engine, base, options, threads)
 
 
 def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str | None = None,

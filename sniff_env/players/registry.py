@@ -36,6 +36,8 @@ class BuiltinPlayer:
     exact: bool = True
     """Whether the twin makes the reference player's very moves (so a tournament may play it in
     its place); a sampling search's twin plays the same search with draws of its own."""
+    threaded: bool = False
+    """Whether the twin's factory takes ``threads`` (a search that spreads its games over threads)."""
 
 
 BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
@@ -46,7 +48,7 @@ BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
                                "sniff_env.players.compiled.baselines:heuristic_chooser"),
     "search": BuiltinPlayer("sniff_env.players.search:SearchPlayer"),
     "rollouts": BuiltinPlayer("sniff_env.players.rollouts:RolloutPlayer",
-                              "sniff_env.players.rollouts:rollouts_chooser", exact=False),
+                              "sniff_env.players.rollouts:rollouts_chooser", exact=False, threaded=True),
     "guided": BuiltinPlayer("sniff_env.players.guided:GuidedPlayer"),
 }
 """The built-in players by name."""
@@ -75,10 +77,12 @@ def reference_class(name: str) -> type:
     return cls
 
 
-def compiled_chooser(engine: Any, name: str, options: dict[str, Any]) -> Choose:
+def compiled_chooser(engine: Any, name: str, options: dict[str, Any], threads: int = 0) -> Choose:
     """The compiled twin of built-in ``name`` with ``options`` on ``engine`` (a ``name`` option,
     the player's label, plays no part); a player without one, or options its twin does not take,
-    raise :class:`ValueError` naming what it does take."""
+    raise :class:`ValueError` naming what it does take. ``threads`` above 0 goes to a twin that
+    searches (:attr:`BuiltinPlayer.threaded`); the others make their moves without draws and
+    take no threads of their own."""
     entry = BUILTIN_PLAYERS.get(name)
     if entry is None or entry.compiled is None:
         raise ValueError(
@@ -86,6 +90,8 @@ def compiled_chooser(engine: Any, name: str, options: dict[str, Any]) -> Choose:
             f"heuristic with any weights, rollouts without infer); got {name!r}: use engine='python' for it"
         )
     play = {key: value for key, value in options.items() if key != "name"}
+    if threads and entry.threaded:
+        play["threads"] = threads
     try:
         choose: Choose = _resolve(entry.compiled)(engine, **play)
     except TypeError as exc:  # an option the twin's factory has no parameter for

@@ -6,6 +6,7 @@ signal logged to TensorBoard while training.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -65,10 +66,13 @@ def policy_actions(policy: LogitsFn, engine: Any, games: Any) -> Any:
         return masked_logits(policy(obs), mask).argmax(1).numpy().astype(np.int64)
 
 
-def win_rate_vector(policy: LogitsFn, rules: Rules, opponent: str, games: int, seed: int, max_hands: int) -> float:
+def win_rate_vector(policy: LogitsFn, rules: Rules, opponent: str, games: int, seed: int, max_hands: int,
+                    threads: int = 0) -> float:
     """:func:`win_rate` on the batched engine, all games at once, against a compiled built-in
-    (``greedy`` or ``heuristic``): each seed is played twice, the policy's side first and then
-    second at the table; draws count half. Much faster, so it can afford thousands of games."""
+    (``greedy`` or ``heuristic``, or with ``threads`` above 0 the search ``rollouts`` with draws
+    of its own, see :func:`sniff_env.players.load_compiled`): each seed is played twice, the
+    policy's side first and then second at the table; draws count half. Much faster, so it can
+    afford thousands of games."""
     import numpy as np
 
     from sniff_env.evaluation.batched import play_out
@@ -78,7 +82,7 @@ def win_rate_vector(policy: LogitsFn, rules: Rules, opponent: str, games: int, s
     pairs = max(games // 2, 1)
     eng = VectorEngine(rules, 2 * pairs, max_hands=max_hands)
     eng.deal(np.arange(2 * pairs), True, np.repeat(seed * 100_003 + np.arange(pairs), 2))
-    choose = [lambda games: policy_actions(policy, eng, games), load_compiled(opponent, eng)]
+    choose = [lambda games: policy_actions(policy, eng, games), load_compiled(opponent, eng, threads)]
     sides = np.array([rules.side_of(s) for s in range(rules.num_players)])
     mine = sides[np.tile([0, 1], pairs)]  # the policy's side in each game
     try:
@@ -89,9 +93,16 @@ def win_rate_vector(policy: LogitsFn, rules: Rules, opponent: str, games: int, s
         eng.close()
 
 
-def evaluator(opponent: str) -> Callable[[LogitsFn, Rules, str, int, int, int], float]:
+def evaluator(opponent: str, search_threads: int = 0) -> Callable[[LogitsFn, Rules, str, int, int, int], float]:
     """The win-rate function for ``opponent``: :func:`win_rate_vector` for the compiled built-ins
-    (thousands of games in seconds, the same results), else :func:`win_rate`."""
+    that make the reference player's very moves (thousands of games in seconds, the same
+    results), and with ``search_threads`` above 0 for a search's twin too (the same search on
+    ``search_threads`` threads, with draws of its own); else :func:`win_rate`, game by game."""
     from sniff_env.players import has_compiled, parse_spec
 
-    return win_rate_vector if has_compiled(parse_spec(opponent)[0], exact=True) else win_rate
+    name = parse_spec(opponent)[0]
+    if has_compiled(name, exact=True):
+        return win_rate_vector
+    if search_threads and has_compiled(name):
+        return functools.partial(win_rate_vector, threads=search_threads)
+    return win_rate

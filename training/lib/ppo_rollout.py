@@ -272,7 +272,10 @@ class VectorSelfPlay:
     """The batched games and, per game and seat, who plays it (``LEARNER`` or a pool index)."""
 
     def __init__(self, rules: Rules, num_envs: int, seed: int, reward: str, max_hands: int,
-                 selfplay_prob: float, rng: random.Random, builtins: tuple[str, ...] = ()) -> None:
+                 selfplay_prob: float, rng: random.Random, builtins: tuple[str, ...] = (),
+                 search_threads: int = 0) -> None:
+        """``search_threads``: the threads of a search among the ``builtins`` (see
+        :func:`sniff_env.players.load_compiled`; 0, one stream of draws on the calling thread)."""
         from sniff_env.envs.vector import SniffVectorEnv
         from sniff_env.vector.checks import BatchError
 
@@ -282,7 +285,7 @@ class VectorSelfPlay:
             self.env = SniffVectorEnv(rules, num_envs, seed=seed, reward=reward, max_hands=max_hands)  # type: ignore[arg-type]
         except BatchError as exc:  # a batch that does not fit: the option to change, in one line
             raise ConfigError(f"--num-envs {num_envs}: {exc}") from None
-        self.builtins = [load_compiled(spec, self.env.engine) for spec in builtins]
+        self.builtins = [load_compiled(spec, self.env.engine, search_threads) for spec in builtins]
         self.obs, self.mask, self.seat = (np.array(x) for x in self.env.reset())
         self.table = np.full((num_envs, self.n), LEARNER, np.int64)
         self.pool_size = 0

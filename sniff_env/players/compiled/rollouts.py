@@ -18,6 +18,9 @@ Randomness comes from an explicit 64-bit state (splitmix64) that the caller seed
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
 import numpy as np
 
 from sniff_env.game import forced_lead
@@ -574,14 +577,18 @@ def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
                    act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
                    rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
                    seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, solve: int,
-                   stack: tuple[np.ndarray, ...], out: np.ndarray) -> None:
+                   stack: tuple[np.ndarray, ...], seeds: np.ndarray, out: np.ndarray) -> None:
     """The search's action for the seat to act in each game of ``games`` (``out[i]``); a single
-    legal action is played without searching."""
+    legal action is played without searching. With ``seeds`` (one per game; empty: none), game
+    ``i``'s deals come from a stream of its own that starts at ``seeds[i]``, else all the games
+    draw in turn from ``rng``."""
     for i in range(games.size):
         b = games[i]
         if S[b, NLEGAL] == 1:
             out[i] = legal[b, 0]
             continue
+        if seeds.size:
+            rng[0] = seeds[i]
         rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
                        rng, work, totals, odds, low, seen, depth, solve, stack)
         best, best_v = -1, -np.inf
@@ -686,11 +693,38 @@ def checked_depth(depth: object) -> int:
     return depth
 
 
+NO_SEEDS = np.zeros(0, np.uint64)
+"""No streams of the games' own: :func:`search_actions` draws every game's deals from one stream."""
+MAX_THREADS = 1_024
+"""The most threads a search spreads its games over."""
+
+
+def checked_threads(threads: object) -> int:
+    """``threads`` if it is a whole number from 0 to :data:`MAX_THREADS`, else a ValueError saying what is allowed."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= MAX_THREADS:
+        raise ValueError(f"threads must be 0 (one stream of draws for all the games, on the calling thread) or a "
+                         f"whole number of threads up to {MAX_THREADS} (each game its own stream of draws); "
+                         f"got {threads!r}")
+    return threads
+
+
+def stream_seeds(seed: int, call: int, games: np.ndarray) -> np.ndarray:
+    """The first state of each game's stream of draws at a search's ``call``-th choice
+    (splitmix64's finaliser of the seed, the call and the game's index): what a game draws
+    depends on neither the other games searched with it nor the threads searching them."""
+    with np.errstate(over="ignore"):
+        z = (np.uint64(seed & (2**64 - 1)) + np.uint64(call) * np.uint64(0xD1B54A32D192ED03)
+             + np.asarray(games, np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return np.ascontiguousarray(z ^ (z >> np.uint64(31)), np.uint64)
+
+
 class RolloutSearch:
     """Search choices for games of one :class:`VectorEngine` (see the module)."""
 
     def __init__(self, engine: VectorEngine, samples: int = 32, seed: int = 0, weights: Weights | None = None,
-                 value: str = "margin", depth: int = 1, solve: int = 0) -> None:
+                 value: str = "margin", depth: int = 1, solve: int = 0, threads: int = 0) -> None:
         """``value``: what a playout is worth, ``"margin"`` (the hand's points, the side's less the
         others') or ``"win"`` (the chance of winning the game from the scores it ends on, see
         :func:`rollout_value`; two sides only). ``depth``: 1, the heuristic plays from the move on;
@@ -698,8 +732,13 @@ class RolloutSearch:
         and the move is worth its least (:func:`_play_each_reply`). ``solve``: where at most that
         many tiles are still to play (held, and still to be drawn), each deal's hand is solved
         exactly instead of played out, every seat seeing the deal and playing its best
-        (:func:`solved_value`; two sides only, at most :data:`SOLVE_MOST`)."""
+        (:func:`solved_value`; two sides only, at most :data:`SOLVE_MOST`). ``threads``: 0, the
+        games of a call to :meth:`actions` draw their deals in turn from one stream, on the calling
+        thread; N, each game draws from a stream of its own (:func:`stream_seeds`) and the games
+        are spread over N threads, so the moves are the same for any N."""
         self.engine, self.samples, self.value = engine, positive_int("samples", samples, most=MAX_SAMPLES), checked_value(value)
+        self.threads, self._seed, self._calls = checked_threads(threads), seed, 0
+        self._pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         self.depth, self.solve = checked_depth(depth), checked_solve(solve, engine.rules.num_sides)
         self._stack = solver_space(engine, self.solve)
         self._odds: np.ndarray
@@ -711,18 +750,49 @@ class RolloutSearch:
         self._totals = np.zeros(engine.num_actions, np.float64)
         nothing = no_evidence(engine.tables.num_tiles)
         self._nothing = (nothing.seats, nothing.known, nothing.odds)
+        # each further thread's own generator, scratch space, totals and solver stack
+        self._lanes = [(np.zeros(1, np.uint64), workspace(engine), np.zeros(engine.num_actions, np.float64),
+                        solver_space(engine, self.solve)) for _ in range(max(0, threads - 1))]
 
     def actions(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
         """The search's action in each of ``games`` (indices of games in play); ``evidence``
         (:func:`sniff_env.players.inference.evidence`, one game only) weighs the deals it samples."""
-        t, eng = self.engine.tables, self.engine
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
-        search_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
-                       t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
-                       self._odds, self._low, self._seen(evidence, games.size), self.depth, self.solve,
-                       self._stack, out)
+        seen = self._seen(evidence, games.size)
+        if not self.threads:
+            self._search(games, NO_SEEDS, seen, (self._rng, self._work, self._totals, self._stack), out)
+            return out
+        seeds = stream_seeds(self._seed, self._calls, games)
+        self._calls += 1
+        lanes = [(self._rng, self._work, self._totals, self._stack), *self._lanes][: max(1, min(self.threads, games.size))]
+        k = len(lanes)  # every k-th game to a thread, so that long and short searches mix
+        parts = [(np.ascontiguousarray(games[i::k]), np.ascontiguousarray(seeds[i::k])) for i in range(k)]
+        outs = [np.zeros(part.size, np.int64) for part, _ in parts]
+        futures = [self._pool.submit(self._search, part, own, seen, lane, o)  # type: ignore[union-attr]
+                   for (part, own), lane, o in zip(parts[1:], lanes[1:], outs[1:], strict=True)]
+        self._search(*parts[0], seen, lanes[0], outs[0])
+        for f in futures:
+            f.result()
+        for i, o in enumerate(outs):
+            out[i::k] = o
         return out
+
+    def close(self) -> None:
+        """Stop the search's threads (it goes on searching on the calling thread alone)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool, self._lanes = None, []
+            self.threads = min(self.threads, 1)
+
+    def _search(self, games: np.ndarray, seeds: np.ndarray, seen: tuple[np.ndarray, np.ndarray, np.ndarray],
+                lane: tuple[Any, ...], out: np.ndarray) -> None:
+        """:func:`search_actions` over ``games`` with one thread's generator, scratch, totals and stack."""
+        t, eng = self.engine.tables, self.engine
+        rng, work, totals, stack = lane
+        search_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+                       t.act_slot, eng.legal, games, self._w, self.samples, rng, work, totals, self._odds, self._low,
+                       seen, self.depth, self.solve, stack, seeds, out)
 
     def q_values(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
         """``[len(games), num_actions]``: the mean value (``value``) of every action in each game, ``-inf``
