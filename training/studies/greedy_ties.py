@@ -76,7 +76,7 @@ def _play_tied(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
     for j in range(S[b, NLEGAL]):
         if not tied[j]:
             continue
-        load_deal(S, played, P, b, work)
+        load_deal(S, played, b, work)
         a = legal[b, j]
         while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
             who = me_player if side_of(RS[0, TURN], P[P_PARTNER]) == me else opp_player

@@ -209,7 +209,7 @@ def load_game(S: np.ndarray, played: np.ndarray, b: int, DH: np.ndarray, DB: np.
 
 
 @_inline
-def load_deal(S: np.ndarray, played: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> None:
+def load_deal(S: np.ndarray, played: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> None:
     """Set the rollout game of ``work`` to game ``b`` with the deal in ``work``'s first two arrays
     (every hand, and the boneyard)."""
     load_game(S, played, b, work[0], work[1], work[2], work[3], work[4], work[5], 0)
@@ -300,7 +300,7 @@ def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
     in ``work``'s first two arrays (every hand, and the boneyard) and the hand played out by the
     heuristic (:func:`play_on`)."""
     for j in range(S[b, NLEGAL]):
-        load_deal(S, played, P, b, work)
+        load_deal(S, played, b, work)
         apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, legal[b, j])
         play_on(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, W, work)
         totals[j] += rollout_value(S, P, b, work, odds, low)
@@ -341,7 +341,7 @@ def _play_each_reply(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.nd
     RS, RL, replies = work[2], work[6], work[16]
     me = side_of(S[b, TURN], P[P_PARTNER])
     for j in range(S[b, NLEGAL]):
-        load_deal(S, played, P, b, work)
+        load_deal(S, played, b, work)
         if apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, legal[b, j]) \
                 and side_of(RS[0, TURN], P[P_PARTNER]) != me and RS[0, NLEGAL] > 1:
             k = RS[0, NLEGAL]
