@@ -14,22 +14,10 @@ from sniff_env.players.compiled.rollouts import RolloutSearch, stream_seeds
 from sniff_env.presets import make_rules
 from sniff_env.vector import kernels as K
 from sniff_env.vector.engine import VectorEngine
+from training.benchmarks.search_threads import positions as mid_hand
 from training.lib.config import ConfigError
 from training.lib.evaluate import evaluator, win_rate, win_rate_vector
 from training.ppo import main
-
-
-def mid_hand(games: int, seed: int, moves: int = 3) -> VectorEngine:
-    """``games`` games of 2-player ``sniff``, each ``moves`` heuristic moves into its first hand."""
-    eng = VectorEngine(make_rules("sniff", 2), games, threads=1)
-    eng.deal(np.arange(games), True, seed + np.arange(games))
-    heuristic = load_compiled("heuristic", eng)
-    for _ in range(moves):
-        playing = np.flatnonzero(eng.phase == K.PLAY)
-        actions = np.zeros(games, np.int64)
-        actions[playing] = heuristic(playing)
-        eng.step(actions)
-    return eng
 
 
 def test_the_moves_do_not_depend_on_the_threads() -> None:
