@@ -750,9 +750,10 @@ class RolloutSearch:
         self._totals = np.zeros(engine.num_actions, np.float64)
         nothing = no_evidence(engine.tables.num_tiles)
         self._nothing = (nothing.seats, nothing.known, nothing.odds)
-        # each further thread's own generator, scratch space, totals and solver stack
-        self._lanes = [(np.zeros(1, np.uint64), workspace(engine), np.zeros(engine.num_actions, np.float64),
-                        solver_space(engine, self.solve)) for _ in range(max(0, threads - 1))]
+        # each thread's own generator, scratch space, totals and solver stack; the first the calling thread's
+        self._lanes = [(self._rng, self._work, self._totals, self._stack)] + [
+            (np.zeros(1, np.uint64), workspace(engine), np.zeros(engine.num_actions, np.float64),
+             solver_space(engine, self.solve)) for _ in range(max(0, threads - 1))]
 
     def actions(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
         """The search's action in each of ``games`` (indices of games in play); ``evidence``
@@ -761,11 +762,11 @@ class RolloutSearch:
         out = np.zeros(games.size, np.int64)
         seen = self._seen(evidence, games.size)
         if not self.threads:
-            self._search(games, NO_SEEDS, seen, (self._rng, self._work, self._totals, self._stack), out)
+            self._search(games, NO_SEEDS, seen, self._lanes[0], out)
             return out
         seeds = stream_seeds(self._seed, self._calls, games)
         self._calls += 1
-        lanes = [(self._rng, self._work, self._totals, self._stack), *self._lanes][: max(1, min(self.threads, games.size))]
+        lanes = self._lanes[: max(1, min(self.threads, games.size))]
         k = len(lanes)  # every k-th game to a thread, so that long and short searches mix
         parts = [(np.ascontiguousarray(games[i::k]), np.ascontiguousarray(seeds[i::k])) for i in range(k)]
         outs = [np.zeros(part.size, np.int64) for part, _ in parts]
@@ -777,13 +778,6 @@ class RolloutSearch:
         for i, o in enumerate(outs):
             out[i::k] = o
         return out
-
-    def close(self) -> None:
-        """Stop the search's threads (it goes on searching on the calling thread alone)."""
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool, self._lanes = None, []
-            self.threads = min(self.threads, 1)
 
     def _search(self, games: np.ndarray, seeds: np.ndarray, seen: tuple[np.ndarray, np.ndarray, np.ndarray],
                 lane: tuple[Any, ...], out: np.ndarray) -> None:
