@@ -59,6 +59,13 @@ def test_players_without_draws_take_no_threads() -> None:
     assert np.array_equal(load_compiled("heuristic", eng, 4)(games), load_compiled("heuristic", eng)(games))
 
 
+def test_a_spec_cannot_set_the_threads() -> None:
+    """The threads are the caller's (``load_compiled(..., threads)``), not an option of the player's spec."""
+    eng = mid_hand(4, 95)
+    with pytest.raises(ValueError, match="threads"):
+        load_compiled("rollouts:samples=2,threads=2", eng)
+
+
 def test_an_evaluation_against_the_search_on_threads() -> None:
     """With search threads, an evaluation against ``rollouts`` plays on the batched engine, and
     its win rate is the same for any number of threads."""

@@ -37,7 +37,8 @@ class BuiltinPlayer:
     """Whether the twin makes the reference player's very moves (so a tournament may play it in
     its place); a sampling search's twin plays the same search with draws of its own."""
     threaded: bool = False
-    """Whether the twin's factory takes ``threads`` (a search that spreads its games over threads)."""
+    """Whether the twin is a search that spreads its games over threads: its factory is then
+    ``factory(engine, threads, **options)``, ``threads`` positional, so that no spec sets it."""
 
 
 BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
@@ -90,10 +91,9 @@ def compiled_chooser(engine: Any, name: str, options: dict[str, Any], threads: i
             f"heuristic with any weights, rollouts without infer); got {name!r}: use engine='python' for it"
         )
     play = {key: value for key, value in options.items() if key != "name"}
-    if threads and entry.threaded:
-        play["threads"] = threads
+    factory = _resolve(entry.compiled)
     try:
-        choose: Choose = _resolve(entry.compiled)(engine, **play)
+        choose: Choose = factory(engine, threads, **play) if entry.threaded else factory(engine, **play)
     except TypeError as exc:  # an option the twin's factory has no parameter for
         raise ValueError(f"the compiled {name} player: {exc}") from None
     return choose

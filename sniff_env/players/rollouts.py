@@ -100,13 +100,13 @@ def load_state(engine: Any, state: InfoState) -> None:
     load_info_state(engine, state)
 
 
-def rollouts_chooser(engine: Any, seed: int = 0, samples: int = 64, value: str = "margin", depth: int = 1,
-                     solve: int = 0, threads: int = 0, **playout: float) -> Any:
+def rollouts_chooser(engine: Any, threads: int = 0, /, seed: int = 0, samples: int = 64, value: str = "margin",
+                     depth: int = 1, solve: int = 0, **playout: float) -> Any:
     """The compiled search on the games of ``engine`` itself, as the trainers' league seats it:
     ``choose(games)`` gives each game's move by :class:`RolloutPlayer`'s search, from what the
-    seat to act may know only, with draws of its own (seeded by ``seed``; ``threads`` as for
-    :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`). ``infer`` is the one option of
-    the player it does not take."""
+    seat to act may know only, with draws of its own (seeded by ``seed``; ``threads``, the
+    caller's and no option of a spec, as for :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`).
+    ``infer`` is the one option of the player it does not take."""
     from sniff_env.players.compiled.rollouts import RolloutSearch
 
     search = RolloutSearch(engine, samples, seed, playout_weights(playout), value, depth, solve, threads)
