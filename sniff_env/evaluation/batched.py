@@ -29,7 +29,7 @@ from sniff_env.evaluation.schedule import (
     seatings,
 )
 from sniff_env.players import has_compiled, load_compiled, parse_spec
-from sniff_env.players.policy import PolicyPlayer
+from sniff_env.players.policy import PolicyPlayer, policy_actions
 from sniff_env.players.registry import Choose
 from sniff_env.rules import Rules
 from sniff_env.workers import worker_pool
@@ -37,18 +37,6 @@ from sniff_env.workers import worker_pool
 BATCH_DEALS = 256
 """Deals played on one engine at once: large enough that a policy's batches are efficient,
 small enough that the progress bar moves."""
-
-def policy_actions(network: Any, engine: Any, games: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """The masked argmax of ``network`` (a :class:`~sniff_env.players.policy.PolicyNetwork`) for
-    the seat to act in each of ``games`` of ``engine`` (a
-    :class:`~sniff_env.vector.engine.VectorEngine`); a forced move is played without asking it."""
-    out: npt.NDArray[np.int64] = engine.legal[games, 0].astype(np.int64)
-    several = engine.num_legal[games] > 1
-    if several.any():
-        choice = games[several]
-        out[several] = network.actions(engine.obs[choice], engine.mask[choice])
-    return out
-
 
 def batched_chooser(spec: str, player: Any, engine: Any) -> Choose | None:
     """The batched form of the player ``spec`` (loaded as ``player``) on ``engine``: a built-in's

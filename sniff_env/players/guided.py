@@ -24,6 +24,13 @@ likely they make the others' plays so far (:mod:`sniff_env.players.inference`). 
 weight of the heuristic that plays the playouts, and ``solve=N`` solves each deal's hand exactly
 where at most ``N`` tiles are still to play, as for the rollout player.
 
+With ``playouts=policy`` the network itself plays the playouts, in every seat, on the same
+sampled deals (:mod:`sniff_env.players.net_playouts`): the whole hand, or with ``net_plies=N``
+its first ``N`` decisions after the move and the heuristic the rest; ``playout_agent`` names
+another (a cheaper) network to play them, the prior staying ``agent``'s. A network call per decision
+of every playout makes it far slower than the compiled search; ``depth``, ``solve``, ``top`` and
+the playout weights, which belong to the compiled search's playouts, are refused with it.
+
 Like the rollout player it reads the seat's information state only (the search deals the unseen
 tiles itself). ``agent`` is a shipped agent's name or a policy file's path; one made for other
 rules than the game's is refused with a :class:`~sniff_env.players.policy.PolicyError`.
@@ -52,8 +59,28 @@ if TYPE_CHECKING:
 Searches = tuple["VectorEngine", "RolloutSearch", "RolloutSearch"]
 """A one-game engine, the search of every move, and the search of the top moves."""
 
+PLAYOUTS = ("heuristic", "policy")
+"""Who plays the search's playouts: the heuristic (compiled), or the network (:mod:`.net_playouts`)."""
+
 LOGIT_SCALE = 0.3
 """Logit per point of move value the shipped agents were trained to (see the module)."""
+
+
+def checked_playouts(playouts: object, net_plies: object, shaped: list[str]) -> tuple[str, int]:
+    """``playouts`` and ``net_plies`` after checking them; ``shaped``: the options given that shape the
+    compiled search's playouts (``depth=2``...), refused with the network's."""
+    if playouts not in PLAYOUTS:
+        raise ValueError(f"playouts must be 'heuristic' (the compiled search's) or 'policy' (the network's); "
+                         f"got {playouts!r}")
+    if isinstance(net_plies, bool) or not isinstance(net_plies, int) or not 0 <= net_plies <= ENGINE_INT_MAX:
+        raise ValueError(f"net_plies must be a whole number of 0 (the network plays out the whole hand) or more "
+                         f"(its first decisions, then the heuristic); got {net_plies!r}")
+    if net_plies and playouts != "policy":
+        raise ValueError(f"net_plies applies to playouts=policy only; got net_plies={net_plies} with playouts={playouts}")
+    if playouts == "policy" and shaped:
+        raise ValueError(f"{', '.join(shaped)} shape the compiled search's playouts, not the network's: leave them out "
+                         f"with playouts=policy (it takes samples, prior, value, infer, work and net_plies)")
+    return str(playouts), net_plies
 
 
 def agent_path(agent: str) -> Path:
@@ -70,7 +97,8 @@ class GuidedPlayer:
 
     def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
                  prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin", infer: float = 0.0,
-                 depth: int = 1, work: int = 0, solve: int = 0, **playout: float) -> None:
+                 depth: int = 1, work: int = 0, solve: int = 0, playouts: str = "heuristic", net_plies: int = 0,
+                 playout_agent: str = "", **playout: float) -> None:
         from sniff_env.players.compiled.rollouts import checked_depth, checked_solve, checked_value
 
         self.name, self.agent, self.value = name, agent, checked_value(value)
@@ -87,11 +115,21 @@ class GuidedPlayer:
         self.work = work
         self.depth, self.playout = checked_depth(depth), playout_weights(playout)
         self.solve = checked_solve(solve, 2)  # the rules' sides are checked when it meets them
+        shaped = ([f"depth={depth}"] if depth != 1 else []) + [f"{k}={v}" for k, v in (("solve", solve), ("top", top)) if v]
+        shaped += [f"{k}={v}" for k, v in playout.items()]
+        self.playouts, self.net_plies = checked_playouts(playouts, net_plies, shaped)
+        if playout_agent and self.playouts != "policy":
+            raise ValueError(f"playout_agent applies to playouts=policy only; got playout_agent={playout_agent}")
+        self.playout_agent = playout_agent
         self._path = agent_path(agent)
         network, _meta, rules = load_network(self._path)  # refuses a file that is no policy, up front
+        self._playout_path = agent_path(playout_agent) if playout_agent else None
+        if self._playout_path is not None:
+            load_network(self._playout_path)
         self._networks: dict[Rules, tuple[PolicyNetwork, Observer]] = {rules: (network, Observer(rules))}
         self._seed = seed or 0
         self._engines: dict[Rules, Searches] = {}
+        self._net_playouts: dict[Rules, Any] = {}
 
     @classmethod
     def keyword_options(cls) -> dict[str, Any]:
@@ -100,6 +138,7 @@ class GuidedPlayer:
 
     def reset(self, seed: int | None = None) -> None:
         self._seed = seed or 0
+        self._net_playouts = {}
         self._engines = {}  # a new dict: a shallow copy (a server's game) searches on engines of its own
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
@@ -113,7 +152,10 @@ class GuidedPlayer:
         load_state(engine, state)
         seen = evidence(state, self.infer)
         first.samples = deals = self.deals_for(state)  # the search reads its deal count at each call
-        values = first.q_values(np.zeros(1, np.int64), seen)[0, legal]
+        if self.playouts == "policy":
+            values = self._playouts(state.rules, network).values(engine, first, deals, seen)
+        else:
+            values = first.q_values(np.zeros(1, np.int64), seen)[0, legal]
         prior = self.prior * (logits - logits.mean()) / LOGIT_SCALE
         if self.value == "win":
             prior *= points_to_chance(state)
@@ -138,6 +180,15 @@ class GuidedPlayer:
             network, _meta, rules_played = load_network(self._path, rules)  # PolicyError for other rules
             self._networks[rules] = (network, Observer(rules_played))
         return self._networks[rules]
+
+    def _playouts(self, rules: Rules, network: PolicyNetwork) -> Any:
+        if rules not in self._net_playouts:
+            from sniff_env.players.net_playouts import NetPlayouts
+
+            if self._playout_path is not None:
+                network = load_network(self._playout_path, rules)[0]  # PolicyError for other rules
+            self._net_playouts[rules] = NetPlayouts(rules, network, self._seed, self.value, self.net_plies)
+        return self._net_playouts[rules]
 
     def _engine(self, rules: Rules) -> Searches:
         if rules not in self._engines:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from sniff_env.actions import action_codec
 from sniff_env.observation import Observer
@@ -181,3 +182,15 @@ __all__ = [  # with the policy file's own names (policy_file), found here by use
     "PolicyPlayer", "check_meta", "check_output", "load_network", "load_policy", "parse_meta", "read_file",
     "torchscript_refusal",
 ]
+
+
+def policy_actions(network: Any, engine: Any, games: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The masked argmax of ``network`` (a :class:`PolicyNetwork`) for
+    the seat to act in each of ``games`` of ``engine`` (a
+    :class:`~sniff_env.vector.engine.VectorEngine`); a forced move is played without asking it."""
+    out: npt.NDArray[np.int64] = engine.legal[games, 0].astype(np.int64)
+    several = engine.num_legal[games] > 1
+    if several.any():
+        choice = games[several]
+        out[several] = network.actions(engine.obs[choice], engine.mask[choice])
+    return out
