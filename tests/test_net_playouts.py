@@ -20,6 +20,7 @@ from sniff_env.players.net_playouts import NetPlayouts
 from sniff_env.players.policy import PolicyError, PolicyPlayer
 from sniff_env.rules import Rules
 from sniff_env.tiles import mask_tiles
+from sniff_env.vector.checks import BatchError
 from sniff_env.vector.engine import VectorEngine
 
 
@@ -158,3 +159,29 @@ def test_the_playout_agent_plays_the_playouts() -> None:
 def test_bad_options_are_refused(spec: str, words: str) -> None:
     with pytest.raises(PlayerSpecError, match=words):
         load(spec)
+
+
+def test_set_positions_refuses_a_deal_that_does_not_hold_each_tile_once() -> None:
+    """A deal with a tile twice, or of the wrong shape, is refused before any game changes."""
+    rules = make_rules("sniff", 2)
+    game = positions(rules, 5, 1)[0]
+    root = VectorEngine(rules, 1, threads=1)
+    load_info_state(root, info_state(game, game.turn))
+    T = root.tables.num_tiles
+    hands = np.zeros((2, 2, T), np.uint8)
+    for s in range(2):
+        hands[:, s, mask_tiles(game.hands[s])] = 1
+    rest = game.boneyard[game.bone_pos :]
+    bone = np.zeros((2, T), np.int64)
+    bone[:, : len(rest)] = rest
+    eng = VectorEngine(rules, 2, threads=1)
+    eng.set_positions(root, 0, hands, bone)  # the real deal is accepted
+    assert (eng.S[:, :-1] == root.S[0, :-1]).all()
+    before = eng.S.copy()
+    twice = bone.copy()
+    twice[1, 0] = twice[1, 1]
+    with pytest.raises(BatchError, match="game 1: its hands, boneyard and the tiles played must hold each tile once"):
+        eng.set_positions(root, 0, hands, twice)
+    with pytest.raises(BatchError, match=r"hands must be \[2, 2, 28\] and bone \[2, 28\]"):
+        eng.set_positions(root, 0, hands[:1], bone)
+    assert (eng.S == before).all()

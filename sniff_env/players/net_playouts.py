@@ -84,17 +84,7 @@ class NetPlayouts:
         deals = len(hands)
         B = deals * L
         eng, heuristic = self._engine(B)
-        eng.S[:] = root.S[0]
-        eng.S[:, K.SHOWN] = L  # the rows below show the root's legal moves, as the kernels expect
-        eng.play_record[:] = root.play_record[0]
-        eng.hands[:] = np.repeat(hands, L, axis=0)
-        eng.bone[:] = np.repeat(bone, L, axis=0)
-        eng.legal[:, :L] = legal
-        eng._obs[:] = 0
-        block = eng.tables.observer.pieces["rules"]
-        eng._obs[:, block.start : block.stop] = eng.tables.rules_vec
-        eng._mask[:] = 0
-        eng._mask[:, legal] = 1
+        eng.set_positions(root, 0, np.repeat(hands, L, axis=0), np.repeat(bone, L, axis=0))
         eng.step(np.tile(legal, deals))
         ply = 0
         while True:

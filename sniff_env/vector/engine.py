@@ -274,6 +274,44 @@ class VectorEngine:
             scripts.append((int(games[i]), tiles, deal.leader))
         return scripts
 
+    def set_positions(self, position: VectorEngine, game: int, hands: np.ndarray, bone: np.ndarray) -> None:
+        """Make every game of this engine game ``game`` of ``position`` (an engine of the same rules)
+        with the hidden tiles of a deal of its own: every hand ``hands[b]`` (``[B, players, tiles]``)
+        and the boneyard ``bone[b]`` (``[B, tiles]``, at the places ``position``'s game draws from).
+        The seat to act has the legal moves of ``position``'s game in its mask; its observation
+        holds the rules block only, until a step encodes the next. A deal that does not hold
+        each tile exactly once, with those played, raises :class:`BatchError` before any game changes."""
+        if position.rules != self.rules:
+            raise BatchError("set_positions copies a game of an engine of the same rules")
+        B, n, T = self.num_envs, self.rules.num_players, self.tables.num_tiles
+        hands, bone = np.asarray(hands), np.asarray(bone)
+        if hands.shape != (B, n, T) or bone.shape != (B, T):
+            raise BatchError(f"hands must be [{B}, {n}, {T}] and bone [{B}, {T}]; got {list(hands.shape)} and "
+                             f"{list(bone.shape)}")
+        first, end = int(position.S[game, K.BONE_POS]), int(position.S[game, K.BONE_LEN])
+        count = hands.astype(np.int64).sum(axis=1) + (position.played_by[game] >= 0)
+        drawable = bone[:, first:end]
+        if drawable.size and (drawable.min() < 0 or drawable.max() >= T):
+            raise BatchError(f"boneyard tiles must be 0..{T - 1}")
+        np.add.at(count, (np.repeat(np.arange(B), end - first), drawable.reshape(-1)), 1)
+        bad = np.flatnonzero((count != 1).any(axis=1))
+        if bad.size:
+            raise BatchError(f"game {bad[0]}: its hands, boneyard and the tiles played must hold each tile once; "
+                             f"tiles held {count[bad[0]].tolist()} times")
+        nlegal = int(position.S[game, K.NLEGAL])
+        legal = position.legal[game, :nlegal]
+        self.S[:] = position.S[game]
+        self.S[:, K.SHOWN] = nlegal  # the mask shows these: the next step clears them
+        self._played[:] = position.play_record[game]
+        self.hands[:] = hands
+        self.bone[:] = bone
+        self.legal[:, :nlegal] = legal
+        block = self.tables.observer.pieces["rules"]
+        self._obs[:] = 0
+        self._obs[:, block.start : block.stop] = self.tables.rules_vec
+        self._mask[:] = 0
+        self._mask[:, legal] = 1
+
     def continue_games(self) -> np.ndarray:
         """Deal the next hand of every game whose hand is over; return the games now in play
         (empty once every game is over)."""
