@@ -54,6 +54,7 @@ from sniff_env.rules import ENGINE_INT_MAX, Rules
 
 if TYPE_CHECKING:
     from sniff_env.players.compiled.rollouts import RolloutSearch
+    from sniff_env.players.net_playouts import NetPlayouts
     from sniff_env.vector.engine import VectorEngine
 
 Searches = tuple["VectorEngine", "RolloutSearch", "RolloutSearch"]
@@ -66,9 +67,10 @@ LOGIT_SCALE = 0.3
 """Logit per point of move value the shipped agents were trained to (see the module)."""
 
 
-def checked_playouts(playouts: object, net_plies: object, shaped: list[str]) -> tuple[str, int]:
-    """``playouts`` and ``net_plies`` after checking them; ``shaped``: the options given that shape the
-    compiled search's playouts (``depth=2``...), refused with the network's."""
+def checked_playouts(playouts: object, net_plies: object, playout_agent: str, shaped: list[str]) -> tuple[str, int]:
+    """``playouts`` and ``net_plies`` after checking them (``playout_agent`` goes with the network's
+    playouts only); ``shaped``: the options given that shape the compiled search's playouts
+    (``depth=2``...), refused with the network's."""
     if playouts not in PLAYOUTS:
         raise ValueError(f"playouts must be 'heuristic' (the compiled search's) or 'policy' (the network's); "
                          f"got {playouts!r}")
@@ -77,6 +79,8 @@ def checked_playouts(playouts: object, net_plies: object, shaped: list[str]) -> 
                          f"(its first decisions, then the heuristic); got {net_plies!r}")
     if net_plies and playouts != "policy":
         raise ValueError(f"net_plies applies to playouts=policy only; got net_plies={net_plies} with playouts={playouts}")
+    if playout_agent and playouts != "policy":
+        raise ValueError(f"playout_agent applies to playouts=policy only; got playout_agent={playout_agent}")
     if playouts == "policy" and shaped:
         raise ValueError(f"{', '.join(shaped)} shape the compiled search's playouts, not the network's: leave them out "
                          f"with playouts=policy (it takes samples, prior, value, infer, work and net_plies)")
@@ -115,11 +119,10 @@ class GuidedPlayer:
         self.work = work
         self.depth, self.playout = checked_depth(depth), playout_weights(playout)
         self.solve = checked_solve(solve, 2)  # the rules' sides are checked when it meets them
-        shaped = ([f"depth={depth}"] if depth != 1 else []) + [f"{k}={v}" for k, v in (("solve", solve), ("top", top)) if v]
+        shaped = [f"depth={depth}"] if depth != 1 else []
+        shaped += [f"{k}={v}" for k, v in (("solve", solve), ("top", top)) if v]
         shaped += [f"{k}={v}" for k, v in playout.items()]
-        self.playouts, self.net_plies = checked_playouts(playouts, net_plies, shaped)
-        if playout_agent and self.playouts != "policy":
-            raise ValueError(f"playout_agent applies to playouts=policy only; got playout_agent={playout_agent}")
+        self.playouts, self.net_plies = checked_playouts(playouts, net_plies, playout_agent, shaped)
         self.playout_agent = playout_agent
         self._path = agent_path(agent)
         network, _meta, rules = load_network(self._path)  # refuses a file that is no policy, up front
@@ -129,7 +132,7 @@ class GuidedPlayer:
         self._networks: dict[Rules, tuple[PolicyNetwork, Observer]] = {rules: (network, Observer(rules))}
         self._seed = seed or 0
         self._engines: dict[Rules, Searches] = {}
-        self._net_playouts: dict[Rules, Any] = {}
+        self._net_playouts: dict[Rules, NetPlayouts] = {}
 
     @classmethod
     def keyword_options(cls) -> dict[str, Any]:
@@ -181,7 +184,8 @@ class GuidedPlayer:
             self._networks[rules] = (network, Observer(rules_played))
         return self._networks[rules]
 
-    def _playouts(self, rules: Rules, network: PolicyNetwork) -> Any:
+    def _playouts(self, rules: Rules, network: PolicyNetwork) -> NetPlayouts:
+        """The network's playouts for ``rules``: ``playout_agent``'s network, else ``network``."""
         if rules not in self._net_playouts:
             from sniff_env.players.net_playouts import NetPlayouts
 
