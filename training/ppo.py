@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from sniff_env.players.specs import MAX_THREADS
 from sniff_env.rules import Rules
 from training.lib.collector import Collector, RolloutConfig
 from training.lib.config import (
@@ -128,7 +129,7 @@ class Args:
     builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool (the vector engine plays greedy, heuristic and the search, rollouts:samples=N)"})
     search_threads: int = field(
         default=0,
-        metadata={"min": 0, "max": 1024, "help": "the compiled search's threads, among the built-in opponents and in "
+        metadata={"min": 0, "max": MAX_THREADS, "help": "the compiled search's threads, among the built-in opponents and in "
                           "evaluations against it: 0, one stream of draws on the calling thread (and an evaluation "
                           "plays the reference search, game by game); N, each game its own stream of draws, the games "
                           "spread over N threads (the same moves for any N), evaluations on the batched engine"},

@@ -34,6 +34,8 @@ BUILTIN: Mapping[str, tuple[str, str]] = _References()
 
 MAX_SAMPLES = 65_536
 """The most deals a search may sample per move (``samples``, ``extra``)."""
+MAX_THREADS = 1_024
+"""The most threads a search spreads its games over."""
 MAX_SIMULATIONS = 1_000_000
 """The most rollouts per decision of the search player (``simulations``)."""
 MAX_BUDGET_S = 600.0

@@ -28,7 +28,7 @@ from sniff_env.infostate import InfoState
 from sniff_env.players.compiled.baselines import heuristic_choice, weight_vector
 from sniff_env.players.compiled.win_odds import odds_at, win_odds
 from sniff_env.players.inference import Evidence, no_evidence
-from sniff_env.players.specs import MAX_SAMPLES
+from sniff_env.players.specs import MAX_SAMPLES, MAX_THREADS
 from sniff_env.players.strategy import Weights
 from sniff_env.vector import compiled
 from sniff_env.vector import kernels as K
@@ -66,14 +66,23 @@ _jit = compiled()
 _inline = compiled(inline=True)
 
 
+def mix64(z: Any) -> Any:
+    """splitmix64's finaliser: 64 well-mixed bits of ``z``, a ``uint64`` or an array of them
+    (wrapping as unsigned arithmetic does; numpy warns of the overflow unless told not to)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+_mix64 = _inline(mix64)
+
+
 @_inline
 def _next(state: np.ndarray) -> np.uint64:
     """splitmix64: advance ``state[0]`` and return the next 64 random bits."""
     state[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = state[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    bits: np.uint64 = _mix64(state[0])
+    return bits
 
 
 @_inline
@@ -695,10 +704,6 @@ def checked_depth(depth: object) -> int:
 
 NO_SEEDS = np.zeros(0, np.uint64)
 """No streams of the games' own: :func:`search_actions` draws every game's deals from one stream."""
-MAX_THREADS = 1_024
-"""The most threads a search spreads its games over."""
-
-
 def checked_threads(threads: object) -> int:
     """``threads`` if it is a whole number from 0 to :data:`MAX_THREADS`, else a ValueError saying what is allowed."""
     if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= MAX_THREADS:
@@ -715,9 +720,7 @@ def stream_seeds(seed: int, call: int, games: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         z = (np.uint64(seed & (2**64 - 1)) + np.uint64(call) * np.uint64(0xD1B54A32D192ED03)
              + np.asarray(games, np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return np.ascontiguousarray(z ^ (z >> np.uint64(31)), np.uint64)
+        return np.ascontiguousarray(mix64(z), np.uint64)
 
 
 class RolloutSearch:
