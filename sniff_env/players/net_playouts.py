@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sniff_env.players.compiled.rollouts import NO_ODDS, values_at
 from sniff_env.players.policy import policy_actions
 from sniff_env.vector import kernels as K
 
@@ -25,11 +26,6 @@ if TYPE_CHECKING:
     from sniff_env.rules import Rules
     from sniff_env.vector.engine import VectorEngine
 
-MARGIN_WEIGHT = 1e-5
-"""With win odds, a playout's value also holds this much per point of margin (ties only), as in
-the compiled search."""
-
-
 class NetPlayouts:
     """Values of a seat's legal moves from playouts by ``network`` (see the module)."""
 
@@ -38,6 +34,7 @@ class NetPlayouts:
         self.rules, self.network, self.value, self.plies = rules, network, value, plies
         self._rng = np.random.default_rng(seed)
         self._engines: dict[int, tuple[VectorEngine, Any]] = {}
+        self._odds, self._low = NO_ODDS, 0
         if value == "win":
             from sniff_env.players.compiled.win_odds import win_odds
 
@@ -102,21 +99,8 @@ class NetPlayouts:
         return values
 
     def _worth(self, root: VectorEngine, eng: VectorEngine) -> np.ndarray:
-        """Each played-out game's value to the side to act at the root."""
-        rules = self.rules
-        me = rules.side_of(int(root.S[0, K.TURN]))
-        before = root.scores[0].astype(np.float64)
-        gains = eng.scores.astype(np.float64) - before
-        sides = rules.num_sides
-        margin: np.ndarray = gains[:, me] - (gains.sum(axis=1) - gains[:, me]) / (sides - 1)
-        if self.value != "win":
-            return margin
-        top, low = rules.target - 1, self._low
-        mine = np.clip(eng.scores[:, me], low, top) - low
-        theirs = np.clip(eng.scores[:, 1 - me], low, top) - low
-        chance = self._odds[mine, theirs].astype(np.float64)
-        over = eng.phase == K.GAME_OVER
-        winner = eng.winner
-        chance[over] = np.where(winner[over] < 0, 0.5, (winner[over] == me).astype(np.float64))
-        worth: np.ndarray = chance + MARGIN_WEIGHT * margin
+        """Each played-out game's value to the side to act at the root, as the compiled search
+        values its own playouts (:func:`~sniff_env.players.compiled.rollouts.value_at`)."""
+        worth = np.empty(eng.num_envs, np.float64)
+        values_at(root.S, root.tables.params, 0, eng.S, self._odds, self._low, worth)
         return worth

@@ -280,6 +280,15 @@ def value_at(S: np.ndarray, P: np.ndarray, b: int, RS: np.ndarray, r: int, odds:
     return chance + MARGIN_WEIGHT * margin
 
 
+@_jit
+def values_at(S: np.ndarray, P: np.ndarray, b: int, RS: np.ndarray, odds: np.ndarray, low: int,
+              out: np.ndarray) -> None:
+    """:func:`value_at` of every game of ``RS`` into ``out``: playouts made elsewhere (by a
+    network, :mod:`sniff_env.players.net_playouts`) valued as the search values its own."""
+    for r in range(RS.shape[0]):
+        out[r] = value_at(S, P, b, RS, r, odds, low)
+
+
 @_inline
 def rollout_value(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...], odds: np.ndarray,
                   low: int) -> float:
