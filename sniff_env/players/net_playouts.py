@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sniff_env.players.compiled.rollouts import NO_ODDS, values_at
+from sniff_env.players.compiled.rollouts import value_odds, values_at
 from sniff_env.players.policy import policy_actions
 from sniff_env.vector import kernels as K
 
@@ -34,11 +34,7 @@ class NetPlayouts:
         self.rules, self.network, self.value, self.plies = rules, network, value, plies
         self._rng = np.random.default_rng(seed)
         self._engines: dict[int, tuple[VectorEngine, Any]] = {}
-        self._odds, self._low = NO_ODDS, 0
-        if value == "win":
-            from sniff_env.players.compiled.win_odds import win_odds
-
-            self._odds, self._low = win_odds(rules)
+        self._odds, self._low = value_odds(rules, value)
 
     def _engine(self, games: int) -> tuple[VectorEngine, Any]:
         if games not in self._engines:

@@ -30,6 +30,7 @@ from sniff_env.players.compiled.win_odds import odds_at, win_odds
 from sniff_env.players.inference import Evidence, no_evidence
 from sniff_env.players.specs import MAX_SAMPLES, MAX_THREADS
 from sniff_env.players.strategy import Weights
+from sniff_env.rules import Rules
 from sniff_env.vector import compiled
 from sniff_env.vector import kernels as K
 from sniff_env.vector.checks import positive_int
@@ -278,6 +279,12 @@ def value_at(S: np.ndarray, P: np.ndarray, b: int, RS: np.ndarray, r: int, odds:
     else:
         chance = odds_at(odds, low, P[P_TARGET], RS[r, SCORES + me], RS[r, SCORES + 1 - me])
     return chance + MARGIN_WEIGHT * margin
+
+
+def value_odds(rules: Rules, value: str) -> tuple[np.ndarray, int]:
+    """The ``odds`` and ``low`` that :func:`value_at` reads for ``value``: the win odds of
+    :func:`~sniff_env.players.compiled.win_odds.win_odds` for ``"win"``, else none (the margin)."""
+    return win_odds(rules) if value == "win" else (NO_ODDS, 0)
 
 
 @_jit
@@ -753,9 +760,7 @@ class RolloutSearch:
         self._pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         self.depth, self.solve = checked_depth(depth), checked_solve(solve, engine.rules.num_sides)
         self._stack = solver_space(engine, self.solve)
-        self._odds: np.ndarray
-        self._low: int
-        self._odds, self._low = win_odds(engine.rules) if value == "win" else (NO_ODDS, 0)
+        self._odds, self._low = value_odds(engine.rules, value)
         self._w = weight_vector(weights or Weights())
         self._rng = np.array([seed & (2**64 - 1)], np.uint64)
         self._work = workspace(engine)
