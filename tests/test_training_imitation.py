@@ -253,6 +253,28 @@ def test_the_search_teacher_values_moves_by_points_or_by_the_chance_of_winning()
         teacher_fn(engine, "rollouts:samples=8,depth=2", 1, 0)
 
 
+def test_the_search_teacher_plays_its_playouts_with_the_weights_a_spec_gives() -> None:
+    """``playout_NAME=X`` gives the teacher the search whose heuristic playouts use those weights
+    (the very values of that search, seed for seed); an unknown weight is refused by name."""
+    from sniff_env.players.compiled.rollouts import RolloutSearch
+    from sniff_env.players.rollouts import playout_weights
+    from sniff_env.vector.engine import VectorEngine
+    from training.lib.imitation_record import teacher_fn
+
+    engine = VectorEngine(make_rules("sniff", 2), 8, threads=1)
+    engine.deal(np.arange(8), True, list(range(8)))
+    games = np.flatnonzero(engine.num_legal > 1)
+    shaped = teacher_fn(engine, "rollouts:samples=8,playout_block=3.0,playout_variety=-0.4", 1, 5)[0](games)
+    stock = teacher_fn(engine, "rollouts:samples=8", 1, 5)[0](games)
+    weights = playout_weights({"playout_block": 3.0, "playout_variety": -0.4})
+    same = RolloutSearch(engine, samples=8, seed=5, weights=weights).q_values(games)
+    legal = engine.mask[games].astype(bool)
+    np.testing.assert_array_equal(shaped[legal], same[legal])
+    assert not np.array_equal(shaped[legal], stock[legal])
+    with pytest.raises(ValueError, match="unknown playout weight option"):
+        teacher_fn(engine, "rollouts:samples=8,playout_nonsense=1.0", 1, 0)
+
+
 def test_guided_targets_are_the_guided_players_scores() -> None:
     """With ``--prior`` the targets are the search's values plus prior x the network's logit /
     LOGIT_SCALE, as the guided player scores its moves; illegal moves stay out."""

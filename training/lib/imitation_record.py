@@ -9,7 +9,7 @@ action are played, not recorded), in game order. Two engines play the games:
 - the batched engine (:func:`record_vector`): the teacher is ``heuristic``, ``rollouts:samples=N``
   (:class:`sniff_env.players.compiled.rollouts.RolloutSearch`: the heuristic improved by playing every move
   out on sampled deals; ``value=win`` values a move by the chance of winning the game, not the
-  hand's points) or ``hindsight`` (:class:`sniff_env.players.compiled.rollouts.HindsightValues`:
+  hand's points; ``playout_NAME=X`` sets a weight of the heuristic that plays the playouts) or ``hindsight`` (:class:`sniff_env.players.compiled.rollouts.HindsightValues`:
   every move played out once on the real deal, an unbiased sample of its value to the
   heuristic), against compiled built-ins. The moves in its seat are played by ``actor``: the
   teacher itself by default, or a compiled built-in, or an exported policy (the student's own
@@ -206,17 +206,22 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bo
     actions (``values`` False: the heuristic) or every action's value (True: the search and
     hindsight)."""
     from sniff_env.players.compiled.rollouts import HindsightValues, RolloutSearch
+    from sniff_env.players.rollouts import playout_weights
 
     base, opts = parse_spec(spec)
     if base == "heuristic":
         return load_compiled(spec, engine), False
     if spec == "hindsight":
         searches: list[Any] = [HindsightValues(engine) for _ in range(workers)]
-    elif base == "rollouts" and set(opts) <= {"samples", "value"}:  # the search checks their values
-        searches = [RolloutSearch(engine, seed=seed + k, **{"samples": 64, **opts}) for k in range(workers)]
+    elif base == "rollouts" and all(k in ("samples", "value") or k.startswith("playout_") for k in opts):
+        # the search checks the values, playout_weights the weights' names and values
+        weights = playout_weights({k: v for k, v in opts.items() if k.startswith("playout_")})
+        kwargs = {k: v for k, v in opts.items() if not k.startswith("playout_")}
+        searches = [RolloutSearch(engine, seed=seed + k, weights=weights, **{"samples": 64, **kwargs})
+                    for k in range(workers)]
     else:
-        raise ValueError("the vector engine's teachers are heuristic, rollouts:samples=N (and value=margin or win) "
-                         f"and hindsight; got {spec!r}")
+        raise ValueError("the vector engine's teachers are heuristic, rollouts:samples=N (and value=margin or win, "
+                         f"playout_NAME=X) and hindsight; got {spec!r}")
     pool = ThreadPoolExecutor(workers) if workers > 1 else None
 
     def q_values(games: np.ndarray) -> np.ndarray:
