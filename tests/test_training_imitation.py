@@ -109,7 +109,7 @@ def test_vector_teacher_records_trains_from_a_policy_and_reuses_its_data(tmp_pat
     assert first["imitation_decisions"] == second["imitation_decisions"]
     for key, value in first["model"].items():  # same decisions, same seed: the same network
         assert torch.equal(value, second["model"][key]), key
-    with pytest.raises(ValueError, match=r"teachers are heuristic, rollouts:samples=N \(and value=margin or win\) and hindsight"):
+    with pytest.raises(ValueError, match=r"teachers are heuristic, rollouts:samples=N \(and value=margin or win, playout_NAME=X\) and hindsight"):
         main([*vec, "--exp-name", "x", "--teacher", "search"])
 
 
