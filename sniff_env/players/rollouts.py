@@ -100,14 +100,21 @@ def load_state(engine: Any, state: InfoState) -> None:
     load_info_state(engine, state)
 
 
+def rollouts_search(engine: Any, threads: int = 0, /, seed: int = 0, samples: int = 64, value: str = "margin",
+                    depth: int = 1, solve: int = 0, **playout: float) -> Any:
+    """The compiled :class:`~sniff_env.players.compiled.rollouts.RolloutSearch` on the games of
+    ``engine`` from a spec's options (``playout_NAME=X`` its playouts' weights, checked by
+    :func:`playout_weights`); ``threads`` is the caller's and no option of a spec."""
+    from sniff_env.players.compiled.rollouts import RolloutSearch
+
+    return RolloutSearch(engine, samples, seed, playout_weights(playout), value, depth, solve, threads)
+
+
 def rollouts_chooser(engine: Any, threads: int = 0, /, seed: int = 0, samples: int = 64, value: str = "margin",
                      depth: int = 1, solve: int = 0, **playout: float) -> Any:
     """The compiled search on the games of ``engine`` itself, as the trainers' league seats it:
     ``choose(games)`` gives each game's move by :class:`RolloutPlayer`'s search, from what the
-    seat to act may know only, with draws of its own (seeded by ``seed``; ``threads``, the
-    caller's and no option of a spec, as for :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`).
-    ``infer`` is the one option of the player it does not take."""
-    from sniff_env.players.compiled.rollouts import RolloutSearch
-
-    search = RolloutSearch(engine, samples, seed, playout_weights(playout), value, depth, solve, threads)
-    return search.actions
+    seat to act may know only, with draws of its own (seeded by ``seed``; ``threads``, as for
+    :func:`rollouts_search`). ``infer`` is the one option of the player it does not take."""
+    return rollouts_search(engine, threads, seed=seed, samples=samples, value=value, depth=depth, solve=solve,
+                           **playout).actions

@@ -7,14 +7,15 @@ action are played, not recorded), in game order. Two engines play the games:
 - the reference engine (:func:`record`): any players, games split into chunks over worker
   processes, each game seeded on its own, so the data depends on ``seed`` only;
 - the batched engine (:func:`record_vector`): the teacher is ``heuristic``, ``rollouts:samples=N``
-  (:class:`sniff_env.players.compiled.rollouts.RolloutSearch`: the heuristic improved by playing every move
-  out on sampled deals; ``value=win`` values a move by the chance of winning the game, not the
-  hand's points; ``playout_NAME=X`` sets a weight of the heuristic that plays the playouts) or ``hindsight`` (:class:`sniff_env.players.compiled.rollouts.HindsightValues`:
-  every move played out once on the real deal, an unbiased sample of its value to the
-  heuristic), against compiled built-ins. The moves in its seat are played by ``actor``: the
-  teacher itself by default, or a compiled built-in, or an exported policy (the student's own
-  positions); ``hindsight`` reads hidden tiles, so it only labels and never plays. The teacher
-  is split over ``workers`` threads (its kernels release the GIL), each with its own generator,
+  (:class:`sniff_env.players.compiled.rollouts.RolloutSearch`: the heuristic improved by playing
+  every move out on sampled deals; ``value=win`` values a move by the chance of winning the game,
+  not the hand's points; ``playout_NAME=X`` sets a weight of the heuristic that plays the
+  playouts) or ``hindsight`` (:class:`sniff_env.players.compiled.rollouts.HindsightValues`: every
+  move played out once on the real deal, an unbiased sample of its value to the heuristic),
+  against compiled built-ins. The moves in its seat are played by ``actor``: the teacher itself
+  by default, or a compiled built-in, or an exported policy (the student's own positions);
+  ``hindsight`` reads hidden tiles, so it only labels and never plays. The teacher is split over
+  ``workers`` threads (its kernels release the GIL), each with its own generator,
   so the data depends on ``seed`` and ``workers`` only.
 """
 
@@ -205,8 +206,8 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bo
     """For the teacher ``spec`` on ``engine``: ``(fn, values)`` where ``fn(games)`` gives the
     actions (``values`` False: the heuristic) or every action's value (True: the search and
     hindsight)."""
-    from sniff_env.players.compiled.rollouts import HindsightValues, RolloutSearch
-    from sniff_env.players.rollouts import playout_weights
+    from sniff_env.players.compiled.rollouts import HindsightValues
+    from sniff_env.players.rollouts import rollouts_search
 
     base, opts = parse_spec(spec)
     if base == "heuristic":
@@ -214,11 +215,8 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bo
     if spec == "hindsight":
         searches: list[Any] = [HindsightValues(engine) for _ in range(workers)]
     elif base == "rollouts" and all(k in ("samples", "value") or k.startswith("playout_") for k in opts):
-        # the search checks the values, playout_weights the weights' names and values
-        weights = playout_weights({k: v for k, v in opts.items() if k.startswith("playout_")})
-        kwargs = {k: v for k, v in opts.items() if not k.startswith("playout_")}
-        searches = [RolloutSearch(engine, seed=seed + k, weights=weights, **{"samples": 64, **kwargs})
-                    for k in range(workers)]
+        # the search checks the values, and the playout weights' names
+        searches = [rollouts_search(engine, seed=seed + k, **opts) for k in range(workers)]
     else:
         raise ValueError("the vector engine's teachers are heuristic, rollouts:samples=N (and value=margin or win, "
                          f"playout_NAME=X) and hindsight; got {spec!r}")
