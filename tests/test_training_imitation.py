@@ -109,8 +109,11 @@ def test_vector_teacher_records_trains_from_a_policy_and_reuses_its_data(tmp_pat
     assert first["imitation_decisions"] == second["imitation_decisions"]
     for key, value in first["model"].items():  # same decisions, same seed: the same network
         assert torch.equal(value, second["model"][key]), key
-    with pytest.raises(ValueError, match=r"teachers are heuristic, rollouts:samples=N \(and value=margin or win, playout_NAME=X\) and hindsight"):
+    with pytest.raises(ConfigError, match=r"teachers are heuristic, rollouts:samples=N \(and value=margin or win, playout_NAME=X\) and hindsight"):
         main([*vec, "--exp-name", "x", "--teacher", "search"])
+    with pytest.raises(ConfigError, match=r"--teacher 'rollouts:samples=2,playout_bad=1': unknown playout weight"):
+        main([*vec, "--exp-name", "y", "--teacher", "rollouts:samples=2,playout_bad=1"])
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()  # refused before any game
 
 
 def test_several_runs_data_train_one_network_of_the_width_asked(tmp_path: Path) -> None:

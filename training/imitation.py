@@ -43,10 +43,17 @@ from sniff_env.observation import Observer
 from sniff_env.players.guided import LOGIT_SCALE
 from sniff_env.rules import Rules
 from sniff_env.workers import max_workers
-from training.lib.config import FORCE_HELP, check_run_outputs, parse_config, rules_for, run_script
+from training.lib.config import (
+    FORCE_HELP,
+    ConfigError,
+    check_run_outputs,
+    parse_config,
+    rules_for,
+    run_script,
+)
 from training.lib.device import DEVICE_HELP, cpu_module, cpu_state, host_view, resolve_device
 from training.lib.evaluate import evaluator, masked_logits
-from training.lib.imitation_record import Batch, RecordSettings, record_family
+from training.lib.imitation_record import Batch, RecordSettings, record_family, teacher_fn
 from training.lib.init_weights import init_from
 from training.lib.network import ARCHITECTURES, export_policy, make_net, policy_meta, save_atomic
 from training.lib.torchscript import TRUST_HELP
@@ -252,6 +259,17 @@ def check_init(args: Args, rules: Rules) -> None:
                   rules, Observer(rules).version, args.trust_code)
 
 
+def check_teacher(args: Args, rules: Rules) -> None:
+    """Refuse a ``--teacher`` the batched engine cannot seat (``ConfigError``, naming what it
+    takes) before any game is recorded: the teacher is built once on a one-game engine."""
+    from sniff_env.vector.engine import VectorEngine
+
+    try:
+        teacher_fn(VectorEngine(rules, 1, threads=1), args.teacher, 1, args.seed)
+    except ValueError as exc:
+        raise ConfigError(f"--teacher {args.teacher!r}: {exc}") from exc
+
+
 def train(args: Args) -> Path:
     device = resolve_device(args.device)
     names, family = family_of(args)
@@ -264,6 +282,8 @@ def train(args: Args) -> Path:
     start_time = time.time()
     if args.init:
         check_init(args, rules)
+    if args.engine == "vector" and not args.data:
+        check_teacher(args, rules)
 
     if args.data:
         data = load_data([s.strip() for s in args.data.split(",") if s.strip()], Observer(rules).size)
