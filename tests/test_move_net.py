@@ -224,3 +224,93 @@ def test_move_networks_score_in_bfloat16_as_in_float32(arch: str) -> None:
         real = ref > -1e3
         assert torch.equal(real, got.float() > -1e3)
         assert torch.allclose(got.float()[real], ref[real], atol=0.05, rtol=0.02)
+
+
+def _batch(rules, games: int = 8):  # type: ignore[no-untyped-def]
+    """Observations of a few positions of random play, one per game, each some plays in."""
+    observer = Observer(rules)
+    obs = []
+    for seed in range(games):
+        game = new_game(rules, seed=seed)
+        for _ in range(seed):
+            game.step(game.legal_actions()[-1])
+        obs.append(observer.encode(info_state(game, game.turn)))
+    return torch.from_numpy(np.stack(obs))
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_fixed_tiles_score_as_the_network_and_only_the_projection_learns(grouped: bool) -> None:
+    """With the tile attention fixed, the prepared inputs carry each move's pool of tiles instead of
+    its tokens; the logits are the network's own, a training step leaves the attention's weights as
+    they were and moves the projection that reads the pool, and the same step on a network whose
+    attention is not fixed gives that projection the same gradient."""
+    from training.lib.network import forward_inputs, prepare_inputs
+
+    rules = make_rules("sniff", 2)
+    x = _batch(rules)
+    torch.manual_seed(3)
+    net = make_net(rules, 64, 5.0, "move-tiles", 16)
+    torch.nn.init.normal_(net.tile_out.weight, std=0.3)  # a grown network starts at zero: make it count
+    twin = make_net(rules, 64, 5.0, "move-tiles", 16)
+    twin.load_state_dict(net.state_dict())
+    net.fix_tiles()
+    inputs = prepare_inputs(net, x, grouped)
+    assert "pooled" in inputs and inputs["feats"].shape[-1] == net.base_move
+    with torch.no_grad():
+        want = net(x)[0]
+    got, _ = forward_inputs(net, inputs)
+    real = want > -1e3
+    assert torch.equal(real, got > -1e3)
+    assert torch.allclose(got[real], want[real], atol=1e-5)
+
+    fixed = {name: p.detach().clone() for name, p in net.named_parameters() if not p.requires_grad}
+    assert fixed and all(name.startswith(("tile_in.", "tile_qkv.", "tile_mix.", "tile_mlp.", "tile_embed"))
+                         for name in fixed)
+    got.masked_fill(~real, 0.0).square().sum().backward()
+    twin_logits, _ = forward_inputs(twin, prepare_inputs(twin, x, grouped))
+    twin_logits.masked_fill(~real, 0.0).square().sum().backward()
+    assert torch.allclose(net.tile_out.weight.grad, twin.tile_out.weight.grad, atol=1e-4, rtol=1e-4)
+    assert twin.tile_qkv.weight.grad is not None and net.tile_qkv.weight.grad is None
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-2)
+    before = net.tile_out.weight.detach().clone()
+    optimizer.step()
+    assert all(torch.equal(p, fixed[name]) for name, p in net.named_parameters() if name in fixed)
+    assert not torch.equal(net.tile_out.weight, before)
+
+
+def test_only_a_network_with_tiles_can_fix_them(tmp_path: Path) -> None:
+    from training.ppo import main
+
+    with pytest.raises(ValueError, match="only a network with tiles"):
+        make_net(make_rules("sniff", 2), 32, 5.0, "move-mobility", 16).fix_tiles()
+    with pytest.raises(SystemExit, match="--fix-tiles keeps the tile attention of --arch move-tiles fixed; "
+                                         "--arch 'move' has none"):
+        main(["--arch", "move", "--fix-tiles", "true", "--out-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())  # refused before any run folder is written
+
+
+def test_a_ppo_run_with_fixed_tiles_trains_all_but_the_attention(tmp_path: Path) -> None:
+    """``ppo.py --fix-tiles``: from a move-tiles start, the checkpoint's tile attention is the
+    start's, bit for bit, while the projection of its pool and the rest of the network moved."""
+    from training.ppo import main
+
+    rules = make_rules("sniff", 2)
+    observer = Observer(rules)
+    torch.manual_seed(1)
+    start = make_net(rules, hidden=32, points_prior=5.0, arch="move-tiles", move_hidden=16)
+    torch.nn.init.normal_(start.tile_out.weight, std=0.3)
+    meta = {"rules": rules.to_dict(), "num_players": 2, "observation_version": observer.version,
+            "num_actions": observer.codec.num_actions, "training_steps": 0,
+            "args": {"arch": "move-tiles", "hidden": 32, "move_hidden": 16}}
+    init = export_policy(start, tmp_path / "start.pt", meta)
+    assert main(["--engine", "vector", "--arch", "move-tiles", "--hidden", "32", "--move-hidden", "16",
+                 "--init", str(init), "--fix-tiles", "true", "--num-envs", "16", "--num-steps", "16",
+                 "--total-steps", "512", "--max-hands", "3", "--learning-rate", "1e-3", "--eval-every", "0",
+                 "--checkpoint-every", "0", "--tensorboard", "false", "--progress", "false", "--export", "",
+                 "--out-dir", str(tmp_path), "--exp-name", "fixed"]) == 0
+    state = torch.load(tmp_path / "fixed" / "checkpoint.pt", weights_only=False)["model"]
+    was = start.state_dict()
+    for name in ("tile_embed", "tile_in.weight", "tile_qkv.weight", "tile_mix.bias", "tile_mlp.0.weight"):
+        assert torch.equal(state[name], was[name]), name
+    for name in ("tile_out.weight", "trunk.0.weight", "move_in.weight"):
+        assert not torch.equal(state[name], was[name]), name

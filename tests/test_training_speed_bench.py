@@ -46,3 +46,19 @@ def test_bfloat16_rows_use_the_bfloat16_peak_and_the_minibatches_asked_for(tmp_p
     row = report["figures"]["mlp (fast, bf16)"]
     assert row["ceiling_decisions_per_s"] == peaks["bf16"] / row["flops_per_decision"]
     assert report["plumbing"] is None
+
+
+def test_fixed_tiles_rows_time_the_tile_network_with_its_attention_fixed(tmp_path: Path) -> None:
+    """``--tiles free,fixed`` times each move-tiles row both ways (other networks once), at the size
+    asked for; with the attention fixed, the update differentiates fewer operations a decision."""
+    out = tmp_path / "speed.json"
+    assert main(["--archs", "move,move-tiles", "--num-envs", "16", "--num-steps", "4", "--iterations", "1",
+                 "--repeats", "1", "--tiles", "free,fixed", "--hidden", "32", "--move-hidden", "16",
+                 "--plumbing-envs", "0", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    figures = report["figures"]
+    assert set(figures) == {"move (fast)", "move-tiles (fast)", "move-tiles (fast, fixed tiles)"}
+    assert report["settings"]["hidden"] == 32 and report["settings"]["move_hidden"] == 16
+    free, fixed = figures["move-tiles (fast)"], figures["move-tiles (fast, fixed tiles)"]
+    assert fixed["flops_per_decision"] < 0.8 * free["flops_per_decision"]
+    assert figures["move (fast)"]["flops_per_decision"] < free["flops_per_decision"]

@@ -117,6 +117,12 @@ class Args:
     move_hidden: int = field(
         default=64, metadata={"min": 1, "help": "with --arch move: units per layer of the shared move scorer"}
     )
+    fix_tiles: bool = field(
+        default=False,
+        metadata={"help": "with --arch move-tiles: keep the tile attention's weights as the start has them (the "
+                          "projection that reads its pool still learns), so that each batch pools every move's tiles "
+                          "once instead of recomputing and differentiating the attention in every minibatch"},
+    )
     points_prior: float = field(
         default=5.0, metadata={"help": "initial weight of each move's own points in its logit (0: uniform start)"}
     )
@@ -225,6 +231,8 @@ def train(args: Args) -> Path:
         )
     net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden, args.critic,
                    args.aux_tiles > 0).to(device)
+    if args.fix_tiles:
+        net.fix_tiles()
     host = host_view(net, device)  # what the CPU-side collection and evaluation call
     collector = make_collector(args, vplay, net, device, random_gen)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -415,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     if (args.critic == "full" or args.aux_tiles) and (args.engine != "vector" or args.collector == "reference"):
         raise SystemExit("--critic full and --aux-tiles read the batched engine's hidden tiles: they need --engine "
                          f"vector and the fast or exact --collector; got engine {args.engine!r}, collector {args.collector!r}")
+    if args.fix_tiles and args.arch != "move-tiles":
+        raise SystemExit(f"--fix-tiles keeps the tile attention of --arch move-tiles fixed; --arch {args.arch!r} has none")
     if args.aux_tiles and args.arch != "mlp":
         raise SystemExit(f"--aux-tiles reads the mlp network's trunk: it needs --arch mlp, not {args.arch!r}")
     if args.overlap and (args.engine != "vector" or args.collector == "reference" or args.num_envs % 2):

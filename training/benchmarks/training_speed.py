@@ -16,10 +16,13 @@ update's, by torch's FLOP counter); over this machine's measured matrix-product 
 (:func:`matmul_peak`, at the same threads) they give the **arithmetic ceiling**: the most
 decisions/s this network and update could reach here if everything else took no time.
 ``--precisions fp32,bf16`` times each row also with ``ppo.py --precision bf16`` (its ceiling over
-the bfloat16 matrix-product peak), and ``--num-minibatches`` sets the update's minibatches.
+the bfloat16 matrix-product peak), ``--tiles free,fixed`` each ``move-tiles`` row also with
+``ppo.py --fix-tiles``, ``--hidden`` and ``--move-hidden`` size the networks, and
+``--num-minibatches`` sets the update's minibatches.
 
     python -m training.benchmarks.training_speed --collectors fast,reference --out checkpoints/results/training-speed.json
     python -m training.benchmarks.training_speed --archs move --device cuda --num-envs 2048
+    python -m training.benchmarks.training_speed --archs move-tiles --hidden 512 --move-hidden 192 --tiles free,fixed
 """
 
 from __future__ import annotations
@@ -83,7 +86,9 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
         rules, args.num_envs // 2 if args.overlap else args.num_envs, rng.getrandbits(40), args.reward,
         args.max_hands, args.selfplay_prob, rng, tuple(filter(None, args.builtin_opponents.split(","))),
     )
-    net = make_net(rules, args.hidden, args.points_prior, args.arch).to(device)
+    net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden).to(device)
+    if args.fix_tiles:
+        net.fix_tiles()
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     collector = ppo.make_collector(args, vplay, net, device, rng)
     host = host_view(net, device)
@@ -195,16 +200,23 @@ def summary(runs: list[dict[str, float]], flops: float, peak: float) -> dict[str
 COLLECTORS = (*ppo.COLLECTORS, "overlap")
 
 
-def variant(base: ppo.Args, arch: str, collector: str, kind: str = "fp32") -> ppo.Args:
-    """The run's arguments for ``arch`` with ``collector`` (of :data:`COLLECTORS`) at precision ``kind``."""
+TILES = ("free", "fixed")
+"""``--tiles``: a ``move-tiles`` network's attention trained (``free``) or kept as it is (``fixed``)."""
+
+
+def variant(base: ppo.Args, arch: str, collector: str, kind: str = "fp32", tiles: str = "free") -> ppo.Args:
+    """The run's arguments for ``arch`` with ``collector`` (of :data:`COLLECTORS`) at precision ``kind``,
+    its tile attention (``move-tiles``) ``tiles`` (of :data:`TILES`)."""
+    fixed = tiles == "fixed"
     if collector == "overlap":
-        return replace(base, arch=arch, collector="fast", overlap=True, precision=kind)
-    return replace(base, arch=arch, collector=collector, precision=kind)
+        return replace(base, arch=arch, collector="fast", overlap=True, precision=kind, fix_tiles=fixed)
+    return replace(base, arch=arch, collector=collector, precision=kind, fix_tiles=fixed)
 
 
-def row_name(arch: str, collector: str, kind: str) -> str:
-    """A table row's name: ``mlp (fast)``, ``mlp (fast, bf16)``."""
-    return f"{arch} ({collector})" if kind == "fp32" else f"{arch} ({collector}, {kind})"
+def row_name(arch: str, collector: str, kind: str, tiles: str = "free") -> str:
+    """A table row's name: ``mlp (fast)``, ``mlp (fast, bf16)``, ``move-tiles (fast, fixed tiles)``."""
+    extra = ([kind] if kind != "fp32" else []) + (["fixed tiles"] if tiles == "fixed" else [])
+    return f"{arch} ({', '.join([collector, *extra])})"
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -223,6 +235,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                         help=f"collectors to time, each with every network (of {', '.join(COLLECTORS)}; 'overlap' is "
                              f"'fast' with its games in two halves, one stepping while the other is scored)")
     parser.add_argument("--precisions", default="fp32", help=f"precisions to time each row at (of {', '.join(PRECISIONS)})")
+    parser.add_argument("--tiles", default="free",
+                        help=f"the move-tiles rows' attention (of {', '.join(TILES)}; 'fixed' is ppo.py's --fix-tiles)")
+    parser.add_argument("--hidden", type=int, default=ppo.Args.hidden, help="the networks' hidden units (ppo.py's --hidden)")
+    parser.add_argument("--move-hidden", type=int, default=ppo.Args.move_hidden,
+                        help="the move scorer's units (ppo.py's --move-hidden)")
     parser.add_argument("--num-minibatches", type=int, default=ppo.Args.num_minibatches,
                         help="the update's minibatches per epoch (ppo.py's --num-minibatches)")
     parser.add_argument("--plumbing-envs", type=int, default=8192,
@@ -237,6 +254,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     if not kinds or set(kinds) - set(PRECISIONS):
         parser.error(f"--precisions must list some of {', '.join(PRECISIONS)}; got {opts.precisions!r}")
     opts.precisions = kinds
+    tiles = [t for t in opts.tiles.split(",") if t]
+    if not tiles or set(tiles) - set(TILES):
+        parser.error(f"--tiles must list some of {', '.join(TILES)}; got {opts.tiles!r}")
+    opts.tiles = tiles
+    if min(opts.hidden, opts.move_hidden) < 1:
+        parser.error("--hidden and --move-hidden must be at least 1")
     if opts.num_minibatches < 1:
         parser.error("--num-minibatches must be at least 1")
     if opts.plumbing_envs < 0:
@@ -262,15 +285,18 @@ def main(argv: list[str] | None = None) -> int:
     base = replace(
         ppo.Args(), preset=opts.preset, num_players=opts.players, engine="vector", num_envs=opts.num_envs,
         num_steps=opts.num_steps, seed=opts.seed, torch_threads=opts.torch_threads, device=str(device),
-        eval_every=0, tensorboard=False, progress=False, num_minibatches=opts.num_minibatches,
+        eval_every=0, tensorboard=False, progress=False, num_minibatches=opts.num_minibatches, hidden=opts.hidden,
+        move_hidden=opts.move_hidden,
     )
     torch.set_num_threads(opts.torch_threads)
     peaks = {kind: matmul_peak(device, dtype=torch.bfloat16 if kind == "bf16" else torch.float32)
              for kind in opts.precisions}
     peak = peaks["fp32"] if "fp32" in peaks else matmul_peak(device)
-    figures = {row_name(arch, collector, kind): summary(*stretch(variant(base, arch, collector, kind), opts.iterations,
-                                                                 opts.repeats, device), peaks[kind])
-               for kind in opts.precisions for collector in opts.collectors for arch in opts.archs}
+    rows = [(arch, collector, kind, tiles) for kind in opts.precisions for collector in opts.collectors
+            for arch in opts.archs for tiles in (opts.tiles if arch == "move-tiles" else ["free"])]
+    figures = {row_name(*row): summary(*stretch(variant(base, *row), opts.iterations, opts.repeats, device),
+                                       peaks[row[2]])
+               for row in rows}
     pipe = (plumbing(replace(base, num_envs=opts.plumbing_envs), opts.iterations, opts.repeats, device)
             if opts.plumbing_envs else None)
 

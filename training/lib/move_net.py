@@ -22,6 +22,9 @@ for every placement, features of the position it leaves, all read off the observ
   tokens, pooled over the mover's tiles, the next seat's possible tiles and all of them, adds to
   the move's score: the network can relate tile to tile (which of my tiles answer which of
   theirs) where the scalar features only count.
+  :meth:`MoveNet.fix_tiles` keeps that attention as it is while the rest trains, so that a
+  batch pools each move's tiles once (:meth:`MoveNet.prepare`) instead of every minibatch
+  recomputing and differentiating it.
 
 A shared two-layer network scores each move from those features and an embedding of the whole
 observation; skip weights add the points now and the reply threat straight to the logit. The
@@ -73,6 +76,7 @@ class MoveNet(nn.Module):
         if tiles and not mobility:
             raise ValueError("the tile tokens come with the mobility features: pass mobility=True too")
         self.mobility, self.tiles, self.tile_features = mobility, tiles, TILE_FEATURES
+        self.tiles_fixed = False  # see fix_tiles
         observer = Observer(rules)
         codec, ts = observer.codec, observer.ts
         n, p, big = rules.num_players, rules.max_pip + 1, rules.max_pip
@@ -273,28 +277,49 @@ class MoveNet(nn.Module):
 
     def tile_term(self, flat: torch.Tensor) -> torch.Tensor:
         """[..., move_hidden]: :meth:`tile_context` of each move's flattened tokens [..., T *
-        TILE_FEATURES]. Rows without tokens (a batch's padding) share the context of no tiles,
+        TILE_FEATURES]."""
+        return self.tile_out(self.tile_pooled(flat))
+
+    def tile_pooled(self, flat: torch.Tensor) -> torch.Tensor:
+        """[..., 3 * TILE_DIM]: :meth:`tile_pool` of each move's flattened tokens [..., T *
+        TILE_FEATURES]. Rows without tokens (a batch's padding) share the pool of no tiles,
         computed once, so a padded batch costs what its candidates cost."""
         rows = flat.reshape(-1, flat.shape[-1])
         live = (rows != 0).any(-1).nonzero()[:, 0]
         tokens = rows.index_select(0, live).unflatten(-1, (self.t, self.tile_features))
-        empty = self.tile_context(torch.zeros_like(rows[:1]).unflatten(-1, (self.t, self.tile_features)))
-        out = empty.expand(rows.shape[0], -1).index_copy(0, live, self.tile_context(tokens))
+        empty = self.tile_pool(torch.zeros_like(rows[:1]).unflatten(-1, (self.t, self.tile_features)))
+        out = empty.expand(rows.shape[0], -1).index_copy(0, live, self.tile_pool(tokens))
         return out.reshape(flat.shape[:-1] + (out.shape[-1],))
 
     def tile_context(self, tokens: torch.Tensor) -> torch.Tensor:
         """[..., move_hidden]: what the tiles add to a move's hidden layer, from its tokens [..., T,
-        TILE_FEATURES]: one self-attention layer (with a residual and a small MLP), pooled over the
-        mover's kept tiles, the next seat's possible ones, and all."""
+        TILE_FEATURES]: ``tile_out`` of :meth:`tile_pool`."""
+        return self.tile_out(self.tile_pool(tokens))
+
+    def tile_pool(self, tokens: torch.Tensor) -> torch.Tensor:
+        """[..., 3 * TILE_DIM]: one self-attention layer over a move's tokens [..., T,
+        TILE_FEATURES] (with a residual and a small MLP), pooled over the mover's kept tiles, the
+        next seat's possible ones, and all."""
         x = self.tile_in(tokens) + self.tile_embed
         q, key, v = self.tile_qkv(x).chunk(3, -1)
         att = torch.softmax(q @ key.transpose(-1, -2) / (key.shape[-1] ** 0.5), -1)
         x = x + self.tile_mix(att @ v)
         x = x + self.tile_mlp(x)
         kept, possible = tokens[..., 0:1], tokens[..., 1:2]
-        pooled = torch.cat([(x * kept).sum(-2) / kept.sum(-2).clamp(min=1.0),
-                            (x * possible).sum(-2) / possible.sum(-2).clamp(min=1.0), x.mean(-2)], -1)
-        return self.tile_out(pooled)
+        return torch.cat([(x * kept).sum(-2) / kept.sum(-2).clamp(min=1.0),
+                          (x * possible).sum(-2) / possible.sum(-2).clamp(min=1.0), x.mean(-2)], -1)
+
+    def fix_tiles(self) -> None:
+        """Keep the tile attention's weights as they are (``tile_out``, which reads its pool,
+        still learns): :meth:`prepare` then pools each move's tiles once, and a training step
+        through :meth:`forward_prepared` neither recomputes nor differentiates the attention.
+        :meth:`forward` is unchanged."""
+        if not self.tiles:
+            raise ValueError("only a network with tiles (--arch move-tiles) has tile attention to fix")
+        for part in (self.tile_in, self.tile_qkv, self.tile_mix, self.tile_mlp):
+            part.requires_grad_(False)
+        self.tile_embed.requires_grad_(False)
+        self.tiles_fixed = True
 
     def mobility_features(self, kept: torch.Tensor, possible: torch.Tensor,
                           new_hot: torch.Tensor) -> list[torch.Tensor]:
@@ -310,12 +335,16 @@ class MoveNet(nn.Module):
         # counts in units of a 7-tile hand, pips in units of its most
         return [mine / 7.0, stuck, theirs, (kept * self.tile_sum).sum(-1) / (7.0 * self.end_scale)]
 
-    def score(self, f: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
+    def score(self, f: torch.Tensor, state: torch.Tensor, pooled: torch.Tensor | None = None) -> torch.Tensor:
         """[...]: the logit of each move from its features ``f`` [..., F] and the position's
-        ``state_in`` embedding ``state`` (broadcast against ``f``'s leading dimensions)."""
+        ``state_in`` embedding ``state`` (broadcast against ``f``'s leading dimensions); ``pooled``
+        [..., 3 * TILE_DIM]: its :meth:`tile_pooled`, when already computed (``f`` then holds the
+        features before the tokens alone)."""
         z = self.move_in(f[..., : self.base_move]) + state
         if self.tiles:
-            z = z + self.tile_term(f[..., self.base_move :])
+            if pooled is None:
+                pooled = self.tile_pooled(f[..., self.base_move :])
+            z = z + self.tile_out(pooled)
         return self.move_out(z).squeeze(-1) + self.skip[0] * f[..., 0] + self.skip[1] * f[..., 2] \
             + self.skip[2] * f[..., 3]
 
@@ -342,7 +371,9 @@ class MoveNet(nn.Module):
         observation alone, so a batch computes them once and every epoch of an update reuses them
         (rows select with ``[rows]`` on each entry). ``grouped`` computes them for rows with as
         many candidates together (no padding: fewer operations on a large batch); otherwise in
-        one padded pass (fewer calls on a small batch, such as one collection step)."""
+        one padded pass (fewer calls on a small batch, such as one collection step). Once the
+        tiles are fixed (:meth:`fix_tiles`), ``feats`` stops before the tile tokens and
+        ``pooled`` [B, K, 3 * TILE_DIM] holds their pool instead."""
         with torch.no_grad():
             cand = self.candidate_mask(obs)
             idx = self._top(cand)  # each row's candidates first: the mask is 0 or 1
@@ -350,31 +381,39 @@ class MoveNet(nn.Module):
             real = torch.arange(idx.shape[1], device=obs.device) < count[:, None]
             if not grouped:
                 feats = self.move_features(obs, idx) * real[..., None]
-                return {"obs": obs, "idx": idx, "real": real, "feats": feats}
-            feats = torch.zeros(*idx.shape, self.per_move, device=obs.device)
-            for k in torch.unique(count).tolist():
-                rows = (count == k).nonzero()[:, 0]
-                feats[rows, :k] = self.move_features(obs[rows], idx[rows, :k])
-            return {"obs": obs, "idx": idx, "real": real, "feats": feats}
+            else:
+                feats = torch.zeros(*idx.shape, self.per_move, device=obs.device)
+                for k in torch.unique(count).tolist():
+                    rows = (count == k).nonzero()[:, 0]
+                    feats[rows, :k] = self.move_features(obs[rows], idx[rows, :k])
+            out = {"obs": obs, "idx": idx, "real": real, "feats": feats}
+            if self.tiles_fixed:
+                out["pooled"] = self.tile_pooled(feats[..., self.base_move :])
+                out["feats"] = feats[..., : self.base_move].contiguous()
+            return out
 
     def select_prepared(
         self, inputs: dict[str, torch.Tensor], rows: torch.Tensor | None = None
     ) -> dict[str, torch.Tensor]:
         """The rows ``rows`` (default: all) of :meth:`prepare`'s inputs with their real candidates
         alone, one after another (no padding is copied): ``obs`` [R, O], and per candidate its
-        row ``row`` [N] (in ``obs``), action ``act`` [N] and features ``feats`` [N, F]."""
+        row ``row`` [N] (in ``obs``), action ``act`` [N] and features ``feats`` [N, F] (and
+        ``pooled`` [N, 3 * TILE_DIM] where :meth:`prepare` gave it)."""
         real = inputs["real"] if rows is None else inputs["real"].index_select(0, rows)
         row, col = real.nonzero(as_tuple=True)
         flat = (row if rows is None else rows[row]) * real.shape[1] + col  # index_select: the fastest copy
         obs = inputs["obs"] if rows is None else inputs["obs"].index_select(0, rows)
-        return {"obs": obs, "row": row, "act": inputs["idx"].flatten()[flat],
-                "feats": inputs["feats"].flatten(0, 1).index_select(0, flat)}
+        out = {"obs": obs, "row": row, "act": inputs["idx"].flatten()[flat]}
+        for key in ("feats", "pooled"):
+            if key in inputs:
+                out[key] = inputs[key].flatten(0, 1).index_select(0, flat)
+        return out
 
     def forward_prepared(self, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`forward` from :meth:`select_prepared`'s inputs: the same logits and values, with
         only the real candidates scored."""
         obs, row = inputs["obs"], inputs["row"]
         h = self.trunk(obs)
-        s = self.score(inputs["feats"], self.state_in(h)[row])
+        s = self.score(inputs["feats"], self.state_in(h)[row], inputs.get("pooled"))
         out = torch.full((obs.shape[0], self.num_actions), -1e4, dtype=s.dtype, device=obs.device)
         return out.index_put((row, inputs["act"]), s), self.v(h).squeeze(-1)
