@@ -189,8 +189,8 @@ def test_tile_network_grows_from_a_mobility_one_and_exports(tmp_path: Path) -> N
     idx = grown.candidates(x)
     flat = (grown.move_features(x, idx) * torch.gather(cand, 1, idx)[..., None])[..., grown.base_move :]
     assert (flat == 0).all(-1).any() and (flat != 0).any(-1).any()
-    dense = grown.tile_context(flat.unflatten(-1, (grown.t, grown.tile_features)))
-    torch.testing.assert_close(grown.tile_term(flat), dense)
+    dense = grown.tile_pool(flat.unflatten(-1, (grown.t, grown.tile_features)))
+    torch.testing.assert_close(grown.tile_pooled(flat), dense)
     path = export_policy(grown, tmp_path / "tiles.pt", {**meta, "args": {**meta["args"], "arch": "move-tiles"}})
     rebuilt, _ = load_exported(path)
     assert isinstance(rebuilt, MoveNet) and rebuilt.tiles

@@ -275,11 +275,6 @@ class MoveNet(nn.Module):
         return torch.stack([kept, possible[:, None, :].expand_as(kept), other[:, None, :].expand_as(kept),
                             on_table, ways, best], -1)
 
-    def tile_term(self, flat: torch.Tensor) -> torch.Tensor:
-        """[..., move_hidden]: :meth:`tile_context` of each move's flattened tokens [..., T *
-        TILE_FEATURES]."""
-        return self.tile_out(self.tile_pooled(flat))
-
     def tile_pooled(self, flat: torch.Tensor) -> torch.Tensor:
         """[..., 3 * TILE_DIM]: :meth:`tile_pool` of each move's flattened tokens [..., T *
         TILE_FEATURES]. Rows without tokens (a batch's padding) share the pool of no tiles,
@@ -291,15 +286,11 @@ class MoveNet(nn.Module):
         out = empty.expand(rows.shape[0], -1).index_copy(0, live, self.tile_pool(tokens))
         return out.reshape(flat.shape[:-1] + (out.shape[-1],))
 
-    def tile_context(self, tokens: torch.Tensor) -> torch.Tensor:
-        """[..., move_hidden]: what the tiles add to a move's hidden layer, from its tokens [..., T,
-        TILE_FEATURES]: ``tile_out`` of :meth:`tile_pool`."""
-        return self.tile_out(self.tile_pool(tokens))
-
     def tile_pool(self, tokens: torch.Tensor) -> torch.Tensor:
         """[..., 3 * TILE_DIM]: one self-attention layer over a move's tokens [..., T,
         TILE_FEATURES] (with a residual and a small MLP), pooled over the mover's kept tiles, the
-        next seat's possible ones, and all."""
+        next seat's possible ones, and all; ``tile_out`` of it is what the tiles add to the move's
+        hidden layer."""
         x = self.tile_in(tokens) + self.tile_embed
         q, key, v = self.tile_qkv(x).chunk(3, -1)
         att = torch.softmax(q @ key.transpose(-1, -2) / (key.shape[-1] ** 0.5), -1)
