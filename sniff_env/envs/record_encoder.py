@@ -36,7 +36,7 @@ from sniff_env.vector.tables import build_tables
 _encode_row = with_compiled_rules(encode_row)
 
 
-@compiled(announce=False)  # one function, compiled in seconds
+@compiled()
 def encode_record(row: np.ndarray, mask: np.ndarray, rec: np.ndarray, write_mask: bool, P: np.ndarray,
                   lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray, fractions: np.ndarray,
                   count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,

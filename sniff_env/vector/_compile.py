@@ -1,7 +1,7 @@
 """The numba options of every compiled function of the batched engine, and where they are cached.
 
 Compiled functions are cached on disk, keyed to the sources of this package. Numba's own cache
-checks only the file of the function it compiles, while the players and rollouts inline the
+checks only the file of the function it compiles, while the players and rollouts link in the
 rules of ``kernels.py`` and :mod:`sniff_env.rulebook`: a changed rule would have stayed in their
 cached code. Here every compiled function is cached in a directory named after a digest of all
 the package's ``.py`` files and of ``rulebook.py`` and ``encoding.py`` (:data:`SOURCES_DIGEST`), and its cache index
@@ -16,9 +16,9 @@ Each change of the sources makes a new directory; the directories of older sourc
 read again and can be deleted. With no writable place, the functions compile in every process
 (with a warning).
 
-Compiling everything takes a few minutes, once per change of the sources: the first function
-a process has to compile while the cache of these sources is still empty prints
-:data:`ANNOUNCEMENT` on stderr, and ``sniff warmup`` compiles every kernel ahead, stage by stage.
+Every compile of a function here says so on stderr, with the time it takes and an estimate
+(:mod:`sniff_env.vector.notices`), in whatever process it happens; ``sniff warmup`` compiles
+every kernel ahead, its groups in parallel processes.
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-import sys
 import tempfile
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-import numba as nb
-from numba.core import caching, config
+from numba.core import caching, config, types
+from numba.core.registry import CPUDispatcher
+
+from sniff_env.vector import notices  # noqa: F401  (every compile says so)
 
 F = TypeVar("F", bound=Callable[..., Any])
 PACKAGE = Path(__file__).resolve().parent
@@ -59,7 +59,7 @@ ENCODING = PACKAGE.parent / "encoding.py"
 STRATEGY = PACKAGE.parent / "players" / "strategy.py"
 """How the built-in players value moves, compiled by :mod:`sniff_env.players.compiled.baselines`."""
 COMPILED_PLAYERS = tuple(sorted((PACKAGE.parent / "players" / "compiled").glob("*.py")))
-"""The players compiled over the engine's arrays, whose functions other kernels inline."""
+"""The players compiled over the engine's arrays, whose functions other kernels call."""
 SOURCES_DIGEST = sources_digest(PACKAGE, (RULEBOOK, ENCODING, STRATEGY, *COMPILED_PLAYERS))
 
 
@@ -87,65 +87,10 @@ if CACHE_DIR is None:
                   RuntimeWarning, stacklevel=1)
 
 
-ANNOUNCEMENT = ("sniff-env: compiling the batched engine (about 2-3 minutes, once; every later process loads it "
-                "from {where}; `sniff warmup` compiles it ahead)...")
-"""The line printed when a process starts compiling into an empty cache."""
-_announced = False
-
-
 def cache_is_empty(cache: Path | None = None) -> bool:
     """Whether the cache of these sources (default :data:`CACHE_DIR`) holds no compiled function yet."""
     cache = CACHE_DIR if cache is None else cache
     return cache is None or not any(cache.rglob("*.nbi"))
-
-
-ANNOUNCED_FILE = "announced"
-"""A file in the cache that the first process to compile into it makes: the processes that start
-compiling beside it (a tournament's workers) then stay quiet."""
-ANNOUNCED_STALE_S = 900.0
-"""A claim older than this is taken for a compilation that was cut short: the next one says so again."""
-
-
-def claim_announcement(cache: Path | None = None) -> bool:
-    """Whether this process is the one to announce compiling into ``cache`` (default
-    :data:`CACHE_DIR`): the first to make its :data:`ANNOUNCED_FILE`, or any process where there
-    is no cache or the claim is stale."""
-    cache = CACHE_DIR if cache is None else cache
-    if cache is None:
-        return True
-    marker = cache / ANNOUNCED_FILE
-    for _ in range(2):
-        try:
-            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
-            return True
-        except FileExistsError:
-            try:
-                if time.time() - marker.stat().st_mtime < ANNOUNCED_STALE_S:
-                    return False
-                marker.unlink()
-            except FileNotFoundError:
-                pass
-        except OSError:  # a cache this process cannot write into: it says so for itself
-            return True
-    return False
-
-
-def announce_compiling() -> None:
-    """Print :data:`ANNOUNCEMENT` on stderr if the cache of these sources is empty; at most once
-    per process, at its first compilation, and once among processes that start compiling into the
-    same cache together (:func:`claim_announcement`)."""
-    global _announced
-    if _announced:
-        return
-    _announced = True
-    if cache_is_empty() and claim_announcement():
-        print(ANNOUNCEMENT.format(where=CACHE_DIR), file=sys.stderr, flush=True)
-
-
-def quiet_announcement() -> None:
-    """Count the notice as given: for a caller that says what it compiles itself (``sniff warmup``)."""
-    global _announced
-    _announced = True
 
 
 class _SourcesLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
@@ -176,43 +121,61 @@ class SourcesCache(caching.FunctionCache):
     even a locator chosen through ``NUMBA_CACHE_LOCATOR_CLASSES`` cannot load stale code)."""
 
     _impl_class = _SourcesCacheImpl
-    announce = True
-    """Whether compiling this function into an empty cache says so (:func:`announce_compiling`)."""
-
-    def load_overload(self, sig: Any, target_context: Any) -> Any:
-        """The cached function, or None (then numba compiles it, announced if the cache is empty)."""
-        found = super().load_overload(sig, target_context)  # type: ignore[no-untyped-call]
-        if found is None and self.announce:
-            announce_compiling()
-        return found
 
     def _index_key(self, sig: Any, codegen: Any) -> tuple[Any, ...]:
         return (*super()._index_key(sig, codegen), SOURCES_DIGEST)  # type: ignore[no-untyped-call]
 
+    @property
+    def index_path(self) -> Path:
+        """The file of this function's cache index: present once a signature of it is cached."""
+        return Path(self._cache_file._index_path)
 
-def compiled(inline: bool = False, allocates: bool = False, announce: bool = True) -> Callable[[F], F]:
-    """``numba.njit``, cached (see the module docstring), releasing the GIL and without reference
-    counting unless the function ``allocates``.
+
+def call_type(arg: Any) -> Any:
+    """The type a compiled function is compiled for when called with an argument of type ``arg``
+    from compiled code: without its value where it is a constant, and a whole number narrower
+    than 64 bits as ``int64`` (an action read from an ``int16`` array, say)."""
+    arg = types.unliteral(arg)
+    if isinstance(arg, types.Integer) and arg.bitwidth < 64:
+        return types.int64
+    return arg
+
+
+class _OneSignature(CPUDispatcher):  # type: ignore[misc]
+    """Numba's dispatcher, except that a call from compiled code is typed by :func:`call_type`:
+    a constant argument (``0``, ``-1``, ``True``) or a narrow whole number would otherwise compile
+    a specialization of its own."""
+
+    def get_call_template(self, args: Any, kws: Any) -> Any:
+        return super().get_call_template(tuple(call_type(a) for a in args),
+                                         {k: call_type(v) for k, v in kws.items()})
+
+
+DISPATCHERS: list[Any] = []
+"""Every function compiled through :func:`compiled`, in the order they were defined."""
+
+
+def compiled(allocates: bool = False) -> Callable[[F], F]:
+    """``numba.njit``, cached (see the module docstring), releasing the GIL, without reference
+    counting unless the function ``allocates``, and typed by its arguments' types only (one
+    signature per function where the callers pass the same types, see :class:`_OneSignature`).
 
     Reference counting is off (numba's ``_nrt`` option, which its type stubs do not list): the
     arrays all belong to the caller and nothing compiled allocates, while numba would otherwise
     update an atomic count for each array argument of each call, which cost more than the rules
-    themselves and made threads contend. ``inline`` inlines the function into its callers (numba
-    passes an array to a function that is not inlined field by field). ``announce=False`` keeps a
-    function that compiles in seconds (the AEC env's encoder) from printing the batched engine's
-    notice of minutes."""
+    themselves and made threads contend. Functions call each other as compiled functions: each
+    is compiled once and LLVM inlines the small ones into their callers when it links them
+    (numba's ``inline="always"`` would instead type and lower a copy of a function in every
+    caller, which made compiling the engine take minutes)."""
     options: dict[str, Any] = {"nogil": True}
     if not allocates:
         options["_nrt"] = False
-    if inline:
-        options["inline"] = "always"
 
     def decorate(func: F) -> F:
-        dispatcher = nb.njit(**options)(func)
+        dispatcher = _OneSignature(py_func=func, locals={}, targetoptions=options)
         if CACHE_DIR is not None and inspect.getsourcefile(func):
-            cache = SourcesCache(func)  # type: ignore[no-untyped-call]
-            cache.announce = announce
-            dispatcher._cache = cache
+            dispatcher._cache = SourcesCache(func)  # type: ignore[no-untyped-call]
+        DISPATCHERS.append(dispatcher)
         return dispatcher  # type: ignore[no-any-return]
 
     return decorate

@@ -181,7 +181,7 @@ def chooser(engine: VectorEngine, variant: Variant, seed: int) -> Callable[[np.n
                                      variant.samples, variant.hindsight, PLAYOUT_PLAYERS[variant.me],
                                      PLAYOUT_PLAYERS[variant.opp], rng, work, flags, keys, values, out)
         else:
-            greedy_actions(engine.S, engine.hands, engine.played_by, t.params, t.lo, t.hi, t.score_tab, t.act_tile,
+            greedy_actions(engine.S, engine.hands, engine.play_record, t.params, t.lo, t.hi, t.score_tab, t.act_tile,
                            t.act_slot, engine.legal, games, w, row, scratch, values, flags, variant.kind == "value",
                            out)
         return out

@@ -49,7 +49,6 @@ from sniff_env.vector.kernels import (
 )
 
 _jit = compiled()
-_inline = compiled(inline=True)
 _placement_points = with_compiled_rules(strategy.placement_points)
 _greedy_key = with_compiled_rules(strategy.greedy_key)
 _heuristic_value = with_compiled_rules(strategy.heuristic_value)
@@ -67,7 +66,7 @@ def weight_vector(weights: Weights) -> np.ndarray:
     return np.array(weights.values(), np.float64)
 
 
-@_inline
+@_jit
 def greedy_key(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
                act_tile: np.ndarray, act_slot: np.ndarray, a: int) -> int:
     """Greedy's order of placement ``a`` in game ``b`` as one number (``strategy.greedy_key``)."""
@@ -77,7 +76,7 @@ def greedy_key(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndar
     return int(_greedy_key(points, lo[t], hi[t]))
 
 
-@_inline
+@_jit
 def greedy_scan(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
                 act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, keys: np.ndarray) -> tuple[int, int, int]:
     """Greedy's scan of the legal actions of game ``b`` (``legal[b]``): ``keys[j]`` the
@@ -97,7 +96,7 @@ def greedy_scan(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.nda
     return best, best_key, ties
 
 
-@_inline
+@_jit
 def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
                      hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
                      legal: np.ndarray, b: int, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
@@ -141,7 +140,7 @@ def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P:
             P[P_DIV5], after_pip, after_val, after_open, work)
 
 
-@_inline
+@_jit
 def heuristic_choice(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
                      hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
                      legal: np.ndarray, b: int, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
@@ -222,7 +221,7 @@ class CompiledBaselines:
         t, eng = self.engine.tables, self.engine
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
-        greedy_actions(eng.S, eng.hands, eng.played_by, t.params, t.lo, t.hi, t.score_tab, t.act_tile, t.act_slot,
+        greedy_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.score_tab, t.act_tile, t.act_slot,
                        eng.legal, games, self._stock, self._row, self._scratch, self._values, self._tied,
                        self.greedy_tiebreak == "heuristic", out)
         return out
@@ -232,7 +231,7 @@ class CompiledBaselines:
         t, eng = self.engine.tables, self.engine
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
-        heuristic_actions(eng.S, eng.hands, eng.played_by, t.params, t.lo, t.hi, t.score_tab, t.act_tile,
+        heuristic_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.score_tab, t.act_tile,
                           t.act_slot, eng.legal, games, self._w, self._row, self._scratch, self._values, out)
         return out
 
