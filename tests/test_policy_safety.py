@@ -1,6 +1,6 @@
 """No loader runs code carried by a file: checkpoints are read as weights only and checked before
 a network is built; the players load ONNX only, checked before onnxruntime sees it (allowed
-operators, a size cap, a guarded Expand, a watchdog on the load-time forward pass); TorchScript
+operators, a size cap, a guarded Expand, a time limit on the load-time forward pass); TorchScript
 loads in the training tools only when trusted. Each hostile file is refused with a clear error,
 its payload never run."""
 
@@ -384,7 +384,7 @@ def test_a_graph_that_would_allocate_beyond_its_bound_is_refused_before_it_runs(
     assert (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024 < 600 * 2**20
 
 
-def test_the_load_time_forward_pass_is_stopped_by_its_watchdog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_load_time_forward_pass_is_stopped_at_its_time_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Allowed operators only, but slow: 200 products of 1024 x 1024 matrices."""
     nodes, weights = logits_of("mean")
     slow = [helper.make_node("MatMul", ["obs", "wide"], ["x0"]), helper.make_node("Transpose", ["x0"], ["t0"]),
