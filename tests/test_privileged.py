@@ -63,7 +63,7 @@ def test_a_run_with_the_full_critic_exports_a_policy_of_the_observation_alone(tm
     player = load(str(tmp_path / "full.onnx"), rules=rules)
     net = make_net(rules, critic="full", tile_guess=True)
     net.load_state_dict(state)
-    assert [i.name for i in player.network.session.get_inputs()] == ["obs"]  # the observation, nothing else
+    assert player.network.process.input == "obs"  # the observation, nothing else
     observer = Observer(rules)
     obs = torch.from_numpy(np.random.default_rng(0).random((4, observer.size), np.float32))
     want = net.logits(obs, net.trunk(obs)).detach().numpy()

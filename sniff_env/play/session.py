@@ -30,9 +30,17 @@ from sniff_env.game import Event, Game, Phase, new_game
 from sniff_env.gamelog import GameLog, save_game_log
 from sniff_env.infostate import info_state
 from sniff_env.play.levels import DEFAULT_LEVEL, level_opponent
-from sniff_env.players import BUILTIN, Player, PlayerSpecError, agents, load, parse_spec, spec_kwargs
+from sniff_env.players import (
+    BUILTIN,
+    Player,
+    PlayerSpecError,
+    agents,
+    file_options,
+    load,
+    parse_spec,
+    spec_kwargs,
+)
 from sniff_env.players.compat import policy_fit
-from sniff_env.players.specs import FILE_OPTIONS
 from sniff_env.rules import Rules
 from sniff_env.untrusted import printable
 
@@ -195,8 +203,8 @@ def _trusted(spec: str, trusted: Collection[str]) -> bool:
 
 def check_log_player(seat: int, spec: str, trusted: Collection[str] = ()) -> None:
     """Refuse a player spec read from a log unless it names a player, not a file: a built-in
-    player with well-formed options, none naming a file (a guided player's ``agent`` must be a
-    shipped agent's name), or a shipped agent; or unless the caller trusts it (``trusted``: the
+    player with well-formed options, none naming a file (every option a player loads as a policy,
+    :func:`~sniff_env.players.file_options`, must give a shipped agent's name), or a shipped agent; or unless the caller trusts it (``trusted``: the
     specs named on its command line). The options' values are checked when the player is built."""
     if _trusted(spec, trusted):
         return
@@ -211,8 +219,8 @@ def check_log_player(seat: int, spec: str, trusted: Collection[str] = ()) -> Non
     if base in BUILTIN:
         from sniff_env.players.agents import shipped_agents
 
-        for key in FILE_OPTIONS.get(base, ()):
-            if key in options and options[key] not in shipped_agents():
+        for key in file_options(base):
+            if options.get(key, "") != "" and str(options[key]) not in shipped_agents():
                 raise SniffError(
                     f"the log names {quoted(spec)} as the player of seat {seat}: its option {key}= must be a shipped "
                     f"agent's name (sniff agents lists them), not a file, as a log may not choose which files this "

@@ -32,7 +32,14 @@ from sniff_env.players.registry import (
     has_compiled,
     reference_class,
 )
-from sniff_env.players.specs import BUILTIN, PlayerSpecError, json_or_text, parse_spec, split_spec
+from sniff_env.players.specs import (
+    BUILTIN,
+    LOADS_POLICY,
+    PlayerSpecError,
+    json_or_text,
+    parse_spec,
+    split_spec,
+)
 from sniff_env.rules import Rules
 
 
@@ -78,6 +85,18 @@ def spec_options(cls: type) -> dict[str, tuple[type, ...]]:
         if all(m in _PLAIN_TYPES or m is type(None) for m in members):
             out[name] = tuple(members)
     return out
+
+
+def file_options(name: str) -> tuple[str, ...]:
+    """The options of the built-in player ``name`` whose value is loaded as a policy: those its
+    class declares of type :data:`~sniff_env.players.specs.PolicyName` (a shipped agent's name or
+    a file's path)."""
+    cls = reference_class(name)
+    hints = typing.get_type_hints(cls.__init__, include_extras=True)  # type: ignore[misc]
+    if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(cls.__init__).parameters.values()):  # type: ignore[misc]
+        hints = {**cls.keyword_options(), **hints}  # type: ignore[attr-defined]
+    return tuple(key for key, hint in hints.items()
+                 if typing.get_origin(hint) is typing.Annotated and LOADS_POLICY in hint.__metadata__)
 
 
 def _fits(value: Any, allowed: tuple[type, ...]) -> bool:
@@ -168,5 +187,6 @@ def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str |
     return load_policy(path, rules=rules, name=name, **kwargs)
 
 
-__all__ = ["BUILTIN", "POLICY_SUFFIXES", "Player", "PlayerSpecError", "compiled_builtins", "has_compiled", "load",
+__all__ = ["BUILTIN", "POLICY_SUFFIXES", "Player", "PlayerSpecError", "compiled_builtins", "file_options",
+           "has_compiled", "load",
            "load_compiled", "load_fitted_policy", "parse_spec", "policy_path", "spec_kwargs", "spec_options"]

@@ -49,7 +49,7 @@ from sniff_env.players._base import finite_weight, info_of, positive_count
 from sniff_env.players.inference import checked_sharpness, evidence
 from sniff_env.players.policy import PolicyNetwork, load_network
 from sniff_env.players.rollouts import PLAYOUT_OPTIONS, load_state, playout_weights
-from sniff_env.players.specs import MAX_SAMPLES, MAX_TOP
+from sniff_env.players.specs import MAX_SAMPLES, MAX_TOP, PolicyName
 from sniff_env.rules import ENGINE_INT_MAX, Rules
 
 if TYPE_CHECKING:
@@ -99,10 +99,10 @@ def agent_path(agent: str) -> Path:
 class GuidedPlayer:
     """Rollout search plus a network prior (spec ``guided:agent=sniff-2p,samples=1024,prior=0.3``)."""
 
-    def __init__(self, seed: int | None = None, name: str = "guided", agent: str = "sniff-2p", samples: int = 1024,
+    def __init__(self, seed: int | None = None, name: str = "guided", agent: PolicyName = "sniff-2p", samples: int = 1024,
                  prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin", infer: float = 0.0,
                  depth: int = 1, work: int = 0, solve: int = 0, playouts: str = "heuristic", net_plies: int = 0,
-                 playout_agent: str = "", **playout: float) -> None:
+                 playout_agent: PolicyName = "", **playout: float) -> None:
         from sniff_env.players.compiled.rollouts import checked_depth, checked_solve, checked_value
 
         self.name, self.agent, self.value = name, agent, checked_value(value)

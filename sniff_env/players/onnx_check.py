@@ -4,7 +4,9 @@ A policy file is data: a graph of the operators the project's own exports use, w
 policy's metadata. :func:`checked_model` parses the bytes with the ``onnx`` package and refuses,
 with a :class:`~.policy.PolicyError` naming what it found:
 
-* a file over :data:`MAX_BYTES` (the shipped ones hold 1 to 3 MB);
+* a file over :data:`MAX_BYTES` (the shipped ones hold 1 to 3 MB), or whose weights take more than
+  :data:`MAX_BYTES` once expanded (a sparse weight counts at its dense size: onnxruntime expands it);
+* a graph of more than :data:`MAX_NODES` nodes (building the session takes time with their count);
 * a node, anywhere (the main graph, a graph held by an attribute, a model-local function), of a
   domain other than the default ONNX one or of an operator outside :data:`ALLOWED_OPS`, the
   operators of every shipped file and of the export of every network architecture of the training
@@ -12,7 +14,8 @@ with a :class:`~.policy.PolicyError` naming what it found:
   operators that make a tensor as large as a number read at run time (``ConstantOfShape``,
   ``Tile``, ``Range``, ``Pad``, ``Resize``, ``OneHot``...); also model-local functions, graphs in
   attributes and training information, which no export holds;
-* weights kept in other files (external data).
+* weights kept in other files (external data);
+* sizes that could depend on the data or grow faster than the batch (:mod:`.onnx_shapes`).
 
 Memory: the size of every tensor is then a product of sizes the graph already holds (its
 weights, bounded by the file's size; the batch; counts bounded by the observation), except for
@@ -20,13 +23,10 @@ weights, bounded by the file's size; the batch; counts bounded by the observatio
 can be asked for any shape. :func:`guard_expands` bounds it: before each ``Expand`` the graph
 checks its target shape, and one of more than :data:`EXPAND_ELEMENTS_PER_ROW` elements per
 observation of the batch is replaced by sizes of -1, which onnxruntime refuses ("invalid expand
-shape", as it refuses any negative size): the run fails instead of allocating, and the loader's
-forward pass reports it. Products of sizes the graph holds (an outer product of two long weight
-vectors, say) are bounded by the arena the load-time pass allocates from
-(:data:`.onnx_policy.CHECK_MEMORY_BYTES`): beyond it the pass fails. Time: the loader's forward
-pass runs under a watchdog
-(:mod:`.onnx_policy`), and onnxruntime's constant folding, which would run the graph's constant
-parts while building the session, is turned off.
+shape", as it refuses any negative size): the run fails instead of allocating. Whatever passes
+these checks still runs in a process of its own under a time limit and a memory cap
+(:mod:`.policy_process`), and onnxruntime's constant folding, which would run the graph's
+constant parts while building the session, is turned off.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sniff_env.players.onnx_shapes import check_shapes
 from sniff_env.players.policy_file import PolicyError
 
 if TYPE_CHECKING:
@@ -53,6 +54,8 @@ ALLOWED_OPS = frozenset({
 DEFAULT_DOMAINS = ("", "ai.onnx")
 OPSETS = range(13, 100)
 """Versions of the default operator set a policy may be written for (the exports use 18)."""
+MAX_NODES = 4096
+"""The most nodes of a policy graph (the shipped ones hold at most 354)."""
 EXPAND_ELEMENTS_PER_ROW = 2**18
 """The most elements an ``Expand`` may make per observation of the batch (the exports make at
 most a few tens of thousands)."""
@@ -87,6 +90,39 @@ def _tensors(model: ModelProto) -> Iterator[Any]:
                 graphs.extend(attr.graphs)
 
 
+def _elements(dims: Iterable[int]) -> int:
+    count = 1
+    for d in dims:
+        count *= max(int(d), 0)
+    return count
+
+
+def dense_bytes(model: ModelProto) -> int:
+    """The bytes the model's weights take once expanded: every initializer and tensor attribute,
+    a sparse one at its dense size."""
+    from onnx import helper
+
+    def itemsize(kind: int) -> int:
+        try:
+            return int(helper.tensor_dtype_to_np_dtype(kind).itemsize)
+        except (KeyError, ValueError, TypeError):
+            return 8
+
+    total, graphs = 0, [model.graph]
+    while graphs:
+        graph = graphs.pop()
+        total += sum(_elements(t.dims) * itemsize(t.data_type) for t in graph.initializer)
+        total += sum(_elements(t.dims) * itemsize(t.values.data_type) for t in graph.sparse_initializer)
+        for node in graph.node:
+            for attr in node.attribute:
+                tensors = [*([attr.t] if attr.HasField("t") else []), *attr.tensors]
+                total += sum(_elements(t.dims) * itemsize(t.data_type) for t in tensors)
+                sparse = [*([attr.sparse_tensor] if attr.HasField("sparse_tensor") else []), *attr.sparse_tensors]
+                total += sum(_elements(t.dims) * itemsize(t.values.data_type) for t in sparse)
+                graphs.extend([*([attr.g] if attr.HasField("g") else []), *attr.graphs])
+    return total
+
+
 def parse_model(path: str | Path, data: bytes) -> ModelProto:
     """The ONNX model in ``data`` (the bytes of ``path``), or :class:`PolicyError`."""
     try:
@@ -110,6 +146,13 @@ def check_model(path: str | Path, model: ModelProto) -> None:
     """:class:`PolicyError` unless ``model`` holds only what a policy file may (see the module)."""
     name = str(path)
     allowed = ", ".join(sorted(ALLOWED_OPS))
+    if len(model.graph.node) > MAX_NODES:
+        raise PolicyError(f"{name!r} is refused: its graph holds {len(model.graph.node):,} nodes; a policy graph holds "
+                          f"at most {MAX_NODES:,} (the shipped ones a few hundred)")
+    weights = dense_bytes(model)
+    if weights > MAX_BYTES:
+        raise PolicyError(f"{name!r} is refused: its weights take {weights:,} bytes once expanded (sparse ones at their "
+                          f"dense size); a policy's weights take at most {MAX_BYTES:,}")
     walks = [_nodes(model.graph.node, "its graph")]
     walks += [_nodes(f.node, f"its function {f.name!r}") for f in model.functions]
     for node, where in (item for walk in walks for item in walk):
@@ -199,8 +242,9 @@ def guard_expands(model: ModelProto) -> ModelProto:
 
 
 def checked_model(path: str | Path, data: bytes) -> ModelProto:
-    """The model in ``data`` (the bytes of the policy file ``path``), checked (:func:`check_model`)
-    and with its ``Expand`` nodes guarded (:func:`guard_expands`); :class:`PolicyError` if refused."""
+    """The model in ``data`` (the bytes of the policy file ``path``), checked (:func:`check_model`,
+    :func:`.onnx_shapes.check_shapes`) and with its ``Expand`` nodes guarded (:func:`guard_expands`); :class:`PolicyError` if refused."""
     model = parse_model(path, data)
     check_model(path, model)
+    check_shapes(path, model, graph_input(model))
     return guard_expands(model)

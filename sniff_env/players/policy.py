@@ -19,7 +19,10 @@ user's files: players refuse it, saying how to convert it once with the training
 Loading refuses, with a :class:`PolicyError`, a missing file, one that is no regular file or too
 large, one that is not an ONNX policy, missing metadata, a policy made for other rules, another
 layout or another action count, and a network whose output for a batch of observations has the
-wrong shape or does not come within :data:`CHECK_SECONDS` (one forward pass at load time).
+wrong shape or does not come within :data:`CHECK_SECONDS` (one forward pass at load time). While
+it plays, each call of the network is bounded too (:mod:`.policy_process`): one that runs past
+its time limit or memory allowance is stopped with a :class:`PolicyLimitError`, and one that
+fails raises a :class:`PolicyError`, each a line saying which file did what.
 The player takes the masked argmax of the logits over the legal actions, or samples from them
 (``sample=True``, seeded).
 """
@@ -42,8 +45,8 @@ from sniff_env.players.onnx_policy import read_onnx
 from sniff_env.players.policy_file import (
     META_FILE,
     REQUIRED_META,
-    CheckTimeout,
     PolicyError,
+    PolicyLimitError,
     PolicyNetwork,
     parse_meta,
     read_file,
@@ -129,11 +132,8 @@ def check_output(path: str | Path, network: PolicyNetwork, rules: Rules) -> None
     expected = [PROBE_BATCH, num_actions]
     try:
         out = np.asarray(network.checked_logits(np.zeros((PROBE_BATCH, size), np.float32), CHECK_SECONDS))
-    except CheckTimeout:
-        raise PolicyError(
-            f"{str(path)!r}: its network did not answer {PROBE_BATCH} observations within {CHECK_SECONDS:g} s "
-            f"and was stopped; a policy answers in milliseconds"
-        ) from None
+    except PolicyLimitError as exc:
+        raise PolicyLimitError(f"{exc}; a policy answers in milliseconds") from None
     except Exception as exc:  # the runtimes raise their own types for a graph that cannot run on this input
         raise PolicyError(
             f"{str(path)!r}: its network fails on observations of shape {[PROBE_BATCH, size]}: {exc}"
@@ -148,8 +148,11 @@ def check_output(path: str | Path, network: PolicyNetwork, rules: Rules) -> None
 
 
 def torchscript_refusal(path: str | Path) -> str:
-    """Why a player refuses the TorchScript file ``path``, and how to convert it."""
+    """Why a player refuses the TorchScript file ``path``, and how to convert it (to a file of
+    its name with the suffix ``.onnx``, or ``.converted.onnx`` where it already ends so)."""
     onnx = Path(path).with_suffix(".onnx")
+    if onnx == Path(path):
+        onnx = Path(path).with_suffix(".converted.onnx")
     return (
         f"{str(path)!r} is a TorchScript file; TorchScript files are programs that can read and write your "
         f"files, so players load ONNX policy files only. If you trust it, convert it once with the training "
@@ -178,7 +181,7 @@ def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = Fal
 
 
 __all__ = [  # with the policy file's own names (policy_file), found here by users of this module
-    "CHECK_SECONDS", "CONVERT", "META_FILE", "REQUIRED_META", "CheckTimeout", "PolicyError", "PolicyNetwork",
+    "CHECK_SECONDS", "CONVERT", "META_FILE", "REQUIRED_META", "PolicyError", "PolicyLimitError", "PolicyNetwork",
     "PolicyPlayer", "check_meta", "check_output", "load_network", "load_policy", "parse_meta", "read_file",
     "torchscript_refusal",
 ]

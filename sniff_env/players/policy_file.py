@@ -18,14 +18,16 @@ META_FILE = "sniff_meta.json"
 
 
 REQUIRED_META = ("rules", "num_players", "observation_version", "num_actions")
+MAX_META_CHARS = 2**20
+"""The longest metadata read (the shipped files' take a few kilobytes)."""
 
 
 class PolicyError(ValueError):
     """A policy file cannot be used: missing, corrupt, or made for other rules or layouts."""
 
 
-class CheckTimeout(RuntimeError):
-    """The load-time forward pass ran past its time limit and was stopped."""
+class PolicyLimitError(PolicyError):
+    """A policy's network ran past its time limit or its memory allowance, and was stopped."""
 
 
 class PolicyNetwork(ABC):
@@ -48,17 +50,22 @@ class PolicyNetwork(ABC):
         return chosen
 
     def checked_logits(self, obs: npt.NDArray[np.float32], limit_s: float) -> npt.NDArray[np.float32]:
-        """:meth:`logits`, stopped with :class:`CheckTimeout` after ``limit_s`` seconds where the
-        runtime can stop it (the load-time check)."""
+        """:meth:`logits` within ``limit_s`` seconds (the load-time check) where the runtime can
+        stop it (:class:`PolicyLimitError`)."""
         return self.logits(obs)
 
 
 def parse_meta(path: str | Path, raw: str) -> dict[str, Any]:
     """The metadata object stored as ``raw`` JSON, with every required key, or :class:`PolicyError`."""
+    if len(raw) > MAX_META_CHARS:
+        raise PolicyError(f"{str(path)!r}: its {META_FILE} holds {len(raw):,} characters; at most {MAX_META_CHARS:,}")
     try:
         meta = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise PolicyError(f"{str(path)!r}: {META_FILE} is not valid JSON ({exc})") from exc
+        raise PolicyError(f"{str(path)!r}: {META_FILE} is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise PolicyError(f"{str(path)!r}: its {META_FILE} nests too deeply to read; policy metadata is a flat "
+                          f"object of rules and counts") from None
     if not isinstance(meta, dict):
         raise PolicyError(f"{str(path)!r}: {META_FILE} is not a JSON object")
     missing = [k for k in REQUIRED_META if k not in meta]

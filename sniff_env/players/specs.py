@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from sniff_env.players.registry import BUILTIN_PLAYERS
 
@@ -45,8 +45,21 @@ MAX_TOP = 1_024
 MAX_WEIGHT = 1e6
 """The largest size of a weight (heuristic and playout weights, the guided player's ``prior``)."""
 
-FILE_OPTIONS: dict[str, tuple[str, ...]] = {"guided": ("agent",)}
-"""The options of a built-in player whose value may name a file (a policy file's path)."""
+
+
+class LoadsPolicy:
+    """The mark of a player option whose value is loaded as a policy (see :data:`PolicyName`)."""
+
+    def __repr__(self) -> str:
+        return "LOADS_POLICY"
+
+
+LOADS_POLICY = LoadsPolicy()
+PolicyName = Annotated[str, LOADS_POLICY]
+"""The type of a player option that names a policy to load: a shipped agent's name or a policy
+file's path. A player declares such an option with this type, and so declares that its value
+opens a file: a spec read from a log may give it a shipped agent's name only
+(:func:`sniff_env.players.file_options` lists them)."""
 
 
 class PlayerSpecError(ValueError):
