@@ -91,28 +91,50 @@ def test_a_servers_expert_games_share_the_network_not_the_search() -> None:
     assert all(engine_one is not searches[0] for searches in two._engines.values())
 
 
-def test_the_searching_players_are_readied_before_the_table_opens(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each searching spec seated chooses once, on a copy of its seated player (no second load of
-    its network), and the seated players are left as they were."""
-    from sniff_env.play.levels import compile_searches
+def test_a_searching_seat_starts_its_compile_in_the_background(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a seat searches and the cache lacks the search, its compile starts in a process of
+    its own and the table does not wait; where no seat searches or the cache holds it, nothing starts."""
+    from sniff_env.play import levels, warm
     from sniff_env.play.session import SeatPlayer
     from sniff_env.players import load
-    from sniff_env.players.rollouts import RolloutPlayer
 
-    specs = ["random", "rollouts:samples=4", "heuristic", "rollouts:samples=4", "guided:agent=sniff-2p,samples=2"]
-    seats = [SeatPlayer("You", "human"), *(SeatPlayer(spec, spec, load(spec, seed=1)) for spec in specs)]
-    acted: list[tuple[str, int]] = []
-    for cls in (RolloutPlayer, GuidedPlayer):
-        real = cls.act
+    started: list[list[str]] = []
+    monkeypatch.setattr(warm, "Warming", lambda keys: started.append(keys) or "warming")
+    plain = [SeatPlayer("You", "human"), SeatPlayer("heuristic", "heuristic", load("heuristic"))]
+    searching = [*plain, SeatPlayer("rollouts", "rollouts:samples=4", load("rollouts:samples=4", seed=1))]
+    monkeypatch.setattr(warm, "is_compiled", lambda group: pytest.fail("no seat searches: nothing to check"))
+    assert levels.prepare_searches(plain) is None
+    monkeypatch.setattr(warm, "is_compiled", lambda group: True)
+    assert levels.prepare_searches(searching) is None and started == []
+    monkeypatch.setattr(warm, "is_compiled", lambda group: False)
+    assert levels.prepare_searches(searching) == "warming" and started == [["search"]]
 
-        def spying(self: Any, observation: Any, info: dict[str, Any], real: Any = real) -> int:
-            acted.append((type(self).__name__, id(self)))
-            return int(real(self, observation, info))
 
-        monkeypatch.setattr(cls, "act", spying)
-    monkeypatch.setattr("sniff_env.players.load", lambda *a, **k: pytest.fail("a seated player was loaded again"))
-    compile_searches(seats, SNIFF)
-    assert [name for name, _ in acted] == ["RolloutPlayer", "GuidedPlayer"], "each searching spec once, no other"
-    seated = {id(seat.agent) for seat in seats}
-    assert not seated & {who for _, who in acted}, "copies chose, not the seated players"
-    assert all(not getattr(seat.agent, "_engines", {}) for seat in seats), "the seated players' searches untouched"
+def test_a_searching_agent_waits_for_its_compile_and_says_so() -> None:
+    """The agent that searches waits for the background compile at its move, the table told what
+    compiles; an agent that does not search never waits."""
+    from sniff_env.play.session import Session
+    from sniff_env.players import load
+
+    class Compiling:
+        def __init__(self) -> None:
+            self.waits = 0
+
+        def wait(self, report: Any) -> None:
+            self.waits += 1
+            report("compiling the compiled search, once: 3 s of about 40 s so far")
+
+    told: list[str] = []
+    plain = Session.start(SNIFF, ["heuristic"], human=1, seed=3)
+    plain.warming, plain.on_wait = Compiling(), told.append  # type: ignore[assignment]
+    plain.advance()
+    assert plain.warming.waits == 0 and told == []  # type: ignore[union-attr]
+    session = Session.start(SNIFF, ["rollouts:samples=2"], human=1, seed=3)
+    session.seats[0].agent = load("heuristic")  # plays as quickly; the seat's spec still searches
+    compiling = Compiling()
+    session.warming, session.on_wait = compiling, told.append  # type: ignore[assignment]
+    session.advance()
+    assert compiling.waits == 1 and session.warming is None and told == [
+        "compiling the compiled search, once: 3 s of about 40 s so far"]
+    assert session.game.turn == 1  # the agent moved after its wait
+

@@ -7,6 +7,7 @@ import argparse
 import importlib
 
 BENCHMARKS = {
+    "compile": "sniff_env.evaluation.speed.compile",
     "engine": "sniff_env.evaluation.speed.engine",
     "env": "sniff_env.evaluation.speed.env",
     "players": "sniff_env.evaluation.speed.players",
@@ -17,6 +18,7 @@ BENCHMARKS = {
     "web-load": "sniff_env.web.speed.load",
 }
 ABOUT = {
+    "compile": "seconds the compiled functions take to compile, per group and in all",
     "engine": "decisions per second of random playouts, per preset",
     "env": "agent steps per second through the AEC loop",
     "players": "choices per second of the built-in players",

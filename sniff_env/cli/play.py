@@ -16,7 +16,7 @@ from sniff_env.errors import SniffError
 from sniff_env.gamelog import load_game_log
 from sniff_env.options import add_rules_arguments, check_output_file, rules_from_args
 from sniff_env.play.howto import howto_lines
-from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS, compile_searches
+from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS, prepare_searches
 from sniff_env.play.session import Session, chosen_opponents
 from sniff_env.play.stats import load_stats, stats_lines
 from sniff_env.play.terminal import Terminal, terminal_console
@@ -91,10 +91,17 @@ def run(args: argparse.Namespace) -> int:
         if note and note not in session.notes:
             session.notes.insert(0, note)
     session.overwrite = args.force
-    compile_searches(session.seats, session.game.rules)
+    session.warming = prepare_searches(session.seats)
+    if session.warming is not None:
+        session.notes.append(f"the search is not compiled yet: {session.warming.progress()} (in the background; "
+                             "the search waits for it at its first move)")
     path = session.save()  # the log file exists from the start: a bad --save stops here, before any move
     clean_stale_temps(path.parent)  # what earlier games killed mid-write left in the folder
-    return Terminal(session).run()
+    try:
+        return Terminal(session).run()
+    finally:
+        if session.warming is not None:
+            session.warming.stop()
 
 
 def main_for(

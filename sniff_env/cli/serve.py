@@ -28,7 +28,7 @@ from sniff_env.options import (
     rules_from_args,
     whole_number,
 )
-from sniff_env.play.levels import compile_searches
+from sniff_env.play.levels import prepare_searches
 from sniff_env.play.session import Session, chosen_opponents, default_save_path
 from sniff_env.web.housekeeping import KEEP_DAYS, KEEP_LOGS, clean_games_folder
 from sniff_env.web.sessions import IDLE_S, MAX_GAMES, MAX_HINT_BUDGET_S, TableOptions
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     # the seats are filled once here, so that a bad --opponent or --seat stops the server at once
     seated = Session.start(options.rules, list(options.opponents), human=options.seat, partner=options.partner,
                            agents=app.state.store.agents)
-    compile_searches(seated.seats, options.rules)
+    app.state.warming = prepare_searches(seated.seats)
     query = ""
     if args.resume is not None:
         query = f"?game={app.state.store.resume(args.resume).id}"

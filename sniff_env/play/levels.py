@@ -9,11 +9,11 @@ to the heuristic and to the search alone. Both read only what their seat may kno
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from sniff_env.play.warm import Warming, warm_in_background
 from sniff_env.players import Player, agents, parse_spec
 from sniff_env.rules import Rules
 
@@ -96,21 +96,11 @@ class Seated(Protocol):
     agent: Player | None
 
 
-def compile_searches(seats: Iterable[Seated], rules: Rules) -> None:
-    """Let each searching player seated in ``seats`` choose once at the start of a game of
-    ``rules``, so that its kernels are compiled (with the engine's one-line notice, when the cache
-    is empty) before a table opens rather than at its first move. The choice is made by a copy of
-    the seated player, reset: the network it has loaded serves, and the seated player's own
-    generator and search are left as they were."""
-    from sniff_env.game import new_game
-    from sniff_env.infostate import info_state
-
-    game = new_game(rules, seed=0)
-    done: set[str] = set()
-    for seat in seats:
-        if seat.agent is None or seat.spec in done or parse_spec(seat.spec)[0] not in SEARCHING:
-            continue
-        done.add(seat.spec)
-        player = copy.copy(seat.agent)
-        player.reset(0)
-        player.act(None, {"info_state": info_state(game, game.turn)})
+def prepare_searches(seats: Iterable[Seated]) -> Warming | None:
+    """Where a player seated in ``seats`` runs the compiled search and the cache does not hold it
+    yet, start compiling it in a process of its own and return that compile (the table then
+    opens at once, and the searching agent waits for it at its first move, saying so); None
+    where nothing has to wait."""
+    if not any(seat.agent is not None and parse_spec(seat.spec)[0] in SEARCHING for seat in seats):
+        return None
+    return warm_in_background(["search"])

@@ -29,7 +29,8 @@ from sniff_env.errors import GameOverError, SniffError
 from sniff_env.game import Event, Game, Phase, new_game
 from sniff_env.gamelog import GameLog, save_game_log
 from sniff_env.infostate import info_state
-from sniff_env.play.levels import DEFAULT_LEVEL, level_opponent
+from sniff_env.play.levels import DEFAULT_LEVEL, SEARCHING, level_opponent
+from sniff_env.play.warm import Warming
 from sniff_env.players import (
     BUILTIN,
     Player,
@@ -253,6 +254,11 @@ class Session:
     _written: set[Path] = field(default_factory=set)
     _hint_seed: int = field(default_factory=lambda: secrets.randbits(63))
     """The hint's own seed: its values must not depend on (and so reveal) the game's seed."""
+    warming: Warming | None = None
+    """The searching agents' compiled functions still compiling in the background (see
+    :func:`~sniff_env.play.levels.prepare_searches`): such an agent waits for them at its move."""
+    on_wait: Callable[[str], None] | None = None
+    """Told what compiles, and for how long so far, while an agent waits for :attr:`warming`."""
 
     # -- construction --------------------------------------------------------------------------
     @classmethod
@@ -399,8 +405,16 @@ class Session:
             seat = game.turn
             agent = self.seats[seat].agent
             assert agent is not None
+            self._wait_for_kernels(self.seats[seat].spec)
             action = agent.act(None, {"info_state": info_state(game, seat)})
             game.step(action)
+
+    def _wait_for_kernels(self, spec: str) -> None:
+        """Wait for :attr:`warming`, saying so through :attr:`on_wait`, if ``spec`` searches."""
+        if self.warming is None or parse_spec(spec)[0] not in SEARCHING:
+            return
+        self.warming.wait(self.on_wait)
+        self.warming = None
 
     def undo(self) -> None:
         """Take back the human's last move and the agents' moves after it."""

@@ -69,6 +69,8 @@ class Terminal:
         self.read = read or self.console.input
         self.autoclaim = False
         """Whether the human's scoring moves claim their points without ``!`` (muggins)."""
+        if session.on_wait is None:
+            session.on_wait = lambda progress: self.say(f"[yellow]the search is getting ready:[/] {escape(progress)}")
 
     @property
     def height(self) -> int | None:

@@ -47,16 +47,18 @@ GROUPS = {
 """Which part of the package a compiled function belongs to, by the start of its module's name."""
 
 
-def _load_estimates() -> dict[str, float]:
+def _load_estimates(part: str) -> dict[str, float]:
     try:
         data = json.loads(ESTIMATES_FILE.read_text())
-    except (OSError, ValueError):
+        return {str(k): float(v) for k, v in data[part].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
-    return {str(k): float(v) for k, v in data.get("seconds", {}).items()} if isinstance(data, dict) else {}
 
 
-ESTIMATES: dict[str, float] = _load_estimates()
+ESTIMATES: dict[str, float] = _load_estimates("kernels")
 """``module.qualname`` of a kernel: its measured compile time alone (see :data:`ESTIMATES_FILE`)."""
+GROUP_ESTIMATES: dict[str, float] = _load_estimates("groups")
+"""A group of :mod:`sniff_env.play.warm`: its measured compile time alone."""
 
 
 def kernel_name(func: Any) -> str:

@@ -1,0 +1,107 @@
+"""One compile serves every rule set: after ``sniff warmup``'s games, a game of every preset,
+player count and partnership on the batched engine, the vector envs, the compiled players and
+the search adds no signature to any compiled function, and each has one signature."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sniff_env
+from sniff_env.presets import PRESET_NAMES, make_rules
+from sniff_env.rules import Rules
+
+GENERIC = {"sniff_env.players.compiled.rollouts._copy"}
+"""Helpers written for arrays of any shape and type (a copy, element by element): one signature
+per kind of array they copy."""
+
+
+def _tables() -> list[Rules]:
+    """Every preset at 2, 3 and 4 players, and 4 players in partnerships."""
+    out = []
+    for preset in PRESET_NAMES:
+        for n in (2, 3, 4):
+            out.append(make_rules(preset, n))
+        out.append(make_rules(preset, 4, partnership=True))
+    return out
+
+
+def _signatures() -> dict[str, int]:
+    from sniff_env.vector._compile import DISPATCHERS
+    from sniff_env.vector.notices import kernel_name
+
+    return {kernel_name(d.py_func): len(d.signatures) for d in DISPATCHERS}
+
+
+def _play(rules: Rules, seed: int) -> None:
+    """A few decisions of ``rules`` through every compiled path."""
+    from sniff_env.envs.gym_vector import SniffGymVectorEnv
+    from sniff_env.envs.vector import SniffVectorEnv
+    from sniff_env.game import new_game
+    from sniff_env.infostate import info_state
+    from sniff_env.players import load, load_compiled
+    from sniff_env.vector import kernels as K
+    from sniff_env.vector.engine import VectorEngine
+
+    rng = np.random.default_rng(seed)
+    engine = VectorEngine(rules, 4, threads=1)
+    engine.deal(np.arange(4), True, seed + np.arange(4))
+    specs = ["greedy", "greedy:tiebreak=heuristic", "heuristic", "rollouts:samples=2",
+             "rollouts:samples=2,depth=2"]
+    if rules.num_sides == 2:
+        specs += ["rollouts:samples=2,value=win", "rollouts:samples=2,solve=16"]
+    for spec in specs:
+        live = np.flatnonzero(engine.phase == K.PLAY)
+        if live.size:
+            load_compiled(spec, engine)(live)
+    for _ in range(30):
+        if not np.flatnonzero(engine.phase == K.PLAY).size:
+            break
+        engine.step(engine.sample_actions(rng))
+    engine.close()
+    game = new_game(rules, seed=seed)
+    state = info_state(game, game.turn)
+    for spec in ("rollouts:samples=2", "rollouts:samples=2,infer=0.5"):
+        load(spec, seed=seed).act(None, {"info_state": state})
+    env = SniffVectorEnv(rules, 4, seed=seed, threads=1)
+    env.reset()
+    for _ in range(30):
+        env.step(env.random_actions(rng))
+    env.close()
+    opponents = ["heuristic", "greedy", "random"][: rules.num_players - 1]
+    gym = SniffGymVectorEnv(4, rules.name, rules.num_players, opponents=opponents, threads=1,
+                            **({"partnership": True} if rules.partnership else {}))
+    obs, _ = gym.reset(seed=seed)
+    for _ in range(10):
+        obs, *_ = gym.step(obs["action_mask"].argmax(axis=1))
+    gym.close()
+    aec = sniff_env.env(ruleset=rules.name, num_players=rules.num_players,
+                        **({"partnership": True} if rules.partnership else {}))
+    aec.reset(seed=seed)
+    for name in aec.agent_iter(max_iter=8):
+        observation, _, termination, truncation, _ = aec.last()
+        aec.step(None if termination or truncation else int(np.flatnonzero(observation["action_mask"])[0]))
+    aec.close()
+
+
+def test_every_rule_set_and_player_count_runs_on_the_warm_up_compiles() -> None:
+    from sniff_env.play.warm import GROUPS
+    from sniff_env.vector.notices import NOTICES
+
+    for group in GROUPS:
+        group.run()
+    before, compiles = _signatures(), len(NOTICES.compiles)
+    several = {name: n for name, n in before.items() if n > 1 and name not in GENERIC}
+    assert not several, f"compiled for several argument types: {several}"
+    for seed, rules in enumerate(_tables()):
+        _play(rules, seed)
+    after = _signatures()
+    assert NOTICES.compiles[compiles:] == []
+    grew = {name: (before.get(name, 0), n) for name, n in after.items() if n != before.get(name, 0)}
+    assert not grew, f"compiled again after the warm-up (signatures before, after): {grew}"
+
+
+@pytest.mark.parametrize("preset", ["sniff", "muggins"])
+def test_the_tables_cover_every_player_count(preset: str) -> None:
+    counts = {(r.num_players, r.partnership) for r in _tables() if r.name == preset}
+    assert counts == {(2, False), (3, False), (4, False), (4, True)}
