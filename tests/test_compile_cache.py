@@ -38,26 +38,36 @@ RULE = "return count // 5 if div5 else count\n"
 CHANGED = "return count // 5 if div5 else 2 * count\n"
 
 
-def _probe(root: Path, cache: Path) -> dict[str, Any]:
-    """Run :data:`PROBE` in a new process on the package copy under ``root``, caching in ``cache``."""
-    env = {**os.environ, "PYTHONPATH": str(root), "NUMBA_CACHE_DIR": str(cache)}
-    out = subprocess.run([sys.executable, "-c", PROBE], cwd=root, env=env, capture_output=True, text=True, timeout=120,
+def _probe(root: Path, cache: Path | None, probe: str = PROBE, **env_vars: str) -> dict[str, Any]:
+    """Run ``probe`` in a new process on the package copy under ``root``, caching in ``cache``
+    (None: no ``NUMBA_CACHE_DIR``, the package's own place or the user's)."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(PYTHONPATH=str(root), **env_vars, **({"NUMBA_CACHE_DIR": str(cache)} if cache else {}))
+    out = subprocess.run([sys.executable, "-c", probe], cwd=root, env=env, capture_output=True, text=True, timeout=300,
                          check=False)
     assert out.returncode == 0, out.stderr
     result: dict[str, Any] = json.loads(out.stdout)
     assert result["package"].startswith(str(root))
-    result["announced"] = out.stderr.count("compiling the batched engine")
+    result["announced"] = out.stderr.count("sniff-env: compiling ")
+    result["stderr"] = out.stderr
     return result
 
 
-def test_a_changed_rule_reaches_the_compiled_callers_that_inline_it(tmp_path: Path) -> None:
+def _copy(tmp_path: Path) -> Path:
+    """A copy of the package under ``tmp_path / "src"`` (without compiled files); its root."""
     root = tmp_path / "src"
     shutil.copytree(Path(sniff_env.__file__).parent, root / "sniff_env", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def test_a_changed_rule_reaches_the_compiled_callers_that_call_it(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
     kernels = root / "sniff_env" / "rulebook.py"
     cache = tmp_path / "cache"
     first = _probe(root, cache)
     again = _probe(root, cache)
-    assert (first["misses"], first["hits"], first["announced"]) == (1, 0, 1)  # an empty cache: it says so, once
+    assert (first["misses"], first["hits"], first["announced"]) == (1, 0, 1)  # it says so, once
+    assert "compiling the built-in players (greedy_key)" in first["stderr"]
     assert (again["misses"], again["hits"], again["keys"]) == (0, 1, first["keys"])  # a second process reuses it
     assert again["announced"] == 0
     source = kernels.read_text()
@@ -93,18 +103,63 @@ def test_the_digest_covers_every_source_file(tmp_path: Path) -> None:
     assert _compile.sources_digest(tmp_path) != before
 
 
-def test_processes_compiling_into_one_cache_together_announce_it_once(tmp_path: Path) -> None:
-    """A tournament's workers start compiling into the same empty cache at once: the first to
-    claim the announcement says so, the others stay quiet; a claim left by a compilation cut
-    short long ago is taken again."""
+OTHER = """
+import json
+import numpy as np
+from sniff_env.presets import make_rules
+from sniff_env.vector import kernels as K
+from sniff_env.vector.tables import build_tables
+
+t = build_tables(make_rules("sniff"))
+keys = [K.points_for(t.params, t.score_tab, c) for c in range(13)]
+stats = K.points_for.stats
+print(json.dumps({"package": K.__file__, "keys": keys, "hits": sum(stats.cache_hits.values()),
+                  "misses": sum(stats.cache_misses.values()), "path": stats.cache_path}))
+"""
+"""Another compiled function than :data:`PROBE`'s: ``kernels.points_for``."""
+
+
+def test_every_compile_says_so_even_where_the_cache_holds_others(tmp_path: Path) -> None:
+    """The notice is not kept for an empty cache: a new function compiling beside cached ones
+    says what compiles too, with an estimate, and how long it took where it took a while."""
+    root, cache = _copy(tmp_path), tmp_path / "cache"
+    first = _probe(root, cache)
+    assert first["announced"] == 1 and any(cache.rglob("*.nbi"))
+    other = _probe(root, cache, OTHER)
+    assert other["misses"] == 1 and other["announced"] == 1, other["stderr"]
+    line = next(x for x in other["stderr"].splitlines() if x.startswith("sniff-env: compiling "))
+    assert "the batched engine (points_for)" in line and "later runs load it from the cache" in line
+    assert _probe(root, cache, OTHER)["announced"] == 0  # loaded: nothing to say
+
+
+def test_a_read_only_install_compiles_once_into_the_user_cache(tmp_path: Path) -> None:
+    """Where nothing can be written beside the package (a wheel in a read-only site-packages,
+    here a package whose ``__pycache__`` cannot be made), the first process compiles into the
+    user's cache and the next loads it from there."""
+    root = _copy(tmp_path)
+    (root / "sniff_env" / "vector" / "__pycache__").write_text("not a folder: nothing can be cached here")
+    user = tmp_path / "user-cache"
+    env = {"XDG_CACHE_HOME": str(user), "PYTHONDONTWRITEBYTECODE": "1"}
+    first = _probe(root, None, **env)
+    again = _probe(root, None, **env)
+    assert first["path"].startswith(str(user / "sniff-env" / "numba")), first["path"]
+    assert (first["misses"], first["hits"], first["announced"]) == (1, 0, 1)
+    assert (again["misses"], again["hits"], again["path"]) == (0, 1, first["path"])
+
+
+def test_processes_compiling_one_function_together_announce_it_once(tmp_path: Path) -> None:
+    """A tournament's workers start compiling the same function into the same cache at once: the
+    first to claim it says so, the others stay quiet; a claim left by a compile cut short long
+    ago is taken again."""
     import time
 
-    from sniff_env.vector import _compile
+    from sniff_env.vector import notices
 
-    assert _compile.claim_announcement(tmp_path) is True
-    assert _compile.claim_announcement(tmp_path) is False  # the worker beside it
-    marker = tmp_path / _compile.ANNOUNCED_FILE
-    old = time.time() - _compile.ANNOUNCED_STALE_S - 60
+    assert notices.claim("k", tmp_path) is True
+    assert notices.claim("k", tmp_path) is False  # the worker beside it
+    assert notices.claim("other", tmp_path) is True
+    marker = tmp_path / "compiling-k"
+    old = time.time() - notices.CLAIM_STALE_S - 60
     os.utime(marker, (old, old))
-    assert _compile.claim_announcement(tmp_path) is True  # stale: said again
-    assert _compile.claim_announcement(tmp_path / "missing" / "cache") is True  # unwritable: each says so itself
+    assert notices.claim("k", tmp_path) is True  # stale: said again
+    assert notices.claim("k", tmp_path / "missing" / "cache") is True  # unwritable: each says so itself

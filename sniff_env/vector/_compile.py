@@ -35,7 +35,7 @@ from typing import Any, ClassVar, TypeVar
 from numba.core import caching, config, types
 from numba.core.registry import CPUDispatcher
 
-from sniff_env.vector import notices  # noqa: F401  (every compile says so)
+from sniff_env.vector import notices
 
 F = TypeVar("F", bound=Callable[..., Any])
 PACKAGE = Path(__file__).resolve().parent
@@ -85,6 +85,9 @@ CACHE_DIR = cache_dir()
 if CACHE_DIR is None:
     warnings.warn("no writable place for the compiled kernels' cache: they compile in every process",
                   RuntimeWarning, stacklevel=1)
+
+
+notices.NOTICES.cache = CACHE_DIR
 
 
 def cache_is_empty(cache: Path | None = None) -> bool:

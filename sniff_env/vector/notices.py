@@ -7,13 +7,16 @@ package, in any process (the command line, an environment, a trainer, the web se
 prints one line on stderr naming what compiles and how long it takes on an idle 2-core machine
 (:data:`ESTIMATES`, measured by ``sniff bench compile``), a line every
 :data:`TICK_S` seconds while it goes on, and the time it took. A compile nested in another (a
-kernel's callees) is part of the outer one's notice. :func:`quiet` silences them for a caller
-that reports compiles its own way (``sniff warmup``).
+kernel's callees) is part of the outer one's notice. Processes that compile the same function
+into the same cache at once (a tournament's workers) say it once: the first to claim it
+(:func:`claim`). :func:`quiet` silences them for a caller that reports compiles its own way
+(``sniff warmup``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -74,6 +77,32 @@ def group_of(module: str) -> str | None:
     return "sniff-env" if module.startswith("sniff_env") else None
 
 
+CLAIM_STALE_S = 600.0
+"""A claim older than this is taken for a compile that was cut short: the next one says so again."""
+
+
+def claim(name: str, cache: Path | None) -> bool:
+    """Whether this process is the one to announce compiling ``name`` into ``cache``: the first
+    to make its claim file there (or any process, where there is no cache or the claim is stale)."""
+    if cache is None:
+        return True
+    marker = cache / f"compiling-{name}"
+    for _ in range(2):
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            return True
+        except FileExistsError:
+            try:
+                if time.time() - marker.stat().st_mtime < CLAIM_STALE_S:
+                    return False
+                marker.unlink()
+            except FileNotFoundError:
+                pass
+        except OSError:  # a cache this process cannot write into: it says so for itself
+            return True
+    return False
+
+
 def estimate_text(name: str) -> str:
     """The estimate of ``name``'s compile, as a phrase."""
     seconds = ESTIMATES.get(name)
@@ -85,8 +114,10 @@ def estimate_text(name: str) -> str:
 class CompileNotices(event.Listener):  # type: ignore[misc]
     """Numba's compile events turned into the lines the module docstring describes."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, cache: Path | None = None) -> None:
         self.stream = stream
+        self.cache = cache
+        """Where the compiles go, for :func:`claim` (set by :mod:`sniff_env.vector._compile`)."""
         self.quiet = 0
         self._depth = 0
         self._started = 0.0
@@ -98,6 +129,7 @@ class CompileNotices(event.Listener):  # type: ignore[misc]
         self.compiles: list[tuple[str, float]] = []
         """Every outermost compile of this process: the function and the seconds it took (said or not)."""
         self._name = ""
+        self._claimed = ""
 
     def _say(self, line: str) -> None:
         self.said.append(line)
@@ -115,8 +147,9 @@ class CompileNotices(event.Listener):  # type: ignore[misc]
         self._name = name = kernel_name(func)
         self._started = time.perf_counter()
         group = group_of(func.__module__)
-        if group is None or self.quiet:
+        if group is None or self.quiet or not claim(name, self.cache):
             return
+        self._claimed = name
         self._what = f"{group} ({func.__qualname__})"
         self._say(f"compiling {self._what}, {estimate_text(name)}; once: later runs load it from the cache")
         self._stop.clear()
@@ -132,6 +165,9 @@ class CompileNotices(event.Listener):  # type: ignore[misc]
         if self._depth:
             return
         self.compiles.append((self._name, time.perf_counter() - self._started))
+        if self._claimed and self.cache is not None:
+            (self.cache / f"compiling-{self._claimed}").unlink(missing_ok=True)
+            self._claimed = ""
         if self._ticker is None:
             return
         self._stop.set()
