@@ -32,15 +32,21 @@ def test_rules_and_demo_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert "scores:" in capsys.readouterr().out
 
 
-def test_warmup_compiles_every_kernel_family_stage_by_stage(capsys: pytest.CaptureFixture[str]) -> None:
-    from sniff_env.cli.warmup import STAGES
+def test_warmup_says_what_it_compiles_and_then_that_all_is_compiled(capsys: pytest.CaptureFixture[str]) -> None:
+    """The warm-up lists each group with its state, compiles those that need it, and a second
+    warm-up finds every group compiled (what it said it did, it did)."""
+    from sniff_env.play.warm import GROUPS
 
-    assert main(["warmup"]) == 0
+    assert main(["warmup", "--jobs", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(("compiling the batched engine's kernels", "loading the batched engine's kernels"))
-    assert [line.split(" ...")[0] for line in out[1:-1]] == [f"[{i}/{len(STAGES)}] {label}"
-                                                              for i, (label, _) in enumerate(STAGES, 1)]
-    assert out[-1].startswith("ready in ")
+    assert out[0].startswith("the compiled functions' cache: ")
+    assert [line.split(":")[0] for line in out[1:1 + len(GROUPS)]] == [
+        f"[{i}/{len(GROUPS)}] {g.label.split(':')[0]}" for i, g in enumerate(GROUPS, 1)]
+    assert out[-1].startswith(("ready in ", "ready: every group is compiled"))
+    assert main(["warmup"]) == 0
+    again = capsys.readouterr().out.splitlines()
+    assert all(line.endswith(": compiled already") for line in again[1:1 + len(GROUPS)]), again
+    assert again[-1] == "ready: every group is compiled; later processes load them from the cache"
 
 
 def test_version_names_the_package(capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,3 +55,16 @@ def test_version_names_the_package(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert done.value.code == 0 and capsys.readouterr().out.strip() == f"sniff-env {__version__}"
+
+
+def test_a_missing_extra_is_one_line_naming_it(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """``sniff serve`` without the web extra says which extra to install, in one line."""
+    import sys
+
+    monkeypatch.delitem(sys.modules, "sniff_env.web.app", raising=False)
+    monkeypatch.setitem(sys.modules, "fastapi", None)
+    assert main(["serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("sniff serve: this needs the 'web' extra (fastapi is not installed): "
+                           "pip install 'sniff-env[web]'")

@@ -26,6 +26,20 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+EXTRAS = {"fastapi": "web", "uvicorn": "web", "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train",
+          "tensorboard": "train", "matplotlib": "train", "pyspiel": "openspiel", "ray": "rllib", "pdoc": "dev"}
+"""The optional dependencies a command may need, and the extra of the package that installs each."""
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """One line naming the extra that installs the module ``exc`` did not find, None if no extra does."""
+    top = (exc.name or "").split(".")[0]
+    extra = EXTRAS.get(top)
+    if extra is None:
+        return None
+    return f"this needs the {extra!r} extra ({top} is not installed): pip install 'sniff-env[{extra}]'"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sniff", description="Sniff and the Fives family of dominoes.")
     from sniff_env import __version__
@@ -39,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         except ModuleNotFoundError as exc:
             if not exc.name or not module.startswith(exc.name):
                 raise
-            p.set_defaults(_missing=module)
+            p.set_defaults(_missing=missing_extra(exc) or "not available in this installation")
             continue
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
@@ -57,10 +71,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     if getattr(args, "_missing", None):
-        print(f"sniff {args.command}: not available in this installation", file=sys.stderr)
+        print(f"sniff {args.command}: {args._missing}", file=sys.stderr)
         return 2
     try:
         return int(args._run(args) or 0)
+    except ModuleNotFoundError as exc:
+        line = missing_extra(exc)
+        if line is None:
+            raise
+        print(f"sniff {args.command}: {line}", file=sys.stderr)
+        return 2
     except ValueError as exc:  # every bad-input error of the package is a ValueError
         print(f"sniff {args.command}: {exc}", file=sys.stderr)
         return 2

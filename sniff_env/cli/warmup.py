@@ -42,24 +42,27 @@ def run(args: argparse.Namespace) -> int:
         return 2
     states = [group_state(g) for g in GROUPS]
     print(f"the compiled functions' cache: {CACHE_DIR or 'none writable (they compile in every process)'}", flush=True)
-    for i, (group, (cached, total)) in enumerate(zip(GROUPS, states, strict=True), 1):
-        state = "compiled already" if cached == total else f"to compile ({cached} of {total} functions cached)"
+    for i, (group, (cached, total, warmed)) in enumerate(zip(GROUPS, states, strict=True), 1):
+        state = ("compiled already" if warmed and cached == total
+                 else f"to compile ({cached} of {total} functions cached)" if cached < total
+                 else f"cached but not warmed up yet ({total} functions): to load and check")
         print(f"[{i}/{len(GROUPS)}] {group.label}: {state}", flush=True)
-    todo = [g.key for g, (cached, total) in zip(GROUPS, states, strict=True) if cached < total]
+    todo = [g.key for g, (cached, total, warmed) in zip(GROUPS, states, strict=True) if not (warmed and cached == total)]
     if not todo:
         print("ready: every group is compiled; later processes load them from the cache", flush=True)
         return 0
     workers = min(jobs, len(todo))
     serial = estimate_s(todo)
     about = f", about {serial / min(workers, 2):.0f} s on an idle 2-core machine" if serial else ""
-    print(f"compiling {len(todo)} group(s) in {workers} process(es){about}...", flush=True)
+    print(f"warming up {len(todo)} group(s) in {workers} process(es){about}...", flush=True)
     start = time.perf_counter()
     stop = threading.Event()
     running: dict[Future[tuple[float, int]], int] = {}
 
     def tick() -> None:
         while not stop.wait(TICK_S):
-            names = ", ".join(GROUPS[i].label.split(":")[0] for i in sorted(running.values()))
+            names = ", ".join(GROUPS[i].label.split(":")[0] for f, i in sorted(running.items(), key=lambda p: p[1])
+                              if f.running())
             print(f"  {time.perf_counter() - start:.0f} s: still compiling {names}", flush=True)
 
     ticker = threading.Thread(target=tick, daemon=True)

@@ -21,6 +21,8 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -149,32 +151,65 @@ def group(key: str) -> Group:
     raise ValueError(f"there is no group {key!r}; the groups are {', '.join(g.key for g in GROUPS)}")
 
 
-def group_state(g: Group) -> tuple[int, int]:
-    """How many of the group's compiled functions the cache holds, and how many there are."""
+def _manifest(key: str) -> Path | None:
+    """The file where a warm-up of group ``key`` lists the functions it compiled (None: no cache)."""
+    from sniff_env.vector._compile import CACHE_DIR
+
+    return None if CACHE_DIR is None else CACHE_DIR / f"warmed-{key}.json"
+
+
+def _functions(g: Group) -> dict[str, Any]:
+    """The group's compiled functions by name (``module.qualname``)."""
     from sniff_env.vector._compile import DISPATCHERS
+    from sniff_env.vector.notices import kernel_name
 
     for module in g.modules:
         importlib.import_module(module)
-    mine = [d for d in DISPATCHERS if d.py_func.__module__ in g.modules]
-    cached = sum(1 for d in mine if getattr(d._cache, "index_path", None) is not None and d._cache.index_path.exists())
-    return cached, len(mine)
+    return {kernel_name(d.py_func): d for d in DISPATCHERS if d.py_func.__module__ in g.modules}
+
+
+def _cached(dispatcher: Any) -> bool:
+    path = getattr(dispatcher._cache, "index_path", None)
+    return path is not None and bool(path.exists())
+
+
+def group_state(g: Group) -> tuple[int, int, bool]:
+    """How many of the group's compiled functions the cache holds, of how many, and whether a
+    warm-up compiled the group (then only the functions it compiled count: a module may hold
+    helpers its games never call)."""
+    functions = _functions(g)
+    manifest = _manifest(g.key)
+    try:
+        names = set(json.loads(manifest.read_text())) if manifest is not None else None
+    except (OSError, ValueError, TypeError):
+        names = None
+    warmed = names is not None
+    if names is not None:
+        functions = {k: d for k, d in functions.items() if k in names}
+    return sum(1 for d in functions.values() if _cached(d)), len(functions), warmed
 
 
 def is_compiled(g: Group) -> bool:
-    """Whether the cache holds every compiled function of the group."""
-    cached, total = group_state(g)
-    return cached == total
+    """Whether a warm-up compiled the group and the cache still holds all it compiled."""
+    cached, total, warmed = group_state(g)
+    return warmed and cached == total
 
 
 def compile_group(key: str) -> tuple[float, int]:
-    """Run the group ``key`` without compile notices; its seconds and how many compiles it made."""
+    """Run the group ``key`` without compile notices, then list what it compiled beside the cache
+    (:func:`group_state`); its seconds and how many compiles it made."""
+    from sniff_env.atomic import write_json_atomic
     from sniff_env.vector.notices import NOTICES, quiet
 
     before = len(NOTICES.compiles)
     start = time.perf_counter()
     with quiet():
         group(key).run()
-    return time.perf_counter() - start, len(NOTICES.compiles) - before
+    seconds = time.perf_counter() - start
+    manifest = _manifest(key)
+    if manifest is not None:
+        write_json_atomic(manifest, sorted(k for k, d in _functions(group(key)).items() if _cached(d)))
+    return seconds, len(NOTICES.compiles) - before
 
 
 def estimate_s(keys: list[str]) -> float | None:
