@@ -7,7 +7,7 @@ import argparse
 import importlib
 
 BENCHMARKS = {
-    "compile": "sniff_env.evaluation.speed.compile",
+    "compile": "sniff_env.play.compile_speed",
     "engine": "sniff_env.evaluation.speed.engine",
     "env": "sniff_env.evaluation.speed.env",
     "players": "sniff_env.evaluation.speed.players",

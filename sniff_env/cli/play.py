@@ -93,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
     session.overwrite = args.force
     session.warming = prepare_searches(session.seats)
     if session.warming is not None:
-        session.notes.append(f"the search is not compiled yet: {session.warming.progress()} (in the background; "
-                             "the search waits for it at its first move)")
+        session.notes.append(f"{session.warming.progress()}, in the background: the table is open, and the "
+                             "search waits for it only at its first move")
     path = session.save()  # the log file exists from the start: a bad --save stops here, before any move
     clean_stale_temps(path.parent)  # what earlier games killed mid-write left in the folder
     try:

@@ -127,18 +127,20 @@ class Group:
 
     key: str
     label: str
+    short: str
+    """The group's name in a sentence ("the search")."""
     run: Callable[[], None]
     modules: tuple[str, ...]
 
 
 GROUPS: tuple[Group, ...] = (
-    Group("search", "the compiled search and its options", _search,
+    Group("search", "the compiled search and its options", "the search", _search,
           ("sniff_env.players.compiled.rollouts", "sniff_env.players.compiled.win_odds")),
-    Group("engine", "the engine: deals, steps, observations", _engine,
+    Group("engine", "the engine: deals, steps, observations", "the engine", _engine,
           ("sniff_env.vector.kernels", "sniff_env.vector.pyrandom", "sniff_env.vector.compiled_rules",
            "sniff_env.envs.record_encoder")),
-    Group("vector-env", "the Gymnasium vector env and its compiled opponents", _vector_env, ("sniff_env.envs.gym_vector",)),
-    Group("players", "the built-in players' batched twins", _players, ("sniff_env.players.compiled.baselines",)),
+    Group("vector-env", "the Gymnasium vector env and its compiled opponents", "the vector env", _vector_env, ("sniff_env.envs.gym_vector",)),
+    Group("players", "the built-in players' batched twins", "the built-in players", _players, ("sniff_env.players.compiled.baselines",)),
 )
 """The groups, the longest to compile first (so that the others share the cores beside it)."""
 
@@ -226,7 +228,7 @@ class Warming:
 
     def __init__(self, keys: list[str]) -> None:
         self.keys = keys
-        self.label = " and ".join(group(k).label.split(":")[0] for k in keys)
+        self.label = " and ".join(group(k).short for k in keys)
         self.estimate = estimate_s(keys)
         self.started = time.monotonic()
         self._process = subprocess.Popen([sys.executable, "-m", "sniff_env.play.warm", *keys],
@@ -244,7 +246,7 @@ class Warming:
     def progress(self) -> str:
         """One line: what compiles, for how long so far, and the estimate."""
         about = f" of about {self.estimate:.0f} s" if self.estimate else ""
-        return f"compiling {self.label}, once: {self.elapsed:.0f} s{about} so far"
+        return f"compiling {self.label} (once): {self.elapsed:.0f} s{about} so far"
 
     def wait(self, report: Callable[[str], None] | None = None, every_s: float = 5.0) -> None:
         """Wait until :meth:`ready`, calling ``report`` with :meth:`progress` at once and every ``every_s``."""
