@@ -77,7 +77,7 @@ class PolicyProcess:
         self._child: subprocess.Popen[bytes] | None = None
         self._pid = -1
         self._stopped = ""
-        self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._finalizer: Any = None  # a weakref.finalize of the child
         self._requests: Connection | None = None
         self._answers: Connection | None = None
         with self._lock:
