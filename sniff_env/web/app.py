@@ -70,6 +70,7 @@ from sniff_env.play.howto import how_to_play, summary
 from sniff_env.play.session import HUMAN, LogWriteError, SeatPlayer, check_log_player
 from sniff_env.play.stats import StatsError, load_stats, record_game, stats_rows
 from sniff_env.play.stats import summary as stats_summary
+from sniff_env.players import BUILTIN, agents
 from sniff_env.web.borders import Borders
 from sniff_env.web.guide import guide, setup_choices
 from sniff_env.web.replays import Stopped, replay_answer
@@ -142,14 +143,18 @@ async def disconnected(request: Request) -> None:
 
 
 def told_players(seats: list[SeatPlayer]) -> list[str]:
-    """Each seat's player as a log sent to the browser names it: the person, a built-in player or
-    a shipped agent by its spec (what a log may name, see
-    :func:`~sniff_env.play.session.check_log_player`), any other (a policy file of the server's
-    own) by its seat's name, never by the path of its file on the server."""
+    """Each seat's player as a log sent to the browser names it: the person, a built-in player
+    (one a log may name, see :func:`~sniff_env.play.session.check_log_player`) or a shipped agent
+    by its spec, any other player (a policy file of the server's own) by its seat's name: never
+    by the path of a file on the server."""
+    shipped = agents.shipped_agents()
     told = []
     for seat, p in enumerate(seats):
+        base = p.spec.partition(":")[0]
         try:
-            if p.spec != HUMAN:
+            if p.spec != HUMAN and p.spec not in shipped:
+                if base not in BUILTIN:
+                    raise SniffError(f"seat {seat} is played from a file")
                 check_log_player(seat, p.spec)
         except SniffError:
             told.append(p.name)
