@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import re
 import socket
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +39,10 @@ CLIENT_CONNECTIONS = 32
 HEADER_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
 GRACE_S = 3
+SWITCH_INTERVAL_S = 0.001
+"""How often Python's lock passes between threads in the server (5 ms by default): the event loop
+and a short job (a move against quick agents) wait about this long for it, not 5 ms at each turn,
+while long jobs (hints search in Python) run in other threads."""
 MAX_HEADER_BYTES = 16 * 1024
 """The longest request line and headers accepted (431 beyond)."""
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
@@ -166,4 +171,5 @@ def serve(app: Any, sock: socket.socket, on_stop: Callable[[], None] = lambda: N
     """Serve ``app`` on the listening socket ``sock`` until SIGTERM or Ctrl-C; ``on_start()`` once
     it listens (work that must not delay it), ``on_stop()`` when it starts to stop (to answer the
     requests that wait for long work at once)."""
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     Server(config(app), on_stop, on_start).run(sockets=[sock])

@@ -8,8 +8,9 @@ flood of hints or replays cannot build an endless queue nor fill the pool for th
 the requests that need no worker (the page, a game's view) are answered while the pool is full.
 
 The jobs waiting are shared out in turn (:class:`FairQueue`): a free thread takes the next
-client's oldest job, and within a client the next game's, so a client with many jobs waiting
-delays another's job by at most one job per thread, however many it has queued. The threads are daemon threads: a stopping
+client's oldest job, and within a client the next game's, and no client holds more than
+``running`` threads at once, so a client with many jobs waiting delays another's job by at
+most one of its jobs, however many it has queued, and leaves the others threads to run on. The threads are daemon threads: a stopping
 server does not wait for a job that runs long (a search with a huge budget); :meth:`Workers.close`
 drops the jobs not started yet and sets :attr:`Workers.closing`, which long jobs may watch to
 stop early.
@@ -33,29 +34,38 @@ WAITING = 28
 """Jobs that may wait for a thread; beyond ``THREADS + WAITING`` jobs a request is refused (429)."""
 PER_CLIENT = 8
 """Jobs (working or waiting) one client may have at once; beyond that its requests are refused (429)."""
+RUNNING = 2
+"""Threads one client's jobs may hold at once (its other jobs wait their turn)."""
 RETRY_AFTER_S = 2
 Job = tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]
 
 
 class FairQueue:
     """Jobs waiting for a thread, by client and then by game: :meth:`get` takes the oldest job of
-    the next game of the next client, round the clients and, within a client, round its games."""
+    the next game of the next client, round the clients and, within a client, round its games,
+    passing over a client that has ``running`` jobs worked on already (so that one client's
+    jobs, CPU-bound and holding Python's lock in turn, leave threads and time for the others)."""
 
-    def __init__(self) -> None:
+    def __init__(self, running: int = 1 << 30) -> None:
+        self.running = running
         self._ready = threading.Condition()
         self._clients: OrderedDict[str, OrderedDict[str, deque[Job]]] = OrderedDict()
+        self._busy: Counter[str] = Counter()
 
     def put(self, job: Job, client: str = "", game: str = "") -> None:
         with self._ready:
             self._clients.setdefault(client, OrderedDict()).setdefault(game, deque()).append(job)
             self._ready.notify()
 
-    def get(self) -> Job:
-        """The next job in turn (waits for one)."""
+    def get(self) -> tuple[Job, str]:
+        """The next job in turn and its client (waits for one); call :meth:`done` when it ends."""
         with self._ready:
-            while not self._clients:
+            while True:
+                client = next((c for c in self._clients if self._busy[c] < self.running), None)
+                if client is not None:
+                    break
                 self._ready.wait()
-            client, games = next(iter(self._clients.items()))
+            games = self._clients[client]
             game, jobs = next(iter(games.items()))
             job = jobs.popleft()
             if jobs:
@@ -66,7 +76,16 @@ class FairQueue:
                 self._clients.move_to_end(client)
             else:
                 del self._clients[client]
-            return job
+            self._busy[client] += 1
+            return job, client
+
+    def done(self, client: str) -> None:
+        """A job of ``client`` taken by :meth:`get` has ended."""
+        with self._ready:
+            self._busy[client] -= 1
+            if not self._busy[client]:
+                del self._busy[client]
+            self._ready.notify()
 
 
 class Busy(WebError):
@@ -87,14 +106,14 @@ class Workers:
     """A bounded pool of daemon threads (started when first needed)."""
 
     def __init__(self, threads: int = THREADS, waiting: int = WAITING, name: str = "sniff-worker",
-                 per_client: int = PER_CLIENT) -> None:
-        if threads < 1 or waiting < 0 or per_client < 1:
+                 per_client: int = PER_CLIENT, running: int = RUNNING) -> None:
+        if threads < 1 or waiting < 0 or per_client < 1 or running < 1:
             raise ValueError(f"a pool needs at least one thread, no negative queue and room for a client's job; "
-                             f"got {threads}, {waiting}, {per_client}")
+                             f"got {threads}, {waiting}, {per_client}, {running}")
         self.threads, self.capacity, self.name = threads, threads + waiting, name
         self.per_client = per_client
         self.closing = threading.Event()
-        self._jobs = FairQueue()
+        self._jobs = FairQueue(running)
         self._slots = threading.BoundedSemaphore(self.capacity)
         self._held: Counter[str] = Counter()
         """Jobs taken per client."""
@@ -159,15 +178,18 @@ class Workers:
 
     def _work(self) -> None:
         while True:
-            future, fn, args = self._jobs.get()
-            if not future.set_running_or_notify_cancel():
-                continue  # given up before it started
+            (future, fn, args), client = self._jobs.get()
             try:
-                result = fn(*args)
-            except BaseException as exc:  # noqa: BLE001  (handed to the request that waits for it)
-                future.set_exception(exc)
-            else:
-                future.set_result(result)
+                if not future.set_running_or_notify_cancel():
+                    continue  # given up before it started
+                try:
+                    result = fn(*args)
+                except BaseException as exc:  # noqa: BLE001  (handed to the request that waits for it)
+                    future.set_exception(exc)
+                else:
+                    future.set_result(result)
+            finally:
+                self._jobs.done(client)
 
     async def run(self, fn: Callable[..., T], *args: Any, done: Callable[[], None] | None = None,
                   gone: Callable[[], Awaitable[Any]] | None = None, stop: threading.Event | None = None,
