@@ -142,3 +142,18 @@ def test_one_clients_new_games_drop_only_its_own(tmp_path: Path) -> None:
     assert len(app.state.store.tables) == 12  # type: ignore[attr-defined]
     assert all(c.get(f"/api/games/{g}").status_code == 200 for c, g in zip(newcomers, first))
     assert sum(flooder.get(f"/api/games/{g}").status_code == 200 for g in flood[-5:]) == 4
+
+
+def test_the_games_folder_is_cleaned_while_the_server_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sniff_env.web.sessions as sessions
+
+    monkeypatch.setattr(sessions, "CLEAN_EVERY", 10)
+    app = create_app(TableOptions(RULES, ("random",), games_dir=tmp_path, keep_logs=3, client_games=4))
+    client = TestClient(app)
+    for _ in range(25):  # each makes a move, so its log is no mere stub
+        game = client.post("/api/games").json()
+        moved = client.post(f"/api/games/{game['id']}/move", json={"version": 0, "action": game["options"][0]["action"]})
+        assert moved.status_code == 200
+    live = {t.session.save_path for t in app.state.store.tables.values()}  # type: ignore[attr-defined]
+    logs = set(tmp_path.glob("web-*.json"))
+    assert live <= logs and len(logs) <= 4 + 5, f"{len(logs)} logs left after 25 games"

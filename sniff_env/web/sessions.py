@@ -46,6 +46,7 @@ from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS, level_names
 from sniff_env.play.session import AgentCache, LogWriteError, Session, chosen_opponents, default_save_path
 from sniff_env.presets import PRESET_NAMES, make_rules
 from sniff_env.rules import Rules
+from sniff_env.web.housekeeping import CLEAN_EVERY, KEEP_DAYS, KEEP_LOGS, LOG_PREFIX, clean_games_folder
 from sniff_env.web.views import seat_view
 
 MAX_GAMES = 200
@@ -58,8 +59,6 @@ MAX_HINT_BUDGET_S = 30.0
 """The longest thinking time a hint may be given."""
 LOCK_WAIT_S = 5.0
 """How long a request waits for a game that is busy with an earlier one."""
-LOG_PREFIX = "web-"
-"""The start of the name of each log file the server names itself."""
 
 
 class WebError(SniffError):
@@ -153,6 +152,9 @@ class TableOptions:
     """A game not asked for during this many seconds is dropped."""
     hosts: tuple[str, ...] = ()
     """The host names the server answers to (the ``Host`` header); empty: any."""
+    keep_logs: int = KEEP_LOGS
+    keep_days: float = KEEP_DAYS
+    """The server's own logs kept when its games folder is cleaned (see :mod:`.housekeeping`)."""
 
     def __post_init__(self) -> None:
         _positive("the hint budget", self.hint_budget_s)
@@ -162,6 +164,9 @@ class TableOptions:
         for what, value in (("the most games kept", self.max_games), ("the most games of one client", self.client_games)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise SniffError(f"{what} must be a whole number >= 1; got {value!r}")
+        if isinstance(self.keep_logs, bool) or not isinstance(self.keep_logs, int) or self.keep_logs < 0:
+            raise SniffError(f"the logs kept must be a whole number, 0 or more; got {self.keep_logs!r}")
+        _positive("the days logs are kept", self.keep_days)
 
 
 @dataclass
@@ -274,6 +279,7 @@ class TableStore:
         self._gone: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._first = True
+        self._made = 0
 
     def _drop(self, game_id: str, why: str) -> None:
         table = self.tables.pop(game_id)
@@ -316,6 +322,11 @@ class TableStore:
                 self._drop(self._oldest_of(None), f"this server keeps {o.max_games} games, and it was the one "
                                                   "left unplayed the longest by the player with the most games")
             self.tables[table.id] = table
+            self._made += 1
+            clean = self._made % CLEAN_EVERY == 0
+            spare = [t.session.save_path for t in self.tables.values() if t.session.save_path is not None]
+        if clean:
+            clean_games_folder(default_save_path(0, o.games_dir).parent, o.keep_logs, o.keep_days, spare)
         return table
 
     def _log_first(self, session: Session) -> None:
