@@ -21,6 +21,7 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from sniff_env.play.session import Session
+from sniff_env.web import sessions
 from sniff_env.web.app import create_app
 from sniff_env.web.sessions import TableOptions
 from sniff_env.web.workers import FairQueue, Workers
@@ -44,6 +45,23 @@ def test_the_queue_takes_clients_in_turn_and_games_in_turn_within_a_client() -> 
     assert order.index("player") <= 1, order
     flood = [name for name in order if name != "player"]
     assert flood[:3] == ["flood-0-0", "flood-1-0", "flood-2-0"], "a client's games take turns"
+
+
+def test_the_last_free_thread_waits_for_a_client_with_nothing_under_way() -> None:
+    queue = FairQueue(running=2, threads=3)
+    for client in ("10.0.0.1", "10.0.0.2"):
+        for k in range(5):
+            queue.put(job(f"{client}-{k}"), client, "g")
+    taken = [queue.get() for _ in range(2)]
+    assert sorted(client for _, client in taken) == ["10.0.0.1", "10.0.0.2"]
+    third: list[Any] = []
+    waiter = threading.Thread(target=lambda: third.append(queue.get()), daemon=True)
+    waiter.start()
+    waiter.join(0.3)
+    assert not third, "a flooding client took the last free thread"
+    queue.put(job("player"), "10.0.0.3", "mine")
+    waiter.join(5)
+    assert third and third[0][1] == "10.0.0.3"
 
 
 def test_one_client_cannot_fill_the_pool() -> None:
@@ -145,8 +163,6 @@ def test_one_clients_new_games_drop_only_its_own(tmp_path: Path) -> None:
 
 
 def test_the_games_folder_is_cleaned_while_the_server_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sniff_env.web.sessions as sessions
-
     monkeypatch.setattr(sessions, "CLEAN_EVERY", 10)
     app = create_app(TableOptions(RULES, ("random",), games_dir=tmp_path, keep_logs=3, client_games=4))
     client = TestClient(app)

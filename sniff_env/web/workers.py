@@ -8,9 +8,10 @@ flood of hints or replays cannot build an endless queue nor fill the pool for th
 the requests that need no worker (the page, a game's view) are answered while the pool is full.
 
 The jobs waiting are shared out in turn (:class:`FairQueue`): a free thread takes the next
-client's oldest job, and within a client the next game's, and no client holds more than
-``running`` threads at once, so a client with many jobs waiting delays another's job by at
-most one of its jobs, however many it has queued, and leaves the others threads to run on. The threads are daemon threads: a stopping
+client's oldest job, and within a client the next game's; no client holds more than
+``running`` threads at once, and the last free thread is kept for a client with no job under
+way, so a client whose requests wait behind others' floods has a thread at once, or after one
+job, however many jobs the others have queued. The threads are daemon threads: a stopping
 server does not wait for a job that runs long (a search with a huge budget); :meth:`Workers.close`
 drops the jobs not started yet and sets :attr:`Workers.closing`, which long jobs may watch to
 stop early.
@@ -43,11 +44,12 @@ Job = tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]
 class FairQueue:
     """Jobs waiting for a thread, by client and then by game: :meth:`get` takes the oldest job of
     the next game of the next client, round the clients and, within a client, round its games,
-    passing over a client that has ``running`` jobs worked on already (so that one client's
-    jobs, CPU-bound and holding Python's lock in turn, leave threads and time for the others)."""
+    passing over a client that has ``running`` jobs worked on already, and keeping the last of
+    the ``threads`` for a client with none (so that the clients with work under way, CPU-bound
+    and holding Python's lock in turn, leave a thread and time for the others)."""
 
-    def __init__(self, running: int = 1 << 30) -> None:
-        self.running = running
+    def __init__(self, running: int = 1 << 30, threads: int = 1 << 30) -> None:
+        self.running, self.threads = running, threads
         self._ready = threading.Condition()
         self._clients: OrderedDict[str, OrderedDict[str, deque[Job]]] = OrderedDict()
         self._busy: Counter[str] = Counter()
@@ -61,7 +63,9 @@ class FairQueue:
         """The next job in turn and its client (waits for one); call :meth:`done` when it ends."""
         with self._ready:
             while True:
-                client = next((c for c in self._clients if self._busy[c] < self.running), None)
+                spare = sum(self._busy.values()) < self.threads - 1
+                client = next((c for c in self._clients
+                               if not self._busy[c] or (self._busy[c] < self.running and spare)), None)
                 if client is not None:
                     break
                 self._ready.wait()
@@ -113,7 +117,7 @@ class Workers:
         self.threads, self.capacity, self.name = threads, threads + waiting, name
         self.per_client = per_client
         self.closing = threading.Event()
-        self._jobs = FairQueue(running)
+        self._jobs = FairQueue(running, threads)
         self._slots = threading.BoundedSemaphore(self.capacity)
         self._held: Counter[str] = Counter()
         """Jobs taken per client."""
