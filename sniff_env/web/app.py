@@ -40,8 +40,8 @@ it is full, or holds as many of this client's requests as one client may have, o
 ``Retry-After``. A change made for an old version of the game is refused (409), and one sent
 while another change of the game is under way is answered 503 with ``Retry-After``, before
 either takes a worker; a game still busy with an earlier request after ``LOCK_WAIT_S`` seconds
-is answered 503 with ``Retry-After``. The page and a game's view
-are answered on the event loop, without a worker, so they stay quick while the pool is full.
+is answered 503 with ``Retry-After``. The page and a game's view are answered on the event
+loop, without a worker, so they stay quick while the pool is full.
 """
 
 from __future__ import annotations

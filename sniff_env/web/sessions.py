@@ -14,8 +14,8 @@ recently used game, and a new game on a full server drops the least recently use
 client holding the most, so that nobody's new games push out another's. A game left idle for
 ``idle_s`` seconds is dropped too. A request for a dropped game is answered 410 (its log stays
 on disk, and ``sniff serve --resume LOG`` continues it), except that a dropped game nobody made
-a move in takes its log with it (the server wrote it when the game was asked for). The policy players are
-loaded once per server and shared by its games. The logs the server names itself start with
+a move in takes its log with it (the server wrote it when the game was asked for). The policy
+players are loaded once per server and shared by its games. The logs the server names itself start with
 :data:`LOG_PREFIX`, which tells them from other logs in the same folder when old ones are
 cleaned away (see :mod:`.housekeeping`).
 
@@ -276,23 +276,24 @@ class TableStore:
         self.clock = clock
         self.agents = AgentCache()
         self.tables: OrderedDict[str, Table] = OrderedDict()
-        self._gone: OrderedDict[str, str] = OrderedDict()
+        self._gone: OrderedDict[str, tuple[str, bool]] = OrderedDict()
+        """Dropped games: why, and whether their logs are kept."""
         self._lock = threading.Lock()
         self._first = True
         self._made = 0
 
     def _drop(self, game_id: str, why: str) -> None:
         table = self.tables.pop(game_id)
-        self._gone[game_id] = why
-        while len(self._gone) > FORGOTTEN:
-            self._gone.popitem(last=False)
         path = table.session.save_path
-        if table.fresh and path is not None and path.name.startswith(LOG_PREFIX):
+        stub = table.fresh and path is not None and path.name.startswith(LOG_PREFIX)
+        if stub and path is not None:
             try:
                 path.unlink()
             except OSError:  # gone already, or not ours to remove: leave it
                 pass
-            self._gone[game_id] = f"{why}. No move was made in it, and its log is removed"
+        self._gone[game_id] = (why, not stub)
+        while len(self._gone) > FORGOTTEN:
+            self._gone.popitem(last=False)
 
     def _oldest_of(self, client: str | None) -> str:
         """The least recently used game of ``client`` (``None``: of the client with the most games)."""
@@ -395,10 +396,11 @@ class TableStore:
                 table.used = now
                 self.tables.move_to_end(game_id)
                 return table
-            why = self._gone.get(game_id)
-        if why is not None:
-            kept = "" if why.endswith("removed") else (". Its log is kept in the server's games folder (sniff serve "
-                                                       "--resume LOG continues it)")
-            raise WebError(410, f"game {game_id!r} has expired: {why}{kept}; start a new game", expired=True)
+            gone = self._gone.get(game_id)
+        if gone is not None:
+            why, kept = gone
+            log = ("Its log is kept in the server's games folder (sniff serve --resume LOG continues it)" if kept
+                   else "No move was made in it, and its log is removed")
+            raise WebError(410, f"game {game_id!r} has expired: {why}. {log}; start a new game", expired=True)
         raise WebError(404, f"there is no game {game_id!r} on this server (it may have been started by "
                             "an earlier run of the server); start a new game")
