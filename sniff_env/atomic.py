@@ -30,16 +30,24 @@ def _publish(tmp: str, target: Path, exclusive: bool) -> None:
         raise
     except OSError:  # a file system without hard links: create the name exclusively, then fill it
         with open(target, "xb") as out, open(tmp, "rb") as src:
+            os.chmod(out.fileno(), os.stat(src.fileno()).st_mode & 0o7777)
             out.write(src.read())
             out.flush()
             os.fsync(out.fileno())
 
 
+SHARED = 0o644
+"""The mode of files meant to be shared (results, figures): readable by everyone."""
+PRIVATE = 0o600
+"""The mode of the player's own files (game logs hold every hand; the record of games)."""
+
+
 @contextmanager
-def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp", exclusive: bool = False) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp", exclusive: bool = False,
+                mode: int = SHARED) -> Iterator[Path]:
     """Yield a temporary path in ``path``'s folder; when the block ends without error it replaces
-    ``path`` (readable by everyone, as saved games and results are meant to be shared), and
-    otherwise it is removed, so ``path`` is never left half-written. With ``exclusive``, an
+    ``path`` (with ``mode``: by default readable by everyone, as results are meant to be shared),
+    and otherwise it is removed, so ``path`` is never left half-written. With ``exclusive``, an
     existing ``path`` is never replaced: :class:`FileExistsError` is raised instead."""
     target = Path(path)
     try:
@@ -50,17 +58,18 @@ def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp", exclusive: b
     os.close(fd)
     try:
         yield Path(tmp)
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, mode)
         _publish(tmp, target, exclusive)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
 
 
-def write_json_atomic(path: str | os.PathLike[str], data: Any, indent: int = 1, exclusive: bool = False) -> Path:
-    """Write ``data`` as indented JSON to ``path`` atomically (flushed to disk before the rename);
-    with ``exclusive``, refuse (:class:`FileExistsError`) to replace an existing file."""
-    with atomic_path(path, exclusive=exclusive) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+def write_json_atomic(path: str | os.PathLike[str], data: Any, indent: int = 1, exclusive: bool = False,
+                      mode: int = SHARED) -> Path:
+    """Write ``data`` as indented JSON to ``path`` atomically (flushed to disk before the rename),
+    with ``mode``; with ``exclusive``, refuse (:class:`FileExistsError`) to replace an existing file."""
+    with atomic_path(path, exclusive=exclusive, mode=mode) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=indent)
         fh.write("\n")
         fh.flush()

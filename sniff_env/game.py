@@ -140,6 +140,7 @@ class Game:
         "_div5",
         "_draw_action",
         "_draw_limit",
+        "_events_before",
         "_forced_lead",
         "_inline_base",
         "_legal",
@@ -240,6 +241,7 @@ class Game:
         self._inline_base = self.codec.inline_base
         self._draw_action = self.codec.draw_action
         self.hand_start = None
+        self._events_before = 0
         self._legal = None
 
     def hand_rng(self, hand_index: int) -> random.Random:
@@ -315,12 +317,24 @@ class Game:
         self._forced_lead = forced_lead(rules, self.hand_index)
         self.phase = Phase.PLAY
         self._legal = None
+        self._events_before = len(self.events)
         if self._record:
             if deal.lots:
                 self.events.append(Event("lots", deal.leader, total=len(deal.lots)))
             self.events.append(Event("deal", deal.leader, total=self.hand_index))
         self.hand_start = None
-        self.hand_start = self.copy()
+        self.hand_start = self._start_copy()
+
+    def _start_copy(self) -> Game:
+        """A copy of the game at the start of a hand, for :meth:`undo`, holding only this hand's
+        events and none of the finished hands' records and results (so that starting a hand
+        costs the same however long the game has run; :meth:`undo` puts them back)."""
+        events, results, records = self.events, self.results, self.records
+        self.events, self.results, self.records = events[self._events_before:], [], []
+        try:
+            return self.copy()
+        finally:
+            self.events, self.results, self.records = events, results, records
 
     def arrange_boneyard(self, order: Sequence[int]) -> None:
         """Put the tiles not yet drawn in a new draw order, ``order`` (a permutation of them): a
@@ -604,13 +618,15 @@ class Game:
         restored = start.copy()
         for action, claim in actions:
             restored.step(action, claim)
+        before = self.events[: self._events_before]  # the hand start holds this hand's events only
         for name in Game.__slots__:
-            if name == "hand_start":
+            if name in ("hand_start", "results", "records"):  # a hand in play adds to neither
                 continue
             try:
                 setattr(self, name, getattr(restored, name))
             except AttributeError:
                 continue
+        self.events = before + self.events
         return undone
 
     @property

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sniff_env.actions import END_NAMES, LEAD
-from sniff_env.atomic import write_json_atomic
+from sniff_env.atomic import PRIVATE, write_json_atomic
 from sniff_env.deal import Deal, scripted_deal
 from sniff_env.errors import SniffError
 from sniff_env.game import Event, Game, HandRecord, Phase
@@ -196,9 +196,10 @@ def save_game_log(
     game: Game, path: str | Path, players: Sequence[str], meta: dict[str, Any] | None = None,
     exclusive: bool = False,
 ) -> Path:
-    """Save ``game`` (finished or not) as a JSON log at ``path``; ``players`` names each seat.
-    With ``exclusive``, an existing file is never replaced (:class:`FileExistsError`)."""
-    return write_json_atomic(path, game_log(game, players, meta), exclusive=exclusive)
+    """Save ``game`` (finished or not) as a JSON log at ``path``, readable by its owner only (it
+    holds every hand and the seed); ``players`` names each seat. With ``exclusive``, an existing
+    file is never replaced (:class:`FileExistsError`)."""
+    return write_json_atomic(path, game_log(game, players, meta), exclusive=exclusive, mode=PRIVATE)
 
 
 # -- reading --------------------------------------------------------------------------------------

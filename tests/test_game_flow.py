@@ -251,3 +251,23 @@ def test_partnership_scores_are_shared() -> None:
     game.step(action_for(game, (0, 5), "west"))
     assert game.count == 5 and game.scores == [5, 0], "seat 2 scores for side 0"
     assert len(game.scores) == 2
+
+
+def test_starting_a_hand_costs_the_same_however_long_the_game_has_run() -> None:
+    """The hand's start kept for undo holds that hand's events only (a log of thousands of hands
+    re-runs in time linear in its length), and undo gives back the whole history."""
+    game = new_game(make_rules("sniff", 2, target=10**18, max_pip=3, hand_size=3, boneyard_reserve=0), seed=1)
+    while True:
+        if game.phase is not Phase.PLAY:
+            game.start_hand()
+        game.step(game.legal_actions()[0])
+        if game.phase is Phase.PLAY and game.hand_index >= 20:
+            break
+        while game.phase is Phase.PLAY:
+            game.step(game.legal_actions()[0])
+    assert game.hand_start is not None
+    assert len(game.hand_start.events) <= 2 and not game.hand_start.results and not game.hand_start.records
+    history, results, records = list(game.events), list(game.results), list(game.records)
+    game.undo()  # back to the deal of hand 21, every earlier hand's events kept
+    assert game.events == history[:len(game.events)] and len(game.events) > 20 * 3
+    assert game.events[-1].kind == "deal" and (game.results, game.records) == (results, records)

@@ -338,10 +338,10 @@ def test_every_answer_has_the_security_headers_and_head_works(client: TestClient
 
 
 def _absurd_log(path: Path) -> Path:
-    """A game in progress, the human to move, whose opponent searches for ten minutes a move."""
+    """A game in progress, the human to move, whose opponent searches for as long as the table allows."""
     session = started()
     assert session.human_to_move
-    path.write_text(json.dumps(game_log(session.game, ["human", "search:budget_s=600"], session.meta)))
+    path.write_text(json.dumps(game_log(session.game, ["human", "search:budget_s=30"], session.meta)))
     return path
 
 

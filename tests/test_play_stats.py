@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import random
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,7 +53,8 @@ def test_games_are_counted_by_kind_with_best_score_and_runs(tmp_path: Path, monk
     assert set(again.records) == {row.key, other.key} and again.played == 7
     lines = stats_lines(again, 60)
     assert lines[0].startswith("your games: 7 played") and max(map(len, lines)) <= 60
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "no temporary file is left"
+    left = [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert left == [".stats.json.lock"], "no temporary file is left (the lock file stays: removing it would race)"
     with pytest.raises(StatsError, match="not over"):
         record_game(Session.start(make_rules("sniff", 2), ["random"], seed=1))
 
@@ -87,3 +91,35 @@ def test_a_folder_in_the_way_is_refused(tmp_path: Path, monkeypatch: pytest.Monk
     (tmp_path / "stats.json").mkdir()
     with pytest.raises(StatsError, match="folder"):
         load_stats()
+
+
+COUNTER = """
+import sys
+from pathlib import Path
+from sniff_env.play.session import Session
+from sniff_env.play.stats import record_game
+from sniff_env.presets import make_rules
+session = Session.start(make_rules("sniff", 2, target=20), ["random"], seed=1)
+session.advance()
+while session.game.phase.name != "GAME_OVER":
+    if session.game.phase.name == "HAND_OVER":
+        session.next_hand()
+    else:
+        session.play(session.game.legal_actions()[0])
+for _ in range(int(sys.argv[2])):
+    record_game(session, Path(sys.argv[1]))
+"""
+
+
+def test_two_programs_counting_at_once_lose_no_game(tmp_path: Path) -> None:
+    path = tmp_path / "stats.json"
+    programs = [subprocess.Popen([sys.executable, "-c", COUNTER, str(path), "100"]) for _ in range(2)]
+    assert [p.wait(120) for p in programs] == [0, 0]
+    assert load_stats(path).played == 200
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600, "the record is the player's own"
+
+
+def test_game_logs_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+    session = finished(3)
+    path = session.save(tmp_path / "game.json")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -406,7 +406,9 @@ def test_games_are_capped_and_expire(tmp_path: Path) -> None:
         assert r.status_code == 410 and "idle for more than 10 minutes" in r.json()["error"]
     assert client.get(f"/api/games/{fourth}").status_code == 200
     assert client.get("/api/games/never-was").status_code == 404
-    assert len(list(tmp_path.glob("*.json"))) == 4, "every game's log was written when it started"
+    # every game's log was written when it started; those dropped before anyone moved are removed
+    assert len(list(tmp_path.glob("*.json"))) == 1
+    assert "No move was made in it, and its log is removed; start" in gone.json()["error"]
 
 
 @pytest.mark.parametrize("bad", [{"max_games": 0}, {"idle_s": 0}, {"idle_s": float("inf")},
@@ -438,7 +440,7 @@ def test_the_default_opponent_is_loaded_once_and_games_cost_little_memory(tmp_pa
         return real_load(spec, **kwargs)
 
     monkeypatch.setattr(session_module, "load", counting_load)
-    client = TestClient(create_app(TableOptions(rules, games_dir=tmp_path)))
+    client = TestClient(create_app(TableOptions(rules, games_dir=tmp_path, client_games=100)))
     for _ in range(5):
         new(client)
     before = _rss_mb()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rich.console import Console
@@ -40,11 +40,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="print the whole game at once")
 
 
-class Step:
-    """One position of the replay: the game after a decision (a copy), the events it made."""
+class Pages:
+    """The positions of a replay, each printed once as the game is stepped to it and kept as
+    recorded output, so going back shows a position again without copying the game (each step
+    costs the size of what it shows)."""
 
-    def __init__(self, game: Game, start: int, hand: int, number: int, moves: int) -> None:
-        self.game, self.start, self.hand, self.number, self.moves = game, start, hand, number, moves
+    def __init__(self, console: Console, steps: Iterator[None]) -> None:
+        self.console, self.steps = console, steps
+        self.pages: list[str] = []
+
+    def show(self, i: int) -> None:
+        if i < len(self.pages):
+            self.console.file.write(self.pages[i])
+            self.console.file.flush()
+            return
+        while len(self.pages) <= i:
+            self.console.begin_capture()
+            try:
+                next(self.steps)
+            finally:
+                page = self.console.end_capture()
+            self.pages.append(page)
+        self.console.file.write(self.pages[i])
+        self.console.file.flush()
 
 
 def step_through(count: int, show: Callable[[int], None], say: Callable[[str], None]) -> bool:
@@ -119,7 +137,7 @@ def run_seat(args: argparse.Namespace, log: SeatLog, console: Console) -> int:
                 + f" · boneyard {info.boneyard_size}")
 
     def show(pos: SeatPosition) -> None:
-        events = screen.event_lines(view.game, pos.events[pos.new:] if pos.number else pos.events, names, seat)
+        events = screen.event_lines(view.game, pos.fresh, names, seat)
         if pos.number == 0:
             say(f"[bold]── hand {pos.hand_index + 1} ──[/]")
         else:
@@ -204,41 +222,30 @@ def run_game(args: argparse.Namespace, log: GameLog, console: Console) -> int:
             say(f"  [dim]{escape(note)}[/]")
         say("  " + screen.scores_line(view))
 
-    if args.all:
+    def positions() -> Iterator[None]:
+        """Step the game through the log, showing each position as it is reached."""
         for rec in log.records:
             start = len(game.events)
             game.start_hand(rec.deal)
             hand_start(game, start)
-            for action, claim in rec.actions:
-                start = len(game.events)
-                game.step(action, claim)
-                events(game, start)
-            if game.results and len(game.results) == game.hand_index + 1:
-                hand_over(game)
-    else:
-        steps: list[Step] = []
-        for rec in log.records:
-            start = len(game.events)
-            game.start_hand(rec.deal)
-            steps.append(Step(game.copy(), start, game.hand_index + 1, 0, len(rec.actions)))
+            yield
             for k, (action, claim) in enumerate(rec.actions, 1):
                 start = len(game.events)
                 game.step(action, claim)
-                steps.append(Step(game.copy(), start, game.hand_index + 1, k, len(rec.actions)))
-        def show(i: int) -> None:
-            step = steps[i]
-            if step.number == 0:
-                hand_start(step.game, step.start)
-                return
-            say(f"[dim]hand {step.hand}, move {step.number} of {step.moves}[/]")
-            events(step.game, step.start)
-            if step.game.phase is Phase.PLAY:
-                board(step.game)
-            else:
-                hand_over(step.game)
+                if not args.all:
+                    say(f"[dim]hand {game.hand_index + 1}, move {k} of {len(rec.actions)}[/]")
+                events(game, start)
+                if not args.all and game.phase is Phase.PLAY:
+                    board(game)
+                elif game.results and len(game.results) == game.hand_index + 1:
+                    hand_over(game)
+                yield
 
-        if not step_through(len(steps), show, say):
-            return 0
+    if args.all:
+        for _ in positions():
+            pass
+    elif not step_through(sum(1 + len(rec.actions) for rec in log.records), Pages(console, positions()).show, say):
+        return 0
     view.game = game
     if log.finished:
         say(f"[bold]final scores: {' / '.join(map(str, game.scores))} — {escape(screen.winner_text(view))}[/]")

@@ -3,10 +3,12 @@
 The options of new games are those of ``sniff play``. Open the printed address; each game has
 an id in the address, so a reload (or a bookmark, while the server runs) brings it back. The
 server keeps ``--max-games`` games (the least recently used one is dropped beyond that) and
-drops a game idle for ``--idle-minutes``; a dropped game's log stays in ``--games-dir``. At
-start the server removes its own logs older than ``--keep-days`` days or beyond the newest
-``--keep-logs`` (named ``web-...``; other files there are left alone), and temporary files
-left there by an interrupted write.
+drops a game idle for ``--idle-minutes``; a dropped game's log stays in ``--games-dir`` (unless
+nobody moved in it). At start, and every hundred new games, the server removes its own logs
+older than ``--keep-days`` days or beyond the newest ``--keep-logs`` (named ``web-...``; other
+files there, and the logs of the games it holds, are left alone), and temporary files left
+there by an interrupted write. A game continued with ``--resume`` is open as soon as the
+server listens; its agents to move play then, while the page waits for them.
 """
 
 from __future__ import annotations
@@ -105,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
         rules=rules, opponents=tuple(opponents), partner=args.partner, seat=args.seat,
         seed=args.seed, rated=args.rated, games_dir=args.games_dir, save_path=args.save,
         overwrite=args.force, hint_budget_s=args.hint_budget, max_games=args.max_games,
-        idle_s=args.idle_minutes * 60, hosts=served_hosts(args.host),
+        idle_s=args.idle_minutes * 60, hosts=served_hosts(args.host), keep_logs=args.keep_logs,
+        keep_days=args.keep_days,
     )
     check_games_dir(options.games_dir)
     if options.save_path is not None:
@@ -115,9 +118,10 @@ def run(args: argparse.Namespace) -> int:
     seated = Session.start(options.rules, list(options.opponents), human=options.seat, partner=options.partner,
                            agents=app.state.store.agents)
     app.state.warming = prepare_searches(seated.seats)
-    query = ""
-    if args.resume is not None:
-        query = f"?game={app.state.store.resume(args.resume).id}"
+    query, resumed = "", None
+    if args.resume is not None:  # its agents move once the server listens
+        resumed = app.state.store.resume(args.resume, advance=False)
+        query = f"?game={resumed.id}"
     folder = default_save_path(0, options.games_dir).parent
     spare = [p for p in (args.resume, options.save_path) if p is not None]
     cleaned = clean_games_folder(folder, args.keep_logs, args.keep_days, spare)
@@ -129,7 +133,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"sniff table at http://{shown}:{port}/{query}  (Ctrl-C stops the server)", flush=True)
     if cleaned.logs or cleaned.temporary:
         print(f"{cleaned} in {folder}", flush=True)
-    serve(app, sock, on_stop=app.state.workers.close)
+    def start() -> None:
+        if resumed is not None:
+            app.state.workers.submit(app.state.store.advance, resumed, game=resumed.id)
+
+    serve(app, sock, on_stop=app.state.workers.close, on_start=start)
     return 0
 
 

@@ -11,6 +11,14 @@ saying where a record does not. :func:`seat_positions` then yields what the seat
 move: the layout, its own tiles, how many tiles every other hand and the boneyard held, the
 scores and the score sheet; never a tile the seat did not see.
 
+A record is refused, saying which hand and event, where an event could not have happened: a
+move out of turn, a draw past the rules' limit or from an empty boneyard, a pass while the seat
+could still draw, a pass of the recording seat while it held a tile that fits, a pass on the
+lead, more passes in a row than end a blocked hand, or more events than a hand of the rules can
+hold. So a hand's events are bounded by its tiles and seats, and checking a record and laying
+out its positions take time linear in its size: each position is built from the one before,
+sharing the hand's events and the finished hands' score sheet instead of copying them.
+
 :func:`read_log` reads either kind of log from a file, for the replays that show both.
 """
 
@@ -29,7 +37,7 @@ from sniff_env.infostate import InfoState
 from sniff_env.layout import Layout, points_for
 from sniff_env.play.session import HUMAN, safe_name
 from sniff_env.play.sheet import HandScore
-from sniff_env.rules import DoublePlacement, Rules
+from sniff_env.rules import DoublePlacement, Draw, Rules
 from sniff_env.scoring import HandResult
 from sniff_env.tiles import TileSet, tile_set
 
@@ -38,7 +46,11 @@ KINDS = ("lots", "deal", "play", "draw", "pass", "muggins", "hand_end", "game_en
 HUMAN_NAME = "You"
 """The name the person's seat goes by at the table."""
 LAYOUT_BUDGET = 20_000
-"""The most placements tried while finding how a hand's doubles were laid (across or in line)."""
+"""The placements tried while finding how the doubles were laid (across or in line), beyond
+:data:`LAYOUT_TRIES` per placement of the whole record."""
+LAYOUT_TRIES = 4
+"""Placements tried per recorded placement before :data:`LAYOUT_BUDGET` is drawn on (a legal
+record needs about one; a double whose count reads the same either way, two)."""
 
 
 @dataclass(frozen=True)
@@ -75,15 +87,36 @@ class SeatPosition:
     moves: int
     """The moves of this hand in the record (positions after the deal)."""
     info: InfoState
-    """The seat's view: its own tiles, the layout, hand sizes, boneyard and scores."""
+    """The seat's view: its own tiles, the layout, hand sizes, boneyard and scores (the finished
+    hands' results are not repeated in it: see :attr:`result` and :attr:`sheet`)."""
     inline: tuple[bool, ...]
-    events: tuple[Event, ...]
-    """This hand's events so far."""
+    hand_events: tuple[Event, ...]
+    """All of this hand's events (shared by the hand's positions); this position has seen
+    ``hand_events[:stop]``."""
+    stop: int
     new: int
-    """Where this move's events start in :attr:`events`."""
+    """Where this move's events start in :attr:`hand_events` (0 for the deal)."""
     result: HandResult | None
-    sheet: tuple[HandScore, ...]
-    """The score sheet, the current hand last."""
+    row: HandScore
+    """The current hand's line of the score sheet."""
+    done: Sequence[HandScore]
+    """The finished hands' lines (shared by every position; the first ``hand_index`` are this
+    position's)."""
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """This hand's events so far."""
+        return self.hand_events[:self.stop]
+
+    @property
+    def fresh(self) -> tuple[Event, ...]:
+        """The events of this move (for the deal: the hand's start)."""
+        return self.hand_events[self.new:self.stop]
+
+    @property
+    def sheet(self) -> tuple[HandScore, ...]:
+        """The score sheet, the current hand last."""
+        return (*self.done[:self.hand_index], self.row)
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -150,23 +183,30 @@ def _result(rules: Rules, data: Any, where: str) -> HandResult:
     return HandResult(ended_by, winner, tuple(pips), (), tuple(points), tuple(lines))
 
 
-def _lay(rules: Rules, placements: Sequence[Event], where: str) -> tuple[bool, ...]:
+class _Tries:
+    """The placements a record's layout search may still try (see :data:`LAYOUT_BUDGET`)."""
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+
+
+def _lay(rules: Rules, placements: Sequence[Event], where: str, budget: _Tries) -> tuple[bool, ...]:
     """How each placement was laid (in line or not), so that each fits and makes its recorded
-    count; a double whose count reads the same either way is decided by the placements after it."""
+    count; a double whose count reads the same either way is decided by the placements after it.
+    Each placement tried is taken from ``budget``, shared by the record's hands."""
     codec = action_codec(rules.max_pip)
     choice = rules.double_placement is DoublePlacement.CHOICE
-    tries = 0
     deepest, problem = -1, ""
 
     def go(i: int, layout: Layout) -> list[bool] | None:
-        nonlocal tries, deepest, problem
+        nonlocal deepest, problem
         if i == len(placements):
             return []
         e = placements[i]
         name = f"{codec.tiles.name(e.tile)} on {'the lead' if e.end == LEAD else END_NAMES[e.end]}"
         for inline in (False, True) if choice and codec.tiles.is_double[e.tile] else (False,):
-            tries += 1
-            if tries > LAYOUT_BUDGET:
+            budget.left -= 1
+            if budget.left < 0:
                 raise GameLogError(f"{where}: the placements cannot be laid out in reasonable time")
             try:
                 after = layout.place(codec.encode(e.tile, e.end, inline))
@@ -189,13 +229,39 @@ def _lay(rules: Rules, placements: Sequence[Event], where: str) -> tuple[bool, .
     return tuple(found)
 
 
+DRAW_LIMITS = {Draw.UNTIL_PLAYABLE: 1 << 30, Draw.MAX_TWO: 2, Draw.NONE: 0}
+"""The tiles a seat may draw in one turn, by the rules' ``draw``."""
+
+
+def max_events(rules: Rules) -> int:
+    """The most events a hand of ``rules`` can hold: the lots, the deal and the ends; at most one
+    placement, one muggins and one draw per tile; a pass either after a draw in the same turn or
+    one of fewer than ``num_players`` in a row since the last placement."""
+    tiles, n = tile_set(rules.max_pip).size, rules.num_players
+    return 4 + 3 * tiles + tiles + n * (tiles + 1)
+
+
+@dataclass
+class _Turn:
+    """Whose turn it is in a hand being checked, and what that turn has done."""
+
+    seat: int
+    drawn: int = 0
+    passes: int = 0
+    """Passes in a row since the last placement."""
+    blocked: bool = False
+    """Whether the passes in a row have ended the hand."""
+
+
 def _check_hand(rules: Rules, seat: int, tiles: tuple[int, ...], events: Sequence[Event], where: str,
                 number: int) -> None:
-    """Tiles, hand sizes, the boneyard and the points of one hand add up (the layout is checked apart)."""
+    """Tiles, hand sizes, the boneyard and the points of one hand add up, and every event comes in
+    turn and could have happened (the layout is checked apart)."""
     ts = tile_set(rules.max_pip)
     n = rules.num_players
     sizes = [rules.hand_size or 0] * n
     boneyard = ts.size - n * (rules.hand_size or 0)
+    limit = DRAW_LIMITS[rules.draw]
     own = 0
     for t in tiles:
         own |= 1 << t
@@ -206,10 +272,16 @@ def _check_hand(rules: Rules, seat: int, tiles: tuple[int, ...], events: Sequenc
     first = 1 if kinds[:1] == ["lots"] else 0
     if kinds[first:first + 1] != ["deal"] or events[first].total != number:
         raise GameLogError(f"{where}: the hand's events must start with its deal (of hand {number + 1})")
+    turn = _Turn(events[first].player)
+    placed = 0
     for i, e in enumerate(events[first + 1:], first + 2):
         spot = f"{where}, event {i}"
         if e.kind in ("lots", "deal"):
             raise GameLogError(f"{spot}: a {e.kind} event in the middle of a hand")
+        if turn.blocked and e.kind not in ("hand_end", "game_end"):
+            raise GameLogError(f"{spot}: a {e.kind} after {turn.passes} passes in a row, which end the hand (blocked)")
+        if e.kind in ("play", "draw", "pass") and e.player != turn.seat:
+            raise GameLogError(f"{spot}: seat {e.player} moves ({e.kind}) when it is seat {turn.seat}'s turn")
         if e.kind == "play":
             if e.player == seat:
                 if not own >> e.tile & 1:
@@ -226,12 +298,17 @@ def _check_hand(rules: Rules, seat: int, tiles: tuple[int, ...], events: Sequenc
             taken = follow is not None and follow.kind == "muggins"
             if e.points not in (0, due) or (not e.points and due and not (rules.muggins_claims and taken)):
                 raise GameLogError(f"{spot}: a count of {e.total} scores {due}, not the recorded {e.points}")
+            placed += 1
+            turn = _Turn((e.player + 1) % n)
         elif e.kind == "muggins":
             before = events[i - 2]
             if (before.kind != "play" or before.points or e.player != (before.player + 1) % n
                     or e.points != points_for(rules, before.total) or not rules.muggins_claims):
                 raise GameLogError(f"{spot}: muggins follows only an unclaimed scoring play, taken by the next seat")
         elif e.kind == "draw":
+            if turn.drawn >= limit:
+                raise GameLogError(f"{spot}: a seat draws more than the rules' {rules.draw} allows in one turn "
+                                   f"({limit} tile{'s' * (limit != 1)})")
             if e.player == seat:
                 if e.tile < 0 or seen >> e.tile & 1:
                     raise GameLogError(f"{spot}: the seat's own draw must name a tile it has not seen yet")
@@ -241,10 +318,46 @@ def _check_hand(rules: Rules, seat: int, tiles: tuple[int, ...], events: Sequenc
                 raise GameLogError(f"{spot}: a seat's record never shows a tile another seat drew")
             sizes[e.player] += 1
             boneyard -= 1
+            turn.drawn += 1
             if boneyard < rules.boneyard_reserve:
                 raise GameLogError(f"{spot}: a tile is drawn from an empty boneyard")
+        elif e.kind == "pass":
+            drawable = boneyard - rules.boneyard_reserve
+            if not placed:
+                raise GameLogError(f"{spot}: a pass on the lead (the seat to lead always has a tile to lay)")
+            if turn.drawn < limit and drawable > 0:
+                raise GameLogError(f"{spot}: seat {e.player} passes while it may still draw ({drawable} tile"
+                                   f"{'s' * (drawable != 1)} to draw); a seat passes only when it can neither lay "
+                                   "a tile nor draw")
+            turn = _Turn((e.player + 1) % n, passes=turn.passes + 1)
+            turn.blocked = turn.passes >= n and not (limit and drawable > 0)
         if own.bit_count() != sizes[seat]:
             raise GameLogError(f"{spot}: the seat's tiles do not add up")
+
+
+def _check_own_passes(rules: Rules, seat: int, tiles: tuple[int, ...], events: Sequence[Event],
+                      inline: tuple[bool, ...], where: str) -> None:
+    """The recording seat never passes while it holds a tile that fits an open end (its tiles are
+    in the record; the layout is as :func:`_lay` found it)."""
+    ts = tile_set(rules.max_pip)
+    codec = action_codec(rules.max_pip)
+    layout = Layout(rules)
+    own = sum(1 << t for t in tiles)
+    placed = 0
+    for i, e in enumerate(events, 1):
+        if e.kind == "play":
+            layout = layout.place(codec.encode(e.tile, e.end, inline[placed]))
+            placed += 1
+            if e.player == seat:
+                own &= ~(1 << e.tile)
+        elif e.kind == "draw" and e.player == seat:
+            own |= 1 << e.tile
+        elif e.kind == "pass" and e.player == seat:
+            ends = {layout.end_pip[end] for end in range(len(layout.end_pip)) if layout.end_open[end]}
+            fits = [t for t in range(ts.size) if own >> t & 1 and set(ts.tiles[t]) & ends]
+            if fits:
+                raise GameLogError(f"{where}, event {i}: the seat passes while it holds {ts.name(fits[0])}, "
+                                   f"which fits an open end ({', '.join(map(str, sorted(ends)))})")
 
 
 def parse_seat_log(data: Any, source: str = "the log") -> SeatLog:
@@ -277,6 +390,8 @@ def parse_seat_log(data: Any, source: str = "the log") -> SeatLog:
         raise GameLogError(f"{source}: 'hands' must list the hands played")
     hands: list[SeatHand] = []
     scores = [0] * rules.num_sides
+    most = max_events(rules)
+    budget = _Tries(LAYOUT_BUDGET)
     for h, hand in enumerate(raw):
         where = f"{source}, hand {h + 1}"
         if not isinstance(hand, dict):
@@ -284,6 +399,9 @@ def parse_seat_log(data: Any, source: str = "the log") -> SeatLog:
         tiles_data, events_data = hand.get("your_tiles"), hand.get("events")
         if not isinstance(tiles_data, list) or not isinstance(events_data, list):
             raise GameLogError(f"{where} must hold 'your_tiles' and 'events' lists")
+        if len(events_data) > most:
+            raise GameLogError(f"{where}, event {most + 1}: a hand of these rules holds at most {most:,} events "
+                               f"(every placement, draw, muggins and possible pass); this one has {len(events_data):,}")
         tiles = tuple(_tile(ts, t, f"{where}, your tiles") for t in tiles_data)
         events = [_event(ts, rules, e, f"{where}, event {i + 1}") for i, e in enumerate(events_data)]
         _check_hand(rules, seat, tiles, events, where, h)
@@ -299,7 +417,9 @@ def parse_seat_log(data: Any, source: str = "the log") -> SeatLog:
         if result is None and h != len(raw) - 1:
             raise GameLogError(f"{where}: only the last hand may be still in play")
         placements = [e for e in events if e.kind == "play"]
-        inline = _lay(rules, placements, where)
+        budget.left += LAYOUT_TRIES * len(placements)
+        inline = _lay(rules, placements, where, budget)
+        _check_own_passes(rules, seat, tiles, events, inline, where)
         for e in events:
             if e.kind in ("play", "muggins") and e.points:
                 scores[rules.side_of(e.player)] += e.points
@@ -353,14 +473,14 @@ def moves_of(events: Sequence[Event]) -> list[tuple[int, int]]:
 
 
 def seat_positions(log: SeatLog) -> Iterator[SeatPosition]:
-    """What the seat saw at each position of the record: each hand's deal, then after each move."""
+    """What the seat saw at each position of the record: each hand's deal, then after each move.
+    Each position is built from the one before (no position rereads the hand or the sheet)."""
     rules = log.rules
     ts = tile_set(rules.max_pip)
     codec = action_codec(rules.max_pip)
     n, seat = rules.num_players, log.seat
     sheet: list[HandScore] = []
     total = [0] * rules.num_sides
-    results: list[HandResult] = []
     for h, hand in enumerate(log.hands):
         events = hand.events
         spans = moves_of(events)
@@ -372,12 +492,9 @@ def seat_positions(log: SeatLog) -> Iterator[SeatPosition]:
         own = sum(1 << t for t in hand.tiles)
         play = [0] * rules.num_sides
         turn = deal.player
-        stop = spans[0][0] if spans else len(events)
-        done = 0
-        for number in range(len(spans) + 1):
-            start = stop
-            if number:
-                start, stop = spans[number - 1]
+        ended = over = False
+        result: HandResult | None = None
+        for number, (start, stop) in enumerate([(0, spans[0][0] if spans else len(events)), *spans]):
             for e in events[start:stop] if number else ():
                 if e.kind == "play":
                     layout = layout.place(codec.encode(e.tile, e.end, hand.inline[len(plays)]))
@@ -392,25 +509,24 @@ def seat_positions(log: SeatLog) -> Iterator[SeatPosition]:
                     turn = e.player
                 elif e.kind == "pass":
                     turn = (e.player + 1) % n
+                elif e.kind == "hand_end":
+                    ended = True
+                elif e.kind == "game_end":
+                    over = True
                 if e.kind in ("play", "muggins") and e.points:
                     play[rules.side_of(e.player)] += e.points
-            ended = any(e.kind == "hand_end" for e in events[:stop])
-            result = hand.result if ended else None
-            over = "game_end" in [e.kind for e in events[:stop]]
-            end = result.side_points if result is not None else None
+            end = hand.result.side_points if ended and hand.result is not None else None
             now = tuple(t + p + (end[i] if end else 0) for i, (t, p) in enumerate(zip(total, play)))
-            if result is not None and done == 0:
-                results.append(HandResult(result.ended_by, result.winner, result.pips, tuple(sizes),
-                                          result.side_points, result.lines))
-                done = 1
+            if end is not None and hand.result is not None and result is None:
+                r = hand.result
+                result = HandResult(r.ended_by, r.winner, r.pips, tuple(sizes), r.side_points, r.lines)
             info = InfoState(
                 rules, seat, own, turn, (), Phase.GAME_OVER if over else Phase.HAND_OVER if ended else Phase.PLAY,
                 tuple(plays), layout.end_pip, layout.end_val, layout.end_open, layout.sniff_tile,
                 layout.sniff_pending, layout.count, tuple(sizes), (0,) * n, boneyard,
-                boneyard - rules.boneyard_reserve, 0, 0, -1, now, h, deal.player, tuple(results))
-            yield SeatPosition(h, number, len(spans), info, hand.inline[:len(plays)], events[:stop],
-                               start if number else 0, results[-1] if ended else None,
-                               (*sheet, HandScore(h + 1, tuple(play), end, now)))
+                boneyard - rules.boneyard_reserve, 0, 0, -1, now, h, deal.player, ())
+            yield SeatPosition(h, number, len(spans), info, hand.inline[:len(plays)], events, stop,
+                               start if number else 0, result, HandScore(h + 1, tuple(play), end, now), sheet)
         end_points = hand.result.side_points if hand.result is not None else (0,) * rules.num_sides
         sheet.append(HandScore(h + 1, tuple(play), hand.result.side_points if hand.result else None,
                                tuple(t + p + e for t, p, e in zip(total, play, end_points))))

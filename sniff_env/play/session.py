@@ -30,6 +30,7 @@ from sniff_env.game import Event, Game, Phase, new_game
 from sniff_env.gamelog import GameLog, save_game_log
 from sniff_env.infostate import info_state
 from sniff_env.play.levels import DEFAULT_LEVEL, SEARCHING, level_opponent
+from sniff_env.play.table_limits import check_table_player
 from sniff_env.play.warm import Warming
 from sniff_env.players import (
     BUILTIN,
@@ -329,6 +330,7 @@ class Session:
             # a built-in player that cannot be built is an error even where a policy may fall back
             may_fall_back = fallback and spec.partition(":")[0] not in BUILTIN
             agent, note = load_agent(spec, rules, self.seed + 1000 * s, may_fall_back, agents)
+            check_table_player(s, spec)  # within the spec's own bounds, a move at the table is held to half a minute
             if note:
                 self.notes.append(note)
                 spec = "heuristic"

@@ -3,22 +3,28 @@
 Each finished game of the person at the table (in the terminal or in the browser) counts once,
 under its preset, its player count and its opponents: games played, won, lost and drawn, the
 best score, the current run of wins and the longest. The file lives beside the games folder, in
-``$SNIFF_HOME`` (``~/.sniff`` unless set), and is replaced atomically, so a crash never leaves
-it half-written. A file that cannot be read (damaged, of another format, too large) is refused
+``$SNIFF_HOME`` (``~/.sniff`` unless set), readable by its owner only, and is replaced
+atomically, so a crash never leaves it half-written. An update reads, changes and writes the
+file while holding a lock on ``.stats.json.lock`` beside it, so that two programs counting games
+at once (a server and a terminal game) never lose each other's. A file that cannot be read (damaged, of another format, too large) is refused
 with :class:`StatsError` and left as it is: nothing is counted into it, and nothing resets it
 unasked.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from sniff_env.atomic import write_json_atomic
+from sniff_env.atomic import PRIVATE, write_json_atomic
 from sniff_env.errors import SniffError
 from sniff_env.game import Phase
 from sniff_env.gamelog import GameLogError, read_json
@@ -32,6 +38,8 @@ MAX_BYTES = 4 * 2**20
 """The largest statistics file read (a row takes about 200 bytes)."""
 _LOCK = threading.Lock()
 """One update at a time in this process (the server records games from worker threads)."""
+LOCK_WAIT_S = 10.0
+"""How long an update waits for another program's update of the same file."""
 
 
 class StatsError(SniffError):
@@ -149,9 +157,44 @@ def save_stats(stats: Stats, path: Path | None = None) -> Path:
     data = {"format": FORMAT, "version": VERSION, "streak": stats.streak, "best_streak": stats.best_streak,
             "records": {key: asdict(r) for key, r in sorted(stats.records.items())}}
     try:
-        return write_json_atomic(path, data)
+        return write_json_atomic(path, data, mode=PRIVATE)
     except OSError as exc:
         raise StatsError(f"cannot write the statistics file {str(path)!r}: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def file_lock(path: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
+    """Hold the lock of ``path`` across programs: an exclusive ``flock`` on ``.NAME.lock`` beside
+    it (a regular file, never followed through a link); :class:`StatsError` when another program
+    holds it for ``wait_s`` seconds or it cannot be made. Where ``flock`` is missing (Windows),
+    only this process's updates are kept apart."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    lock = path.with_name(f".{path.name}.lock")
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, PRIVATE)
+    except OSError as exc:
+        raise StatsError(f"cannot lock the statistics file {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StatsError(f"cannot lock the statistics file {str(path)!r}: {str(lock)!r} is not a regular file")
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise StatsError(f"another program has held the statistics file {str(path)!r} for {wait_s:g} s; "
+                                     "the game is not counted") from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)  # closing it releases the lock
 
 
 def opponent_label(session: Session) -> str:
@@ -183,7 +226,8 @@ def record_game(session: Session, path: Path | None = None) -> tuple[Record, Sta
     how = outcome(session)
     rules = session.rules
     score = session.game.scores[rules.side_of(session.human)]
-    with _LOCK:
+    path = path or stats_path()
+    with _LOCK, file_lock(path):
         stats = load_stats(path)
         label = opponent_label(session)
         key = record_key(rules.name, rules.num_players, label)

@@ -34,15 +34,20 @@ over the replay limits (see :mod:`.replays`), 403 for a change sent from another
 :mod:`.borders`). A change whose log cannot be written is taken back and answered 507.
 
 The agents' moves, hints, logs and replays are worked out in one bounded pool of worker threads
-(:mod:`.workers`): when it is full, or ``MAX_REPLAYS`` replays are under way, or a hint for the
-same game is, the answer is 429 with ``Retry-After``; a game still busy with an earlier request
-after ``LOCK_WAIT_S`` seconds is answered 503 with ``Retry-After``. The page and a game's view
-are answered on the event loop, without a worker, so they stay quick while the pool is full.
+(:mod:`.workers`), shared out in turn between clients (by their address) and their games: when
+it is full, or holds as many of this client's requests as one client may have, or
+``MAX_REPLAYS`` replays are under way, or a hint for the same game is, the answer is 429 with
+``Retry-After``. A change made for an old version of the game is refused (409), and one sent
+while another change of the game is under way is answered 503 with ``Retry-After``, before
+either takes a worker; a game still busy with an earlier request after ``LOCK_WAIT_S`` seconds
+is answered 503 with ``Retry-After``. The page and a game's view are answered on the event
+loop, without a worker, so they stay quick while the pool is full.
 """
 
 from __future__ import annotations
 
 import copy
+import os
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -56,14 +61,16 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, create_model
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Scope
 
 from sniff_env.errors import GameOverError, SniffError
 from sniff_env.game import Phase
 from sniff_env.gamelog import game_log, seat_log
 from sniff_env.play.howto import how_to_play, summary
-from sniff_env.play.session import LogWriteError
+from sniff_env.play.session import HUMAN, LogWriteError, SeatPlayer, check_log_player
 from sniff_env.play.stats import StatsError, load_stats, record_game, stats_rows
 from sniff_env.play.stats import summary as stats_summary
+from sniff_env.players import BUILTIN, agents
 from sniff_env.web.borders import Borders
 from sniff_env.web.guide import guide, setup_choices
 from sniff_env.web.replays import Stopped, replay_answer
@@ -108,14 +115,52 @@ _NewGameRequest = create_model(
 )
 
 
+class ExactStaticFiles(StaticFiles):
+    """The static files, each under its own name only: ``app.js/``, ``./app.js`` or ``//app.js``
+    name no file (404), where Starlette would normalise them to one."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        asked, root = scope["path"], scope.get("root_path", "")
+        route = asked[len(root):] if root and asked.startswith(root) else asked
+        if route != "/" + path.replace(os.sep, "/"):
+            raise StarletteHTTPException(404, "Not Found")
+        return await super().get_response(path, scope)
+
+
 def _error(status: int, message: str, headers: Mapping[str, str] | None = None, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
+
+
+def client_of(request: Request) -> str:
+    """Who sent ``request``, as the server shares out its work and games: the address it came from."""
+    return request.client.host if request.client is not None else ""
 
 
 async def disconnected(request: Request) -> None:
     """Return once the client has closed the connection (its body must have been read)."""
     while (await request.receive())["type"] != "http.disconnect":
         pass
+
+
+def told_players(seats: list[SeatPlayer]) -> list[str]:
+    """Each seat's player as a log sent to the browser names it: the person, a built-in player
+    (one a log may name, see :func:`~sniff_env.play.session.check_log_player`) or a shipped agent
+    by its spec, any other player (a policy file of the server's own) by its seat's name: never
+    by the path of a file on the server."""
+    shipped = agents.shipped_agents()
+    told = []
+    for seat, p in enumerate(seats):
+        base = p.spec.partition(":")[0]
+        try:
+            if p.spec != HUMAN and p.spec not in shipped:
+                if base not in BUILTIN:
+                    raise SniffError(f"seat {seat} is played from a file")
+                check_log_player(seat, p.spec)
+        except SniffError:
+            told.append(p.name)
+        else:
+            told.append(p.spec)
+    return told
 
 
 def count_game(table: Table) -> None:
@@ -146,7 +191,7 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
     app = FastAPI(title="Sniff web table", docs_url=None, redoc_url=None, lifespan=lifespan)
     store = TableStore(options) if clock is None else TableStore(options, clock)
     app.state.store, app.state.workers = store, pool
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/static", ExactStaticFiles(directory=STATIC), name="static")
     app.add_middleware(Borders, hosts=options.hosts, max_body=MAX_BODY)
     replays = threading.BoundedSemaphore(MAX_REPLAYS)
     page_html = (STATIC / "index.html").read_bytes()
@@ -188,11 +233,12 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
         return JSONResponse(choices)
 
     @app.post("/api/games")
-    async def new_game(body: _NewGameRequest | None = None) -> JSONResponse:  # type: ignore[valid-type]
+    async def new_game(request: Request, body: _NewGameRequest | None = None) -> JSONResponse:  # type: ignore[valid-type]
         choice = None if body is None else GameChoice(**body.model_dump())
         if choice is not None:
             choice.rules()  # a bad choice is refused here, before a worker is taken
-        return await pool.run(lambda: JSONResponse(store.new(choice).view()))
+        client = client_of(request)
+        return await pool.run(lambda: JSONResponse(store.new(choice, client).view()), client=client)
 
     @app.get("/api/guide")
     async def preset_guide(preset: str, players: int = 2, partnership: bool = False,
@@ -201,7 +247,7 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
         return JSONResponse({"rules": rules.name, "summary": summary(rules), "sections": how_to_play(rules)})
 
     @app.get("/api/stats")
-    async def stats() -> JSONResponse:
+    async def stats(request: Request) -> JSONResponse:
         def read() -> JSONResponse:
             try:
                 record = load_stats()
@@ -210,7 +256,7 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
             return JSONResponse({"played": record.played, "won": record.won, "streak": record.streak,
                                  "best_streak": record.best_streak, "rows": stats_rows(record)})
 
-        return await pool.run(read)
+        return await pool.run(read, client=client_of(request))
 
     @app.get("/api/games/{game_id}/guide")
     async def rules_guide(game_id: str) -> JSONResponse:
@@ -227,6 +273,7 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
         """Make a change and write the log, both or neither; count the change (in a worker)."""
         with held(table):
             table.check(version)
+            table.fresh = False
             try:
                 table.session.commit(act, what)
             except WebError:
@@ -242,8 +289,14 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
                 count_game(table)
             return JSONResponse(table.view())
 
+    async def changed(request: Request, table: Table, version: int, act: Any, what: str) -> JSONResponse:
+        """:func:`change` in a worker, once the version is checked and the game taken (409, 503)."""
+        table.claim(version)
+        return await pool.run(change, table, version, act, what, done=table.release,
+                              client=client_of(request), game=table.id)
+
     @app.post("/api/games/{game_id}/move")
-    async def move(game_id: str, body: MoveRequest) -> JSONResponse:
+    async def move(request: Request, game_id: str, body: MoveRequest) -> JSONResponse:
         table = store.get(game_id)
         session = table.session
 
@@ -258,15 +311,15 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
                                legal=list(legal))
             session.play(body.action, body.claim)
 
-        return await pool.run(change, table, body.version, act, "the move")
+        return await changed(request, table, body.version, act, "the move")
 
     @app.post("/api/games/{game_id}/undo")
-    async def undo(game_id: str, body: Versioned) -> JSONResponse:
+    async def undo(request: Request, game_id: str, body: Versioned) -> JSONResponse:
         table = store.get(game_id)
-        return await pool.run(change, table, body.version, table.session.undo, "the undo")
+        return await changed(request, table, body.version, table.session.undo, "the undo")
 
     @app.post("/api/games/{game_id}/next")
-    async def next_hand(game_id: str, body: Versioned) -> JSONResponse:
+    async def next_hand(request: Request, game_id: str, body: Versioned) -> JSONResponse:
         table = store.get(game_id)
         session = table.session
 
@@ -276,10 +329,10 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
                                     else "the game is over")
             session.next_hand()
 
-        return await pool.run(change, table, body.version, act, "the next deal")
+        return await changed(request, table, body.version, act, "the next deal")
 
     @app.get("/api/games/{game_id}/hint")
-    async def hint(game_id: str) -> JSONResponse:
+    async def hint(request: Request, game_id: str) -> JSONResponse:
         table = store.get(game_id)
         async with held_async(table, stop=pool.closing):
             if table.session.rated:
@@ -294,27 +347,28 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
             version = table.version
             table.hinting = True
         try:
-            hints = await pool.run(position.hint, options.hint_budget_s)
+            hints = await pool.run(position.hint, options.hint_budget_s, client=client_of(request), game=table.id)
         finally:
             table.hinting = False
         return JSONResponse({"version": version, "hints": [{"action": o.action, "text": o.text, "value": round(v, 2)}
                                                            for o, v in hints]})
 
     @app.get("/api/games/{game_id}/log")
-    async def log(game_id: str) -> JSONResponse:
+    async def log(request: Request, game_id: str) -> JSONResponse:
         table = store.get(game_id)
         async with held_async(table, stop=pool.closing):
             s = table.session
-            game, human, specs, meta = s.game.copy(), s.human, [p.spec for p in s.seats], s.meta
+            game, human, seats, meta = s.game.copy(), s.human, list(s.seats), s.meta
 
         def write() -> JSONResponse:
+            players = told_players(seats)
             if game.phase is Phase.GAME_OVER:
-                data, name = game_log(game, specs, meta), f"sniff-{game_id}.json"
+                data, name = game_log(game, players, meta), f"sniff-{game_id}.json"
             else:
-                data, name = seat_log(game, human, specs, meta), f"sniff-{game_id}-so-far.json"
+                data, name = seat_log(game, human, players, meta), f"sniff-{game_id}-so-far.json"
             return JSONResponse(data, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
-        return await pool.run(write)
+        return await pool.run(write, client=client_of(request), game=table.id)
 
     @app.post("/api/replay")
     async def replay(request: Request) -> Response:
@@ -327,6 +381,6 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
             return stop.is_set() or pool.closing.is_set()
 
         return await pool.run(replay_answer, body, given_up, done=replays.release,
-                              gone=lambda: disconnected(request), stop=stop)
+                              gone=lambda: disconnected(request), stop=stop, client=client_of(request))
 
     return app

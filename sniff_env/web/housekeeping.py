@@ -1,11 +1,12 @@
-"""Start-up cleaning of the server's games folder.
+"""Cleaning of the server's games folder, at start and every :data:`CLEAN_EVERY` new games.
 
 Only files the server can tell are its own are removed: its game logs (named with
 :data:`~.sessions.LOG_PREFIX`) that are older than ``keep_days`` days or beyond the newest
 ``keep`` of them, and temporary files left by an interrupted atomic write
 (``.NAME.json.XXXX.tmp``, see :mod:`sniff_env.atomic`) that no write has touched for
 :data:`TEMP_GRACE_S` seconds. Other files (logs of ``sniff play``, a ``--save`` file) are left
-alone, and so are the files named in ``spare`` (a resumed game's log).
+alone, and so are the files named in ``spare`` (a resumed game's log, the logs of the games the
+server holds).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from sniff_env.web.sessions import LOG_PREFIX
-
+LOG_PREFIX = "web-"
+"""The start of the name of each log file the server names itself."""
+CLEAN_EVERY = 100
+"""New games between two cleanings of the games folder while the server runs."""
 KEEP_LOGS = 1000
 """Server logs kept by default (the newest)."""
 KEEP_DAYS = 30.0

@@ -42,11 +42,12 @@ def _encode(data: Any) -> str:
 
 
 def _moves(hand: Any) -> int:
-    """A hand's positions after its deal: its decisions (a full log), else its events (a seat's record)."""
+    """A hand's positions after its deal: its decisions (a full log) or its events (a seat's
+    record), whichever list is longer, so that a decoy (``"decisions": []`` in a seat's record)
+    cannot hide the list that is replayed."""
     if not isinstance(hand, dict):
         return 0
-    moves = hand.get("decisions", hand.get("events"))
-    return len(moves) if isinstance(moves, list) else 0
+    return max((len(v) for k, v in hand.items() if k in ("decisions", "events") and isinstance(v, list)), default=0)
 
 
 def check_size(data: Any) -> None:

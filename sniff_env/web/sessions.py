@@ -8,16 +8,22 @@ The version counts the changes of a game. Every request that changes one names t
 was made for, so a move sent from an old page (another tab, a double click) is refused instead
 of being applied to a position its sender never saw.
 
-The store holds at most ``max_games`` games and drops the least recently used one beyond that,
-and any game left idle for ``idle_s`` seconds; a request for a dropped game is answered 410
-(its log stays on disk, and ``sniff serve --resume LOG`` continues it). The policy players are
-loaded once per server and shared by its games. The logs the server names itself start with
+The store holds at most ``max_games`` games, and at most ``client_games`` of one client (the
+address its requests come from): a client's new game beyond its share drops its own least
+recently used game, and a new game on a full server drops the least recently used game of the
+client holding the most, so that nobody's new games push out another's. A game left idle for
+``idle_s`` seconds is dropped too. A request for a dropped game is answered 410 (its log stays
+on disk, and ``sniff serve --resume LOG`` continues it), except that a dropped game nobody made
+a move in takes its log with it (the server wrote it when the game was asked for). The policy
+players are loaded once per server and shared by its games. The logs the server names itself start with
 :data:`LOG_PREFIX`, which tells them from other logs in the same folder when old ones are
 cleaned away (see :mod:`.housekeeping`).
 
 A game's lock is held while it changes; a request that cannot have it within
 :data:`LOCK_WAIT_S` seconds (the agents of that game are still thinking over an earlier
-request) is refused with 503 and ``Retry-After`` instead of waiting on.
+request) is refused with 503 and ``Retry-After`` instead of waiting on. A change is checked
+against the game's version, and against a change of the game still under way, before it is
+queued for a worker (:meth:`Table.claim`), so a stale or doubled request never takes one.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import math
 import secrets
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
@@ -40,9 +46,12 @@ from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS, level_names
 from sniff_env.play.session import AgentCache, LogWriteError, Session, chosen_opponents, default_save_path
 from sniff_env.presets import PRESET_NAMES, make_rules
 from sniff_env.rules import Rules
+from sniff_env.web.housekeeping import CLEAN_EVERY, KEEP_DAYS, KEEP_LOGS, LOG_PREFIX, clean_games_folder
 from sniff_env.web.views import seat_view
 
 MAX_GAMES = 200
+CLIENT_GAMES = 20
+"""Games one client may keep on the server by default; its next game drops its oldest."""
 IDLE_S = 120 * 60.0
 FORGOTTEN = 10_000
 """How many dropped games' ids are remembered, to answer 410 rather than 404 for them."""
@@ -50,8 +59,6 @@ MAX_HINT_BUDGET_S = 30.0
 """The longest thinking time a hint may be given."""
 LOCK_WAIT_S = 5.0
 """How long a request waits for a game that is busy with an earlier one."""
-LOG_PREFIX = "web-"
-"""The start of the name of each log file the server names itself."""
 
 
 class WebError(SniffError):
@@ -139,18 +146,27 @@ class TableOptions:
     hint_budget_s: float = 1.0
     max_games: int = MAX_GAMES
     """Games kept at once; beyond that the least recently used one is dropped."""
+    client_games: int = CLIENT_GAMES
+    """Games kept at once for one client; beyond that its least recently used one is dropped."""
     idle_s: float = IDLE_S
     """A game not asked for during this many seconds is dropped."""
     hosts: tuple[str, ...] = ()
     """The host names the server answers to (the ``Host`` header); empty: any."""
+    keep_logs: int = KEEP_LOGS
+    keep_days: float = KEEP_DAYS
+    """The server's own logs kept when its games folder is cleaned (see :mod:`.housekeeping`)."""
 
     def __post_init__(self) -> None:
         _positive("the hint budget", self.hint_budget_s)
         if self.hint_budget_s > MAX_HINT_BUDGET_S:
             raise SniffError(f"the hint budget must be at most {MAX_HINT_BUDGET_S:g} seconds; got {self.hint_budget_s!r}")
         _positive("the idle time", self.idle_s)
-        if isinstance(self.max_games, bool) or not isinstance(self.max_games, int) or self.max_games < 1:
-            raise SniffError(f"the most games kept must be a whole number >= 1; got {self.max_games!r}")
+        for what, value in (("the most games kept", self.max_games), ("the most games of one client", self.client_games)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise SniffError(f"{what} must be a whole number >= 1; got {value!r}")
+        if isinstance(self.keep_logs, bool) or not isinstance(self.keep_logs, int) or self.keep_logs < 0:
+            raise SniffError(f"the logs kept must be a whole number, 0 or more; got {self.keep_logs!r}")
+        _positive("the days logs are kept", self.keep_days)
 
 
 @dataclass
@@ -164,6 +180,13 @@ class Table:
     lock: threading.Lock = field(default_factory=threading.Lock)
     hinting: bool = False
     """Whether a hint for this game is being worked out (one at a time)."""
+    changing: bool = False
+    """Whether a change of this game (a move, an undo, a deal, its agents' moves) is queued or
+    under way (one at a time)."""
+    client: str = ""
+    """Who asked for the game (the address of the request)."""
+    fresh: bool = False
+    """Whether the server wrote the game's log when it was asked for, and nobody has moved since."""
     opponent: str = "server"
     """The opponent level the game was asked with (``server``: the server's own opponents)."""
     stats: dict[str, Any] | None = None
@@ -178,6 +201,18 @@ class Table:
         if version != self.version:
             raise WebError(409, f"this request was made for version {version} of the game, which is now at "
                                 f"version {self.version}; reload the game and try again", version=self.version)
+
+    def claim(self, version: int) -> None:
+        """Take the game for a change made for ``version`` (on the event loop, before a worker is
+        asked for): 409 when the version is stale, 503 while another change is under way.
+        :meth:`release` gives it back."""
+        self.check(version)
+        if self.changing:
+            raise busy(self)
+        self.changing = True
+
+    def release(self) -> None:
+        self.changing = False
 
 
 def busy(table: Table) -> WebError:
@@ -241,15 +276,30 @@ class TableStore:
         self.clock = clock
         self.agents = AgentCache()
         self.tables: OrderedDict[str, Table] = OrderedDict()
-        self._gone: OrderedDict[str, str] = OrderedDict()
+        self._gone: OrderedDict[str, tuple[str, bool]] = OrderedDict()
+        """Dropped games: why, and whether their logs are kept."""
         self._lock = threading.Lock()
         self._first = True
+        self._made = 0
 
     def _drop(self, game_id: str, why: str) -> None:
-        del self.tables[game_id]
-        self._gone[game_id] = why
+        table = self.tables.pop(game_id)
+        path = table.session.save_path
+        stub = table.fresh and path is not None and path.name.startswith(LOG_PREFIX)
+        if stub and path is not None:
+            try:
+                path.unlink()
+            except OSError:  # gone already, or not ours to remove: leave it
+                pass
+        self._gone[game_id] = (why, not stub)
         while len(self._gone) > FORGOTTEN:
             self._gone.popitem(last=False)
+
+    def _oldest_of(self, client: str | None) -> str:
+        """The least recently used game of ``client`` (``None``: of the client with the most games)."""
+        if client is None:
+            client = Counter(t.client for t in self.tables.values()).most_common(1)[0][0]
+        return next(t.id for t in self.tables.values() if t.client == client)
 
     def _sweep(self, now: float) -> None:
         """Drop the games idle for too long (call with the lock held)."""
@@ -260,15 +310,24 @@ class TableStore:
                 break
             self._drop(oldest.id, f"it was idle for more than {limit / 60:g} minutes")
 
-    def _add(self, session: Session, opponent: str = "server") -> Table:
-        table = Table(secrets.token_urlsafe(9), session, opponent=opponent)
+    def _add(self, session: Session, opponent: str = "server", client: str = "", fresh: bool = False) -> Table:
+        o = self.options
+        table = Table(secrets.token_urlsafe(9), session, opponent=opponent, client=client, fresh=fresh)
         with self._lock:
             table.used = now = self.clock()
             self._sweep(now)
-            while len(self.tables) >= self.options.max_games:
-                self._drop(next(iter(self.tables)), f"this server keeps {self.options.max_games} games, "
-                                                    "and it was the one left unplayed the longest")
+            while sum(t.client == client for t in self.tables.values()) >= o.client_games:
+                self._drop(self._oldest_of(client), f"this server keeps {o.client_games} games of one player, "
+                                                    "and it was the one of yours left unplayed the longest")
+            while len(self.tables) >= o.max_games:
+                self._drop(self._oldest_of(None), f"this server keeps {o.max_games} games, and it was the one "
+                                                  "left unplayed the longest by the player with the most games")
             self.tables[table.id] = table
+            self._made += 1
+            clean = self._made % CLEAN_EVERY == 0
+            spare = [t.session.save_path for t in self.tables.values() if t.session.save_path is not None]
+        if clean:
+            clean_games_folder(default_save_path(0, o.games_dir).parent, o.keep_logs, o.keep_days, spare)
         return table
 
     def _log_first(self, session: Session) -> None:
@@ -277,9 +336,9 @@ class TableStore:
         except LogWriteError as exc:
             raise log_refusal("the new game", exc) from None
 
-    def new(self, choice: GameChoice | None = None) -> Table:
-        """A new game with the server's options (its seed for the first game only), or as the
-        player chose it in the browser; its log is written at once, to a new file."""
+    def new(self, choice: GameChoice | None = None, client: str = "") -> Table:
+        """A new game for ``client`` with the server's options (its seed for the first game
+        only), or as the player chose it in the browser; its log is written at once, to a new file."""
         o = self.options
         if choice is not None:
             rules = choice.rules()
@@ -290,7 +349,7 @@ class TableStore:
             session.save_path = server_log_path(session.seed, o.games_dir)
             session.advance()
             self._log_first(session)
-            return self._add(session, choice.opponent)
+            return self._add(session, choice.opponent, client, fresh=True)
         with self._lock:
             first, self._first = self._first, False
         session = Session.start(o.rules, list(o.opponents), human=o.seat, partner=o.partner,
@@ -299,18 +358,33 @@ class TableStore:
         session.overwrite = bool(first and o.overwrite)
         session.advance()
         self._log_first(session)
-        return self._add(session)
+        return self._add(session, client=client, fresh=session.save_path != o.save_path)
 
-    def resume(self, path: Path) -> Table:
+    def resume(self, path: Path, advance: bool = True) -> Table:
         """A game continued from a saved log (the policy files it may name: the shipped ones and
-        the server's own opponents)."""
+        the server's own opponents). Without ``advance`` the agents to move have not moved yet:
+        the game is held for a change (:attr:`Table.changing`) until :meth:`advance` is run."""
         trusted = [*self.options.opponents, *([self.options.partner] if self.options.partner else [])]
         session = Session.resume(load_game_log(path), path, trusted, agents=self.agents)
         session.own(path)
         session.rated = session.rated or self.options.rated
-        session.advance()
+        if advance:
+            session.advance()
         self._log_first(session)
-        return self._add(session)
+        table = self._add(session)
+        table.changing = not advance
+        return table
+
+    @staticmethod
+    def advance(table: Table) -> None:
+        """Let the agents of a game resumed without ``advance`` move, then write its log (blocking:
+        run it in a worker)."""
+        try:
+            with table.lock:
+                table.session.commit(table.session.advance, "the agents' moves")
+                table.version += 1
+        finally:
+            table.release()
 
     def get(self, game_id: str) -> Table:
         """The game ``game_id`` (now its most recent use), or a 404/410 refusal."""
@@ -322,9 +396,11 @@ class TableStore:
                 table.used = now
                 self.tables.move_to_end(game_id)
                 return table
-            why = self._gone.get(game_id)
-        if why is not None:
-            raise WebError(410, f"game {game_id!r} has expired: {why}. Its log is kept in the server's games "
-                                "folder (sniff serve --resume LOG continues it); start a new game", expired=True)
+            gone = self._gone.get(game_id)
+        if gone is not None:
+            why, kept = gone
+            log = ("Its log is kept in the server's games folder (sniff serve --resume LOG continues it)" if kept
+                   else "No move was made in it, and its log is removed")
+            raise WebError(410, f"game {game_id!r} has expired: {why}. {log}; start a new game", expired=True)
         raise WebError(404, f"there is no game {game_id!r} on this server (it may have been started by "
                             "an earlier run of the server); start a new game")

@@ -285,7 +285,7 @@ def replay_frames(log: GameLog) -> Iterator[dict[str, Any]]:
 def _seat_result_json(session: Session, pos: SeatPosition, names: list[str]) -> dict[str, Any] | None:
     """The end of a hand in a seat's record: the scoring and the pips left in every hand, the
     seat's own tiles left, no other hand's (the record does not hold them)."""
-    result, row = pos.result, pos.sheet[-1]
+    result, row = pos.result, pos.row
     if result is None or row.end is None:
         return None
     ts, info = session.game.ts, pos.info
@@ -323,17 +323,17 @@ def seat_replay_frames(log: SeatLog) -> Iterator[dict[str, Any]]:
     board: list[tuple[int, int]] = [(0, 0)] * log.rules.num_sides  # the cribbage pegs
     for pos in seat_positions(log):
         hand = described.setdefault(pos.hand_index, [])
-        fresh = pos.events[len(hand):]
+        fresh = pos.hand_events[len(hand):pos.stop]
         board = pegs(log.rules, fresh, [pos.result] if pos.result else [], board)
         for e in fresh:
             hand.append(event_json(view, ts, e, False))
         events = [{**d, "recent": True} if i >= pos.new and pos.number else d
-                  for i, d in enumerate(hand[:len(pos.events)])]
+                  for i, d in enumerate(hand[:pos.stop])]
         info = pos.info
         if pos.number == 0:
             title = f"hand {pos.hand_index + 1}: the deal"
         else:
-            said = " ".join(d["text"] for d in hand[pos.new:len(pos.events)] if d["kind"] not in ("hand_end", "game_end"))
+            said = " ".join(d["text"] for d in hand[pos.new:pos.stop] if d["kind"] not in ("hand_end", "game_end"))
             title = f"hand {pos.hand_index + 1}: {said}"
         yield {
             **_table(view, info, events, list(pos.inline), _seat_result_json(view, pos, names), None,

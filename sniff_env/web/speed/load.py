@@ -6,8 +6,10 @@ resident memory before and after (and its peak).
 
 By default it starts ``sniff serve`` itself (``--opponent random``, a temporary games folder);
 ``--url`` names a running server instead (``--pid`` its process, for the memory). Only
-addresses of this machine (loopback) are accepted. ``--hint-flood N`` instead sends N hint
-requests for one game at once and times the page meanwhile.
+addresses of this machine (loopback) are accepted. Each player sends from its own loopback
+address where the server is on 127.0.0.1 (the server shares its work and caps games per
+address). ``--hint-flood N`` instead sends N hint requests for one game at once and times the
+page meanwhile.
 
     python -m sniff_env.web.speed.load [--clients 20] [--seconds 20] [--hint-every 10]
     python -m sniff_env.web.speed.load --hint-flood 80 --hint-budget 1
@@ -134,16 +136,33 @@ async def player(http: Any, until: float, hint_every: int, tally: Tally) -> None
             view = r.json()
 
 
+def player_address(url: str, index: int) -> str | None:
+    """The loopback address player ``index`` sends from, so that the server, which shares its
+    work and caps games and connections per address, sees each player as a client of its own:
+    ``127.0.X.Y`` for a server on IPv4 loopback, else ``None`` (one address for all)."""
+    host = urlsplit(url).hostname or ""
+    try:
+        ipv4 = ipaddress.ip_address(host).version == 4
+    except ValueError:
+        ipv4 = host == "localhost"
+    return f"127.0.{index // 250}.{index % 250 + 2}" if ipv4 else None
+
+
 async def load(url: str, clients: int, seconds: float, hint_every: int) -> tuple[Tally, float]:
     import httpx
 
     tally = Tally()
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as http:
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        await asyncio.gather(*(player(http, started + seconds, hint_every, tally) for _ in range(clients)))
-        return tally, loop.time() - started
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    https = [httpx.AsyncClient(base_url=url, timeout=60,
+                               transport=httpx.AsyncHTTPTransport(local_address=player_address(url, i)))
+             for i in range(clients)]
+    try:
+        await asyncio.gather(*(player(http, started + seconds, hint_every, tally) for http in https))
+    finally:
+        for http in https:
+            await http.aclose()
+    return tally, loop.time() - started
 
 
 async def hint_flood(url: str, hints: int) -> Tally:
