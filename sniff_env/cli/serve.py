@@ -30,8 +30,8 @@ from sniff_env.options import (
     rules_from_args,
     whole_number,
 )
-from sniff_env.play.levels import prepare_searches
 from sniff_env.play.session import Session, chosen_opponents, default_save_path
+from sniff_env.play.warm import warm_in_background
 from sniff_env.web.housekeeping import KEEP_DAYS, KEEP_LOGS, clean_games_folder
 from sniff_env.web.sessions import IDLE_S, MAX_GAMES, MAX_HINT_BUDGET_S, TableOptions
 
@@ -117,7 +117,9 @@ def run(args: argparse.Namespace) -> int:
     # the seats are filled once here, so that a bad --opponent or --seat stops the server at once
     seated = Session.start(options.rules, list(options.opponents), human=options.seat, partner=options.partner,
                            agents=app.state.store.agents)
-    app.state.warming = prepare_searches(seated.seats)
+    # the search compiles in the background (once): the page opens at once, and a searching agent
+    # of any game (the browser's form offers every level) waits for it at its first move
+    app.state.store.warming = warm_in_background(["search"])
     query, resumed = "", None
     if args.resume is not None:  # its agents move once the server listens
         resumed = app.state.store.resume(args.resume, advance=False)
@@ -137,7 +139,11 @@ def run(args: argparse.Namespace) -> int:
         if resumed is not None:
             app.state.workers.submit(app.state.store.advance, resumed, game=resumed.id)
 
-    serve(app, sock, on_stop=app.state.workers.close, on_start=start)
+    try:
+        serve(app, sock, on_stop=app.state.workers.close, on_start=start)
+    finally:
+        if app.state.store.warming is not None:
+            app.state.store.warming.stop()
     return 0
 
 

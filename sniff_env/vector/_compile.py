@@ -158,7 +158,7 @@ DISPATCHERS: list[Any] = []
 """Every function compiled through :func:`compiled`, in the order they were defined."""
 
 
-def compiled(allocates: bool = False) -> Callable[[F], F]:
+def compiled(inline: bool = False, allocates: bool = False) -> Callable[[F], F]:
     """``numba.njit``, cached (see the module docstring), releasing the GIL, without reference
     counting unless the function ``allocates``, and typed by its arguments' types only (one
     signature per function where the callers pass the same types, see :class:`_OneSignature`).
@@ -166,13 +166,20 @@ def compiled(allocates: bool = False) -> Callable[[F], F]:
     Reference counting is off (numba's ``_nrt`` option, which its type stubs do not list): the
     arrays all belong to the caller and nothing compiled allocates, while numba would otherwise
     update an atomic count for each array argument of each call, which cost more than the rules
-    themselves and made threads contend. Functions call each other as compiled functions: each
-    is compiled once and LLVM inlines the small ones into their callers when it links them
-    (numba's ``inline="always"`` would instead type and lower a copy of a function in every
-    caller, which made compiling the engine take minutes)."""
+    themselves and made threads contend.
+
+    ``inline`` puts a typed copy of the function into each compiled caller (numba's
+    ``inline="always"``): for small helpers and for code on the hottest paths, where a call
+    would cost more than the work (numba passes each array to a function that is not inlined
+    field by field). Every copy costs compile time in every caller, so the large functions that
+    many kernels reach (a move's effect, the legal moves, the observation, the heuristic) are
+    compiled once and called: that keeps the whole compile under a minute where inlining them
+    everywhere took ten."""
     options: dict[str, Any] = {"nogil": True}
     if not allocates:
         options["_nrt"] = False
+    if inline:
+        options["inline"] = "always"
 
     def decorate(func: F) -> F:
         dispatcher = _OneSignature(py_func=func, locals={}, targetoptions=options)

@@ -1,8 +1,9 @@
 """The rules of :mod:`sniff_env.rulebook`, compiled for the kernels under the same names.
 
-Each function here is the rulebook's own code, compiled once: the kernels, players and rollouts
-call it, and LLVM inlines it into them where it is small, so a rule costs what code written in
-place would. Where one rule calls another, the compiled one calls the compiled other (the functions
+Each function here is the rulebook's own code, compiled with ``inline=True``: numba inlines it
+into the kernels, players and rollouts that call it, so a rule costs what code written in place
+would. The observation encoder that :func:`with_compiled_rules` compiles is the exception
+(:data:`CALLED`): it is large, and compiled once and called. Where one rule calls another, the compiled one calls the compiled other (the functions
 share a namespace of compiled rules). The compiled cache follows ``rulebook.py`` too (see
 :mod:`sniff_env.vector._compile`).
 """
@@ -16,15 +17,19 @@ from typing import Any, TypeVar, cast
 from sniff_env import rulebook
 from sniff_env.vector._compile import compiled
 
-_compile = compiled()
+_inline = compiled(inline=True)
+_called = compiled()
+CALLED = frozenset({"encode_row"})
+"""Functions compiled once and called rather than inlined into each caller (see
+:func:`sniff_env.vector._compile.compiled`)."""
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _compiled_copy(func: types.FunctionType, namespace: dict[str, Any]) -> Any:
-    """``func``'s code compiled, reading its globals from ``namespace``."""
+    """``func``'s code compiled (inline unless it is in :data:`CALLED`), reading its globals from ``namespace``."""
     copy = types.FunctionType(func.__code__, namespace, func.__name__, func.__defaults__, func.__closure__)
     copy.__qualname__, copy.__module__, copy.__doc__ = func.__qualname__, __name__, func.__doc__
-    return _compile(copy)
+    return (_called if func.__name__ in CALLED else _inline)(copy)
 
 
 _namespace: dict[str, Any] = {k: v for k, v in vars(rulebook).items() if not isinstance(v, types.FunctionType)}
@@ -65,7 +70,7 @@ _shared: dict[str, dict[str, Any]] = {}
 
 def with_compiled_rules(func: types.FunctionType) -> Any:
     """``func``, a plain function of a core module built on the rulebook (in the subset numba
-    compiles), compiled with its calls of rulebook functions bound to the compiled rules
+    compiles), compiled (inline unless :data:`CALLED`) with its calls of rulebook functions bound to the compiled rules
     and its calls of its own module's functions to their compiled copies: how code that both
     engines share on top of the rules (the observation encoder) reaches the kernels."""
     namespace = _shared.get(func.__module__)

@@ -110,23 +110,24 @@ FRAC_TILES, FRAC_HAND, FRAC_END = range(3)
 """Rows of the ``fractions`` table: ``x / num_tiles``, ``x / hand_size``, ``x / (2 * max_pip)``."""
 
 _jit = compiled()
+_inline = compiled(inline=True)  # small or hot helpers: a copy in each caller
 _encode_row = with_compiled_rules(encode_row)
 _clear_row = with_compiled_rules(clear_row)
 
 
-@_jit
+@_inline
 def _side(P: np.ndarray, seat: int) -> int:
     """``rulebook.side_of`` with the rule parameter of ``P``."""
     return side_of(seat, P[P_PARTNER])
 
 
-@_jit
+@_inline
 def _open_pips(S: np.ndarray, b: int) -> int:
     """``rulebook.open_pips`` of game ``b``."""
     return open_pips(S[b, END_PIP:END_PIP + 4], S[b, END_OPEN:END_OPEN + 4])
 
 
-@_jit
+@_inline
 def _playable(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, tile: int) -> bool:
     """Whether ``tile`` fits an end of game ``b`` (``rulebook.fits``)."""
     end_pip, end_open = S[b, END_PIP:END_PIP + 4], S[b, END_OPEN:END_OPEN + 4]
@@ -136,23 +137,23 @@ def _playable(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarr
     return False
 
 
-@_jit
+@_inline
 def points_for(P: np.ndarray, score_tab: np.ndarray, count: int) -> int:
     """``rulebook.play_points`` with the rule parameter of ``P``."""
     return play_points(count, score_tab, P[P_DIV5])
 
 
-@_jit
+@_inline
 def _drawable(S: np.ndarray, b: int, P: np.ndarray) -> int:
     return int(S[b, BONE_LEN] - S[b, BONE_POS] - P[P_RESERVE])
 
 
-@_jit
+@_inline
 def _can_draw(S: np.ndarray, b: int, P: np.ndarray) -> bool:
     return S[b, DRAWN] < P[P_DRAW_LIMIT] and _drawable(S, b, P) > 0
 
 
-@_jit
+@_inline
 def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
            pip_tiles: np.ndarray, out: np.ndarray) -> int:
     """Write the legal actions of the seat to act into ``out``; return how many (unsorted). The
@@ -203,7 +204,7 @@ def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarr
     return n
 
 
-@_jit
+@_inline
 def spec_of(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
           fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
           act_slot: np.ndarray) -> Spec:
@@ -213,7 +214,7 @@ def spec_of(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray
                 fractions[FRAC_TILES], fractions[FRAC_HAND], fractions[FRAC_END])
 
 
-@_jit
+@_inline
 def _encode_as(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray, spec: Spec,
                row: np.ndarray, seat: int, last_drawn: int, legal: np.ndarray) -> None:
     """``encoding.encode_row`` of ``seat`` in game ``b`` (its drawn tile ``last_drawn``, its legal
@@ -226,7 +227,7 @@ def _encode_as(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, 
                 S[b, SCORES:SCORES + sides], last_drawn, legal)
 
 
-@_jit
+@_inline
 def _encode(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray,
             lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray, fractions: np.ndarray,
             count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
@@ -273,7 +274,7 @@ def _end_hand(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.nd
         S[b, PHASE] = GAME_OVER
 
 
-@_jit
+@_inline
 def lay(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, tile: int, slot: int,
         inline: bool) -> int:
     """The layout part of ``Game._place`` (``rulebook.place``): put ``tile`` on ``slot`` in the
@@ -285,7 +286,7 @@ def lay(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, ti
     return count
 
 
-@_jit
+@_inline
 def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray,
            lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, tile: int, slot: int, inline: bool) -> None:
     """``Game._place`` (points always claimed)."""
@@ -312,7 +313,7 @@ def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: n
     S[b, LAST_DRAWN] = -1
 
 
-@_jit
+@_inline
 def _draw(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, voluntary: bool) -> None:
     seat = S[b, TURN]
     S[b, LACKING + seat] = 0 if voluntary else _open_pips(S, b)
@@ -324,7 +325,7 @@ def _draw(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, voluntary:
     S[b, LAST_DRAWN] = tile
 
 
-@_jit
+@_inline
 def _advance(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray,
              hi: np.ndarray, pip_tiles: np.ndarray, legal: np.ndarray) -> None:
     """Forced draws and passes until a seat has a decision (``legal`` then holds it) or the hand ends."""
@@ -365,7 +366,7 @@ def apply_action(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: 
         _advance(S, hands, bone, b, P, lo, hi, pip_tiles, legal)
 
 
-@_jit
+@_inline
 def _step_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
               lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
               fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,

@@ -89,6 +89,7 @@ def seed_key(seed: int, hand_index: int, out: np.ndarray) -> int:
 
 
 _jit = compiled()
+_inline = compiled(inline=True)  # small or hot helpers: a copy in each caller
 
 
 @_jit
@@ -228,7 +229,7 @@ def _copy_row(mt: np.ndarray, src: int, dst: int, lanes: int) -> None:
         mt[dst, g] = mt[src, g]
 
 
-@_jit
+@_inline
 def _temper(v: np.uint64) -> np.uint64:
     v ^= v >> np.uint64(11)
     v ^= (v << np.uint64(7)) & np.uint64(0x9D2C5680)
@@ -285,7 +286,7 @@ def mt_seed_lanes(mt: np.ndarray, keys: np.ndarray, key_len: int, lanes: int, ah
     mt[_READY, :lanes] = ahead
 
 
-@_jit
+@_inline
 def genrand(mt: np.ndarray) -> np.uint64:
     """The next 32-bit output (``getrandbits(32)``) of generator ``mt``, a column of an array
     seeded by :func:`mt_seed_lanes`."""
@@ -313,7 +314,7 @@ def _bit_length(n: int) -> int:
     return k
 
 
-@_jit
+@_inline
 def _below(mt: np.ndarray, n: int, k: int) -> int:
     """``_randbelow(n)`` with ``k = n.bit_length()``."""
     shift = np.uint64(32 - k)

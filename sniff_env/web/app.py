@@ -232,6 +232,13 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
     async def setup() -> JSONResponse:
         return JSONResponse(choices)
 
+    @app.get("/api/status")
+    async def status() -> JSONResponse:
+        """Whether the search is still compiling (a first start), and how far along."""
+        warming = store.warming
+        compiling = warming is not None and not warming.ready()
+        return JSONResponse({"compiling": compiling, "progress": warming.progress() if compiling and warming else ""})
+
     @app.post("/api/games")
     async def new_game(request: Request, body: _NewGameRequest | None = None) -> JSONResponse:  # type: ignore[valid-type]
         choice = None if body is None else GameChoice(**body.model_dump())

@@ -44,6 +44,7 @@ from sniff_env.errors import SniffError
 from sniff_env.gamelog import load_game_log
 from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS, level_names
 from sniff_env.play.session import AgentCache, LogWriteError, Session, chosen_opponents, default_save_path
+from sniff_env.play.warm import Warming
 from sniff_env.presets import PRESET_NAMES, make_rules
 from sniff_env.rules import Rules
 from sniff_env.web.housekeeping import CLEAN_EVERY, KEEP_DAYS, KEEP_LOGS, LOG_PREFIX, clean_games_folder
@@ -281,6 +282,9 @@ class TableStore:
         self._lock = threading.Lock()
         self._first = True
         self._made = 0
+        self.warming: Warming | None = None
+        """The search compiling in the background: every game's searching agent waits for it
+        (:attr:`sniff_env.play.session.Session.warming`)."""
 
     def _drop(self, game_id: str, why: str) -> None:
         table = self.tables.pop(game_id)
@@ -344,6 +348,7 @@ class TableStore:
             rules = choice.rules()
             opponents, note = chosen_opponents([], rules, choice.opponent)
             session = Session.start(rules, opponents, rated=choice.rated or o.rated, agents=self.agents)
+            session.warming = self.warming
             if note and note not in session.notes:
                 session.notes.insert(0, note)
             session.save_path = server_log_path(session.seed, o.games_dir)
@@ -354,6 +359,7 @@ class TableStore:
             first, self._first = self._first, False
         session = Session.start(o.rules, list(o.opponents), human=o.seat, partner=o.partner,
                                 seed=o.seed if first else None, rated=o.rated, agents=self.agents)
+        session.warming = self.warming
         session.save_path = (first and o.save_path) or server_log_path(session.seed, o.games_dir)
         session.overwrite = bool(first and o.overwrite)
         session.advance()
@@ -366,6 +372,7 @@ class TableStore:
         the game is held for a change (:attr:`Table.changing`) until :meth:`advance` is run."""
         trusted = [*self.options.opponents, *([self.options.partner] if self.options.partner else [])]
         session = Session.resume(load_game_log(path), path, trusted, agents=self.agents)
+        session.warming = self.warming
         session.own(path)
         session.rated = session.rated or self.options.rated
         if advance:

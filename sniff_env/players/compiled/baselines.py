@@ -49,6 +49,7 @@ from sniff_env.vector.kernels import (
 )
 
 _jit = compiled()
+_inline = compiled(inline=True)  # small or hot helpers: a copy in each caller
 _placement_points = with_compiled_rules(strategy.placement_points)
 _greedy_key = with_compiled_rules(strategy.greedy_key)
 _heuristic_value = with_compiled_rules(strategy.heuristic_value)
@@ -66,7 +67,7 @@ def weight_vector(weights: Weights) -> np.ndarray:
     return np.array(weights.values(), np.float64)
 
 
-@_jit
+@_inline
 def greedy_key(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
                act_tile: np.ndarray, act_slot: np.ndarray, a: int) -> int:
     """Greedy's order of placement ``a`` in game ``b`` as one number (``strategy.greedy_key``)."""
@@ -76,7 +77,7 @@ def greedy_key(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndar
     return int(_greedy_key(points, lo[t], hi[t]))
 
 
-@_jit
+@_inline
 def greedy_scan(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
                 act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, keys: np.ndarray) -> tuple[int, int, int]:
     """Greedy's scan of the legal actions of game ``b`` (``legal[b]``): ``keys[j]`` the
@@ -96,7 +97,7 @@ def greedy_scan(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.nda
     return best, best_key, ties
 
 
-@_jit
+@_inline
 def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
                      hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
                      legal: np.ndarray, b: int, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,

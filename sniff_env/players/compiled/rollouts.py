@@ -65,6 +65,7 @@ NO_ODDS.flags.writeable = False  # read-only like every odds table, so that the 
 """The empty odds table: playouts are worth their margin (see :func:`rollout_value`)."""
 
 _jit = compiled()
+_inline = compiled(inline=True)  # small or hot helpers: a copy in each caller
 
 
 def mix64(z: Any) -> Any:
@@ -75,10 +76,10 @@ def mix64(z: Any) -> Any:
     return z ^ (z >> np.uint64(31))
 
 
-_mix64 = _jit(mix64)
+_mix64 = _inline(mix64)
 
 
-@_jit
+@_inline
 def _next(state: np.ndarray) -> np.uint64:
     """splitmix64: advance ``state[0]`` and return the next 64 random bits."""
     state[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -86,13 +87,13 @@ def _next(state: np.ndarray) -> np.uint64:
     return bits
 
 
-@_jit
+@_inline
 def below(state: np.ndarray, n: int) -> int:
     """A random whole number from 0 to ``n - 1`` from the splitmix64 state ``state[0]``."""
     return int(_next(state) % np.uint64(n))
 
 
-@_jit
+@_inline
 def uniform(state: np.ndarray) -> float:
     """A random number in [0, 1) from the splitmix64 state ``state[0]``."""
     return float(_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
@@ -102,7 +103,7 @@ MAX_TRIES = 64
 """Deals tried for one sample before the last is kept whatever its likelihood (see :func:`likelihood`)."""
 
 
-@_jit
+@_inline
 def likelihood(DH: np.ndarray, seats: np.ndarray, known: np.ndarray, odds: np.ndarray) -> float:
     """How likely the others' plays are under the deal in ``DH``, over their largest value (the
     product of :mod:`sniff_env.players.inference`; 1 without evidence)."""
@@ -116,7 +117,7 @@ def likelihood(DH: np.ndarray, seats: np.ndarray, known: np.ndarray, odds: np.nd
     return p
 
 
-@_jit
+@_inline
 def shuffle(a: np.ndarray, first: int, end: int, rng: np.ndarray) -> None:
     """Shuffle ``a[first:end]`` in place (Fisher-Yates, from its end)."""
     for i in range(end - 1, first, -1):
@@ -176,7 +177,7 @@ def determinize(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.n
             pos += 1
 
 
-@_jit
+@_inline
 def plausible_deal(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
                    hi: np.ndarray, b: int, rng: np.ndarray, work: tuple[np.ndarray, ...],
                    seen: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
@@ -202,7 +203,7 @@ def sample_deals(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.nda
                 out[i, s, t] = DH[0, s, t]
 
 
-@_jit
+@_inline
 def load_game(S: np.ndarray, played: np.ndarray, b: int, DH: np.ndarray, DB: np.ndarray, RS: np.ndarray,
               RH: np.ndarray, RP: np.ndarray, RB: np.ndarray, r: int) -> None:
     """Set game ``r`` of the arrays ``RS, RH, RP, RB`` (state, hands, play record, boneyard) to
@@ -218,14 +219,14 @@ def load_game(S: np.ndarray, played: np.ndarray, b: int, DH: np.ndarray, DB: np.
         RB[r, t] = DB[0, t]
 
 
-@_jit
+@_inline
 def load_deal(S: np.ndarray, played: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> None:
     """Set the rollout game of ``work`` to game ``b`` with the deal in ``work``'s first two arrays
     (every hand, and the boneyard)."""
     load_game(S, played, b, work[0], work[1], work[2], work[3], work[4], work[5], 0)
 
 
-@_jit
+@_inline
 def apply_move(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
                act_tile: np.ndarray, act_slot: np.ndarray, work: tuple[np.ndarray, ...], a: int) -> bool:
     """Play action ``a`` in the rollout game of ``work`` and the forced draws and passes after it;
@@ -235,7 +236,7 @@ def apply_move(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndar
     return bool(RS[0, PHASE] == PLAY)
 
 
-@_jit
+@_inline
 def margin_at(S: np.ndarray, P: np.ndarray, b: int, RS: np.ndarray, r: int) -> float:
     """What the side to act in game ``b`` gained in game ``r`` of ``RS`` (a game played on from
     it) less the mean of what the other sides gained."""
@@ -251,7 +252,7 @@ def margin_at(S: np.ndarray, P: np.ndarray, b: int, RS: np.ndarray, r: int) -> f
     return mine - others / (sides - 1)
 
 
-@_jit
+@_inline
 def rollout_margin(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> float:
     """:func:`margin_at` of the rollout game of ``work``."""
     return margin_at(S, P, b, work[2], 0)
@@ -262,7 +263,7 @@ MARGIN_WEIGHT = 1e-5
 ties (the odds of every move alike, e.g. when the game is settled either way)."""
 
 
-@_jit
+@_inline
 def value_at(S: np.ndarray, P: np.ndarray, b: int, RS: np.ndarray, r: int, odds: np.ndarray, low: int) -> float:
     """The value of game ``r`` of ``RS`` (a game played on from game ``b``) to the side to act in
     game ``b``: its margin (:func:`margin_at`) when ``odds`` is empty, else its chance of winning
@@ -296,7 +297,7 @@ def values_at(S: np.ndarray, P: np.ndarray, b: int, RS: np.ndarray, odds: np.nda
         out[r] = value_at(S, P, b, RS, r, odds, low)
 
 
-@_jit
+@_inline
 def rollout_value(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...], odds: np.ndarray,
                   low: int) -> float:
     """:func:`value_at` of the rollout game of ``work``."""
@@ -328,7 +329,7 @@ def _play_each(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
         totals[j] += rollout_value(S, P, b, work, odds, low)
 
 
-@_jit
+@_inline
 def _copy(dst: np.ndarray, src: np.ndarray) -> None:
     """Copy ``src`` into ``dst`` (of one shape) element by element; compiled code allocates nothing."""
     flat_d, flat_s = dst.reshape(-1), src.reshape(-1)
@@ -336,7 +337,7 @@ def _copy(dst: np.ndarray, src: np.ndarray) -> None:
         flat_d[i] = flat_s[i]
 
 
-@_jit
+@_inline
 def keep_rollout(work: tuple[np.ndarray, ...], back: bool) -> None:
     """Copy the rollout game of ``work`` aside (``back`` false) or back from that copy."""
     if back:
@@ -392,7 +393,7 @@ again is looked up by its 64-bit key (:func:`deal_key`), not solved again (late 
 deals are possible)."""
 
 
-@_jit
+@_inline
 def tiles_to_play(S: np.ndarray, b: int, P: np.ndarray) -> int:
     """The tiles in every hand of game ``b`` and those still to be drawn: no hand outlasts them."""
     total = 0
@@ -401,7 +402,7 @@ def tiles_to_play(S: np.ndarray, b: int, P: np.ndarray) -> int:
     return int(total + max(0, S[b, BONE_LEN] - S[b, BONE_POS] - P[P_RESERVE]))
 
 
-@_jit
+@_inline
 def _push(stack: tuple[np.ndarray, ...], d: int) -> None:
     """Copy game ``d`` of the solver's ``stack`` into game ``d + 1``."""
     _copy(stack[0][d + 1], stack[0][d])
@@ -410,7 +411,7 @@ def _push(stack: tuple[np.ndarray, ...], d: int) -> None:
     _copy(stack[3][d + 1], stack[3][d])
 
 
-@_jit
+@_inline
 def _fold(P: np.ndarray, me: int, stack: tuple[np.ndarray, ...], d: int, v: float) -> None:
     """Take a child's value ``v`` into game ``d`` of the solver's ``stack``: its best so far and
     its alpha-beta window, for the side to act there."""
@@ -423,7 +424,7 @@ def _fold(P: np.ndarray, me: int, stack: tuple[np.ndarray, ...], d: int, v: floa
         beta[d] = min(beta[d], best[d])
 
 
-@_jit
+@_inline
 def _enter(P: np.ndarray, me: int, stack: tuple[np.ndarray, ...], d: int, alpha: float, beta: float) -> None:
     """Start searching game ``d`` of the solver's ``stack`` within the window ``(alpha, beta)``."""
     RS, child, low_end, high_end, best = stack[0], stack[7], stack[8], stack[9], stack[10]
@@ -465,7 +466,7 @@ def solved_value(S: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, p
         _fold(P, me, stack, d, best[d + 1])
 
 
-@_jit
+@_inline
 def _mix(h: np.uint64, x: int) -> np.uint64:
     """``h`` and ``x`` mixed into 64 bits (the splitmix64 finalizer), order-sensitive."""
     z = (h ^ np.uint64(x)) * np.uint64(0x9E3779B97F4A7C15)
@@ -474,7 +475,7 @@ def _mix(h: np.uint64, x: int) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@_jit
+@_inline
 def deal_key(S: np.ndarray, P: np.ndarray, b: int, work: tuple[np.ndarray, ...]) -> np.uint64:
     """A 64-bit key of the deal in ``work``'s first two arrays as far as play can tell it apart:
     every hand, and the tiles still to be drawn in their order (the reserve's order never shows)."""

@@ -77,7 +77,7 @@ def _iterate(odds: np.ndarray, gains: np.ndarray, weights: np.ndarray, low: int,
             return sweeps
 
 
-@compiled()
+@compiled(inline=True)
 def odds_at(odds: np.ndarray, low: int, target: int, mine: int, theirs: int) -> float:
     """The chance in ``odds`` (with its ``low``) of a side on ``mine`` against one on ``theirs``,
     each score held within the table (from ``low`` to ``target - 1``)."""

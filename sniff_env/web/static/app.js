@@ -51,7 +51,10 @@ async function api(method, path, body) {
     init.headers["Content-Type"] = "application/json";
     init.body = typeof body === "string" ? body : JSON.stringify(body);
   }
-  const response = await fetch(path, init);
+  let shown = false;
+  const timer = setTimeout(() => { shown = true; busy(true); }, BUSY_AFTER_MS);
+  let response;
+  try { response = await fetch(path, init); } finally { clearTimeout(timer); if (shown) busy(false); }
   let data = null;
   try { data = await response.json(); } catch (e) { data = { error: `the server answered ${response.status}` }; }
   if (!response.ok) {
@@ -62,6 +65,41 @@ async function api(method, path, body) {
     return null;
   }
   return data;
+}
+
+// -- waiting on the server: after a moment the page says so (the buttons that would send more wait
+// too), with what the server is compiling where a first use of the search makes it wait -------
+const BUSY_AFTER_MS = 400;
+const waiting = { count: 0, since: 0, timer: null, text: "" };
+function busy(on) {
+  waiting.count += on ? 1 : -1;
+  const active = waiting.count > 0;
+  document.body.classList.toggle("busy", active);
+  document.body.setAttribute("aria-busy", String(active));
+  $("setup-start").disabled = active;
+  $("setup-start").textContent = active ? "Starting…" : "Start the game";
+  if (active && !waiting.timer) {
+    waiting.since = Date.now();
+    waiting.timer = setInterval(sayBusy, 1000);
+    sayBusy();
+  } else if (!active && waiting.timer) {
+    clearInterval(waiting.timer);
+    waiting.timer = null;
+    $("setup-busy").hidden = true;
+    if ($("notice").textContent === waiting.text) notice("");
+  }
+}
+async function sayBusy() {
+  let text = `Waiting for the server: ${Math.round((Date.now() - waiting.since) / 1000)} s so far…`;
+  try {
+    const status = await (await fetch("/api/status")).json();
+    if (status.compiling) text = `The search is getting ready: ${status.progress}. The table waits for it once.`;
+  } catch (e) { /* the status is a courtesy: the wait goes on regardless */ }
+  if (!waiting.count) return;
+  waiting.text = text;
+  notice(text, "info");
+  $("setup-busy").textContent = text;
+  $("setup-busy").hidden = false;
 }
 
 function notice(text, kind = "info") {
