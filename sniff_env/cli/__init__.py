@@ -22,7 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("sniff_env.cli.replay", "step through a saved game log, or print it with --all"),
     "serve": ("sniff_env.cli.serve", "play in the browser: a local web table with hints, undo, saved games and replays"),
     "docs": ("sniff_env.cli.docs", "build the API reference (HTML pages from the docstrings, by pdoc)"),
-    "warmup": ("sniff_env.cli.warmup", "compile the batched engine's kernels ahead (minutes, once per install)"),
+    "warmup": ("sniff_env.cli.warmup", "compile every kernel ahead (under a minute on two cores, once per install)"),
 }
 
 

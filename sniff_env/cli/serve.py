@@ -30,8 +30,8 @@ from sniff_env.options import (
     rules_from_args,
     whole_number,
 )
+from sniff_env.play.levels import prepare_searches
 from sniff_env.play.session import Session, chosen_opponents, default_save_path
-from sniff_env.play.warm import warm_in_background
 from sniff_env.web.housekeeping import KEEP_DAYS, KEEP_LOGS, clean_games_folder
 from sniff_env.web.sessions import IDLE_S, MAX_GAMES, MAX_HINT_BUDGET_S, TableOptions
 
@@ -117,9 +117,10 @@ def run(args: argparse.Namespace) -> int:
     # the seats are filled once here, so that a bad --opponent or --seat stops the server at once
     seated = Session.start(options.rules, list(options.opponents), human=options.seat, partner=options.partner,
                            agents=app.state.store.agents)
-    # the search compiles in the background (once): the page opens at once, and a searching agent
-    # of any game (the browser's form offers every level) waits for it at its first move
-    app.state.store.warming = warm_in_background(["search"])
+    # a searching opponent's kernels compile in the background (once): the page opens at once, and
+    # the agent waits for them at its first move (a level picked later in the browser compiles
+    # at its first move, the page showing what compiles)
+    app.state.store.warming = prepare_searches(seated.seats)
     query, resumed = "", None
     if args.resume is not None:  # its agents move once the server listens
         resumed = app.state.store.resume(args.resume, advance=False)

@@ -147,14 +147,22 @@ class CompileNotices(event.Listener):  # type: ignore[misc]
         self._name = name = kernel_name(func)
         self._started = time.perf_counter()
         group = group_of(func.__module__)
-        if group is None or self.quiet or not claim(name, self.cache):
+        if group is None:
+            return
+        self._what = f"{group} ({func.__qualname__})"
+        if self.quiet or not claim(name, self.cache):
             return
         self._claimed = name
-        self._what = f"{group} ({func.__qualname__})"
         self._say(f"compiling {self._what}, {estimate_text(name)}; once: later runs load it from the cache")
         self._stop.clear()
         self._ticker = threading.Thread(target=self._tick, name="sniff-compile-notice", daemon=True)
         self._ticker.start()
+
+    def current(self) -> str:
+        """What this process is compiling and for how long so far, "" when nothing."""
+        if not self._depth or not self._what:
+            return ""
+        return f"compiling {self._what}: {time.perf_counter() - self._started:.0f} s so far"
 
     def _tick(self) -> None:
         while not self._stop.wait(TICK_S):
@@ -165,17 +173,20 @@ class CompileNotices(event.Listener):  # type: ignore[misc]
         if self._depth:
             return
         self.compiles.append((self._name, time.perf_counter() - self._started))
+        what = self._what
         if self._claimed and self.cache is not None:
             (self.cache / f"compiling-{self._claimed}").unlink(missing_ok=True)
             self._claimed = ""
         if self._ticker is None:
+            self._what = ""
             return
         self._stop.set()
         self._ticker.join()
         self._ticker = None
+        self._what = ""
         took = time.perf_counter() - self._started
         if took > SHOW_END_S:
-            self._say(f"compiled {self._what} in {took:.0f} s")
+            self._say(f"compiled {what} in {took:.0f} s")
 
 
 NOTICES = CompileNotices()

@@ -71,6 +71,7 @@ from sniff_env.play.session import HUMAN, LogWriteError, SeatPlayer, check_log_p
 from sniff_env.play.stats import StatsError, load_stats, record_game, stats_rows
 from sniff_env.play.stats import summary as stats_summary
 from sniff_env.players import BUILTIN, agents
+from sniff_env.vector.notices import NOTICES
 from sniff_env.web.borders import Borders
 from sniff_env.web.guide import guide, setup_choices
 from sniff_env.web.replays import Stopped, replay_answer
@@ -234,10 +235,10 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
 
     @app.get("/api/status")
     async def status() -> JSONResponse:
-        """Whether the search is still compiling (a first start), and how far along."""
+        """Whether the server is compiling (a first use of the search), and how far along."""
         warming = store.warming
-        compiling = warming is not None and not warming.ready()
-        return JSONResponse({"compiling": compiling, "progress": warming.progress() if compiling and warming else ""})
+        progress = warming.progress() if warming is not None and not warming.ready() else NOTICES.current()
+        return JSONResponse({"compiling": bool(progress), "progress": progress})
 
     @app.post("/api/games")
     async def new_game(request: Request, body: _NewGameRequest | None = None) -> JSONResponse:  # type: ignore[valid-type]
