@@ -17,10 +17,10 @@ with warnings.catch_warnings():  # the test client's own deprecation notice
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from sniff_env.presets import make_rules  # noqa: E402
-from sniff_env.vector.notices import NOTICES  # noqa: E402
-from sniff_env.web.app import create_app  # noqa: E402
-from sniff_env.web.sessions import TableOptions  # noqa: E402
+from sniff_env.presets import make_rules
+from sniff_env.vector.notices import NOTICES
+from sniff_env.web.app import create_app
+from sniff_env.web.sessions import TableOptions
 
 
 class Compiling:
