@@ -139,10 +139,11 @@ GROUPS: tuple[Group, ...] = (
     Group("engine", "the engine: deals, steps, observations", "the engine", _engine,
           ("sniff_env.vector.kernels", "sniff_env.vector.pyrandom", "sniff_env.vector.compiled_rules",
            "sniff_env.envs.record_encoder")),
-    Group("vector-env", "the Gymnasium vector env and its compiled opponents", "the vector env", _vector_env, ("sniff_env.envs.gym_vector",)),
     Group("players", "the built-in players' batched twins", "the built-in players", _players, ("sniff_env.players.compiled.baselines",)),
+    Group("vector-env", "the Gymnasium vector env and its compiled opponents", "the vector env", _vector_env, ("sniff_env.envs.gym_vector",)),
 )
-"""The groups, the longest to compile first (so that the others share the cores beside it)."""
+"""The groups, the longest to compile first (so that the others share the cores beside it), then
+each before the groups that call its functions (which then load them from the cache)."""
 
 
 def group(key: str) -> Group:

@@ -594,50 +594,9 @@ def hindsight_values(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, played:
             q[i, legal[b, j]] = totals[j] / max(shuffles, 1)
 
 
-@_jit
-def search_actions(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
-                   hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
-                   act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
-                   rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
-                   seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, solve: int,
-                   stack: tuple[np.ndarray, ...], seeds: np.ndarray, out: np.ndarray) -> None:
-    """The search's action for the seat to act in each game of ``games`` (``out[i]``); a single
-    legal action is played without searching. With ``seeds`` (one per game; empty: none), game
-    ``i``'s deals come from a stream of its own that starts at ``seeds[i]``, else all the games
-    draw in turn from ``rng``."""
-    for i in range(games.size):
-        b = games[i]
-        if S[b, NLEGAL] == 1:
-            out[i] = legal[b, 0]
-            continue
-        if seeds.size:
-            rng[0] = seeds[i]
-        rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
-                       rng, work, totals, odds, low, seen, depth, solve, stack)
-        best, best_v = -1, -np.inf
-        for j in range(S[b, NLEGAL]):
-            a = legal[b, j]
-            if totals[j] > best_v or (totals[j] == best_v and a < best):
-                best, best_v = a, totals[j]
-        out[i] = best
-
-
-@_jit
-def search_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray,
-                  hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
-                  act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray, W: np.ndarray, samples: int,
-                  rng: np.ndarray, work: tuple[np.ndarray, ...], totals: np.ndarray, odds: np.ndarray, low: int,
-                  seen: tuple[np.ndarray, np.ndarray, np.ndarray], depth: int, solve: int,
-                  stack: tuple[np.ndarray, ...], q: np.ndarray) -> None:
-    """``q[i, a]``: the mean value of action ``a`` in game ``games[i]`` (``-inf`` where illegal)."""
-    for i in range(games.size):
-        b = games[i]
-        for a in range(q.shape[1]):
-            q[i, a] = -np.inf
-        rollout_values(S, hands, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, samples,
-                       rng, work, totals, odds, low, seen, depth, solve, stack)
-        for j in range(S[b, NLEGAL]):
-            q[i, legal[b, j]] = totals[j] / samples
+def best_action(legal: np.ndarray, totals: np.ndarray) -> int:
+    """The legal action of the highest total (``totals[j]`` for ``legal[j]``), the lowest action among ties."""
+    return int(legal[totals == totals.max()].min())
 
 
 def workspace(engine: VectorEngine) -> tuple[np.ndarray, ...]:
@@ -796,33 +755,51 @@ class RolloutSearch:
 
     def _search(self, games: np.ndarray, seeds: np.ndarray, seen: tuple[np.ndarray, np.ndarray, np.ndarray],
                 lane: tuple[Any, ...], out: np.ndarray) -> None:
-        """:func:`search_actions` over ``games`` with one thread's generator, scratch, totals and stack."""
-        t, eng = self.engine.tables, self.engine
+        """The search's action for each of ``games`` into ``out``, with one thread's generator,
+        scratch, totals and stack: a single legal action is played without searching; with
+        ``seeds`` (one per game; empty: none), game ``i``'s deals come from a stream of its own
+        that starts at ``seeds[i]``, else the games draw in turn from the lane's generator. A
+        loop over :func:`rollout_values`, which releases the GIL: one compiled search serves
+        every way of calling it."""
         rng, work, totals, stack = lane
-        search_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
-                       t.act_slot, eng.legal, games, self._w, self.samples, rng, work, totals, self._odds, self._low,
-                       seen, self.depth, self.solve, stack, seeds, out)
+        eng = self.engine
+        for i, b in enumerate(games.tolist()):
+            k = int(eng.S[b, NLEGAL])
+            if k == 1:
+                out[i] = eng.legal[b, 0]
+                continue
+            if seeds.size:
+                rng[0] = seeds[i]
+            self._values(b, seen, rng, work, totals, stack)
+            out[i] = best_action(eng.legal[b, :k], totals[:k])
+
+    def _values(self, b: int, seen: tuple[np.ndarray, np.ndarray, np.ndarray], rng: np.ndarray,
+                work: tuple[np.ndarray, ...], totals: np.ndarray, stack: tuple[np.ndarray, ...]) -> None:
+        """:func:`rollout_values` of game ``b`` into ``totals`` (the summed value of each legal action)."""
+        t, eng = self.engine.tables, self.engine
+        rollout_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
+                       t.act_slot, eng.legal, b, self._w, self.samples, rng, work, totals, self._odds, self._low,
+                       seen, self.depth, self.solve, stack)
 
     def q_values(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
         """``[len(games), num_actions]``: the mean value (``value``) of every action in each game, ``-inf``
         where illegal (a single legal action is searched too). Its argmax, lowest action first,
         is :meth:`actions`' choice where there is more than one legal action. ``evidence`` as
         for :meth:`actions`."""
-        t, eng = self.engine.tables, self.engine
+        eng = self.engine
         games = np.ascontiguousarray(games, np.int64)
-        q = np.zeros((games.size, eng.num_actions), np.float64)
-        search_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
-                      t.act_slot, eng.legal, games, self._w, self.samples, self._rng, self._work, self._totals,
-                      self._odds, self._low, self._seen(evidence, games.size), self.depth, self.solve,
-                      self._stack, q)
+        q = np.full((games.size, eng.num_actions), -np.inf)
+        seen = self._seen(evidence, games.size)
+        for i, b in enumerate(games.tolist()):
+            self._values(b, seen, self._rng, self._work, self._totals, self._stack)
+            k = int(eng.S[b, NLEGAL])
+            q[i, eng.legal[b, :k]] = self._totals[:k] / self.samples
         return q
 
     def values(self, game: int, evidence: Evidence | None = None) -> dict[int, float]:
         """The mean value (``value``) of every legal action in ``game``; ``evidence`` as for :meth:`actions`."""
-        t, eng = self.engine.tables, self.engine
-        rollout_values(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles, t.score_tab, t.act_tile,
-                       t.act_slot, eng.legal, game, self._w, self.samples, self._rng, self._work, self._totals,
-                       self._odds, self._low, self._seen(evidence, 1), self.depth, self.solve, self._stack)
+        eng = self.engine
+        self._values(game, self._seen(evidence, 1), self._rng, self._work, self._totals, self._stack)
         k = int(eng.S[game, NLEGAL])
         return {int(eng.legal[game, j]): float(self._totals[j]) / self.samples for j in range(k)}
 
