@@ -3,7 +3,7 @@
 Each group of :mod:`sniff_env.play.warm` is compiled alone in a fresh process into an empty
 cache (so its figure counts every function it needs), then all of them as ``sniff warmup`` does
 (its groups in parallel processes) into another empty cache; the signatures of every compiled
-function are counted after the warm-up's games. ``--write`` keeps the figures as the estimates
+function are counted after the warm-up's games, all compiled in one process. ``--write`` keeps the figures as the estimates
 the compile notices give (:data:`sniff_env.vector.notices.ESTIMATES_FILE`).
 
     sniff bench compile [--write]
@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'all groups one after another':<56} {sum(groups.values()):>8.1f}")
     with tempfile.TemporaryDirectory() as cache:
         wall, _ = _fresh(cache, "-m", "sniff_env", "warmup")
+    with tempfile.TemporaryDirectory() as cache:  # every function compiled in one process, so each is counted
         _, counts = _fresh(cache, "-c", SIGNATURES)
     print(f"{'sniff warmup (parallel processes), wall clock':<56} {wall:>8.1f}")
     signatures: dict[str, int] = json.loads(counts)
