@@ -48,12 +48,14 @@ def run(args: argparse.Namespace) -> int:
                  else f"cached but not warmed up yet ({total} functions): to load and check")
         print(f"[{i}/{len(GROUPS)}] {group.label}: {state}", flush=True)
     todo = [g.key for g, (cached, total, warmed) in zip(GROUPS, states, strict=True) if not (warmed and cached == total)]
+    left = {g.key: 1 - cached / max(total, 1) for g, (cached, total, _) in zip(GROUPS, states, strict=True)}
     if not todo:
         print("ready: every group is compiled; later processes load them from the cache", flush=True)
         return 0
     workers = min(jobs, len(todo))
-    serial = estimate_s(todo)
-    about = f", about {serial / min(workers, 2):.0f} s on an idle 2-core machine" if serial else ""
+    alone = [estimate_s([key]) for key in todo]
+    serial = None if None in alone else sum(s * left[k] for s, k in zip(alone, todo, strict=True) if s is not None)
+    about = f", at most about {max(serial / min(workers, 2), 1):.0f} s on an idle 2-core machine" if serial else ""
     print(f"warming up {len(todo)} group(s) in {workers} process(es){about}...", flush=True)
     start = time.perf_counter()
     stop = threading.Event()
