@@ -1,8 +1,16 @@
 """One compile serves every rule set: after ``sniff warmup``'s games, a game of every preset,
 player count and partnership on the batched engine, the vector envs, the compiled players and
-the search adds no signature to any compiled function, and each has one signature."""
+the search adds no signature to any compiled function, and each has one signature. It runs in a
+process of its own, so that the counts are the warm-up's and the games', not other tests'."""
 
 from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -27,10 +35,10 @@ def _tables() -> list[Rules]:
 
 
 def _signatures() -> dict[str, int]:
-    from sniff_env.vector._compile import DISPATCHERS
+    from sniff_env.vector import compiled_functions
     from sniff_env.vector.notices import kernel_name
 
-    return {kernel_name(d.py_func): len(d.signatures) for d in DISPATCHERS}
+    return {kernel_name(d.py_func): len(d.signatures) for d in compiled_functions()}
 
 
 def _play(rules: Rules, seed: int) -> None:
@@ -84,7 +92,10 @@ def _play(rules: Rules, seed: int) -> None:
     aec.close()
 
 
-def test_every_rule_set_and_player_count_runs_on_the_warm_up_compiles() -> None:
+def measure() -> dict[str, Any]:
+    """Run the warm-up's groups, then a game of every table: the functions compiled for several
+    argument types after the warm-up, those whose signatures grew after it and the compiles made
+    after it."""
     from sniff_env.play.warm import GROUPS
     from sniff_env.vector.notices import NOTICES
 
@@ -92,13 +103,33 @@ def test_every_rule_set_and_player_count_runs_on_the_warm_up_compiles() -> None:
         group.run()
     before, compiles = _signatures(), len(NOTICES.compiles)
     several = {name: n for name, n in before.items() if n > 1 and name not in GENERIC}
-    assert not several, f"compiled for several argument types: {several}"
     for seed, rules in enumerate(_tables()):
         _play(rules, seed)
     after = _signatures()
-    assert NOTICES.compiles[compiles:] == []
-    grew = {name: (before.get(name, 0), n) for name, n in after.items() if n != before.get(name, 0)}
-    assert not grew, f"compiled again after the warm-up (signatures before, after): {grew}"
+    grew = {name: [before.get(name, 0), n] for name, n in after.items() if n != before.get(name, 0)}
+    return {"several": several, "grew": grew, "compiled": [name for name, _ in NOTICES.compiles[compiles:]],
+            "tables": len(_tables())}
+
+
+CHECK = """
+import json, sys
+sys.path.insert(0, {tests!r})
+from test_one_compile import measure
+print(json.dumps(measure()))
+"""
+
+
+def test_every_rule_set_and_player_count_runs_on_the_warm_up_compiles() -> None:
+    tests = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests.parent), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", CHECK.format(tests=str(tests))], env=env, capture_output=True,
+                          text=True, timeout=1200, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["tables"] == 36
+    assert result["several"] == {}, f"compiled for several argument types: {result['several']}"
+    assert result["compiled"] == [], f"compiled after the warm-up: {result['compiled']}"
+    assert result["grew"] == {}, f"signatures after the warm-up (before, after): {result['grew']}"
 
 
 @pytest.mark.parametrize("preset", ["sniff", "muggins"])

@@ -224,3 +224,26 @@ def test_widened_drop_targets_are_placed_apart_over_their_ends(browser: Any, ser
                         [{"base": bases[0], "w": 60, "h": 60}, {"base": bases[3], "w": 60, "h": 60}])
     assert far[0]["x"] == bases[0]["x"] + bases[0]["w"] / 2 - 30 and far[1]["y"] == bases[3]["y"] + bases[3]["h"] / 2 - 30
     page.close()
+
+
+def test_a_slow_start_shows_a_busy_state_with_what_compiles(browser: Any, server: str, tmp_path: Path) -> None:
+    """A new game that waits on the server (a first use of the search compiling) disables "Start the
+    game", marks the page busy and says what compiles, from ``/api/status``; all of it clears once
+    the game is in."""
+    page = open_page(browser, server, DESKTOP)
+    status = '{"compiling": true, "progress": "compiling the search (once): 12 s of about 60 s so far"}'
+    page.route("**/api/status", lambda route: route.fulfill(status=200, content_type="application/json", body=status))
+
+    held: list[Any] = []
+    page.route("**/api/games", lambda route: held.append(route))  # the new game waits until the test lets it through
+    page.click("#new-game")
+    page.click("#setup-start")
+    page.wait_for_function("document.body.getAttribute('aria-busy') === 'true'")
+    assert page.is_disabled("#setup-start") and page.inner_text("#setup-start") == "Starting…"
+    page.wait_for_function("document.querySelector('#setup-busy').textContent.includes('getting ready')")
+    assert "12 s of about 60 s" in page.inner_text("#setup-busy")
+    page.screenshot(path=str(tmp_path / "busy.png"))
+    held[0].continue_()
+    page.wait_for_function("document.body.getAttribute('aria-busy') === 'false'")
+    assert not page.is_disabled("#setup-start") and page.is_hidden("#setup-busy")
+    page.close()

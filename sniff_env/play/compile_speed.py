@@ -27,12 +27,12 @@ from sniff_env.vector.notices import ESTIMATES_FILE
 SIGNATURES = """
 import json
 from sniff_env.play.warm import GROUPS
-from sniff_env.vector._compile import DISPATCHERS
+from sniff_env.vector import compiled_functions
 from sniff_env.vector.notices import kernel_name, quiet
 with quiet():
     for g in GROUPS:
         g.run()
-print(json.dumps({kernel_name(d.py_func): len(d.signatures) for d in DISPATCHERS}))
+print(json.dumps({kernel_name(d.py_func): len(d.signatures) for d in compiled_functions()}))
 """
 
 

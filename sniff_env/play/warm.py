@@ -96,7 +96,13 @@ def _search() -> None:
     others' plays, one reply deeper, valued by the chance of winning, solving the end of a hand
     exactly; and its training targets."""
     from sniff_env.players import load
-    from sniff_env.players.compiled.rollouts import SOLVE_MOST, HindsightValues, RolloutSearch, values_at
+    from sniff_env.players.compiled.rollouts import (
+        SOLVE_MOST,
+        HindsightValues,
+        RolloutSearch,
+        value_odds,
+        values_at,
+    )
     from sniff_env.vector.engine import VectorEngine
 
     game = new_game(make_rules("sniff"), seed=SEED)
@@ -115,7 +121,7 @@ def _search() -> None:
     search.values(0)
     search.deals(0, 2)
     RolloutSearch(engine, samples=4, seed=SEED, threads=2).actions(games)
-    values_at(engine.S, engine.tables.params, 0, engine.S, search._odds, search._low, np.zeros(2))
+    values_at(engine.S, engine.tables.params, 0, engine.S, *value_odds(engine.rules, "win"), np.zeros(2))
     HindsightValues(engine).q_values(games)
     HindsightValues(engine, shuffles=1).q_values(games)
     engine.close()
@@ -156,24 +162,25 @@ def group(key: str) -> Group:
 
 def _manifest(key: str) -> Path | None:
     """The file where a warm-up of group ``key`` lists the functions it compiled (None: no cache)."""
-    from sniff_env.vector._compile import CACHE_DIR
+    from sniff_env.vector import CACHE_DIR
 
     return None if CACHE_DIR is None else CACHE_DIR / f"warmed-{key}.json"
 
 
 def _functions(g: Group) -> dict[str, Any]:
     """The group's compiled functions by name (``module.qualname``)."""
-    from sniff_env.vector._compile import DISPATCHERS
+    from sniff_env.vector import compiled_functions
     from sniff_env.vector.notices import kernel_name
 
     for module in g.modules:
         importlib.import_module(module)
-    return {kernel_name(d.py_func): d for d in DISPATCHERS if d.py_func.__module__ in g.modules}
+    return {kernel_name(d.py_func): d for d in compiled_functions() if d.py_func.__module__ in g.modules}
 
 
-def _cached(dispatcher: Any) -> bool:
-    path = getattr(dispatcher._cache, "index_path", None)
-    return path is not None and bool(path.exists())
+def is_cached(function: Any) -> bool:
+    from sniff_env.vector import is_cached as cached
+
+    return bool(cached(function))
 
 
 def group_state(g: Group) -> tuple[int, int, bool]:
@@ -189,7 +196,7 @@ def group_state(g: Group) -> tuple[int, int, bool]:
     warmed = names is not None
     if names is not None:
         functions = {k: d for k, d in functions.items() if k in names}
-    return sum(1 for d in functions.values() if _cached(d)), len(functions), warmed
+    return sum(1 for d in functions.values() if is_cached(d)), len(functions), warmed
 
 
 def is_compiled(g: Group) -> bool:
@@ -211,7 +218,7 @@ def compile_group(key: str) -> tuple[float, int]:
     seconds = time.perf_counter() - start
     manifest = _manifest(key)
     if manifest is not None:
-        write_json_atomic(manifest, sorted(k for k, d in _functions(group(key)).items() if _cached(d)))
+        write_json_atomic(manifest, sorted(k for k, d in _functions(group(key)).items() if is_cached(d)))
     return seconds, len(NOTICES.compiles) - before
 
 

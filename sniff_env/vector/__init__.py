@@ -8,7 +8,7 @@ built on it (:class:`sniff_env.envs.SniffVectorEnv`, the Gymnasium vector env) l
 
 from __future__ import annotations
 
-from sniff_env.vector._compile import CACHE_DIR, cache_is_empty, compiled
+from sniff_env.vector._compile import CACHE_DIR, cache_is_empty, compiled, compiled_functions, is_cached
 from sniff_env.vector.engine import VectorEngine
 
-__all__ = ["CACHE_DIR", "VectorEngine", "cache_is_empty", "compiled"]
+__all__ = ["CACHE_DIR", "VectorEngine", "cache_is_empty", "compiled", "compiled_functions", "is_cached"]

@@ -131,7 +131,7 @@ class SourcesCache(caching.FunctionCache):
     @property
     def index_path(self) -> Path:
         """The file of this function's cache index: present once a signature of it is cached."""
-        return Path(self._cache_file._index_path)
+        return Path(self.cache_path) / f"{self._impl.filename_base}.nbi"
 
 
 def call_type(arg: Any) -> Any:
@@ -156,6 +156,18 @@ class _OneSignature(CPUDispatcher):  # type: ignore[misc]
 
 DISPATCHERS: list[Any] = []
 """Every function compiled through :func:`compiled`, in the order they were defined."""
+
+
+def compiled_functions() -> list[Any]:
+    """Every function compiled through :func:`compiled` so far (numba dispatchers: their
+    ``py_func`` and ``signatures`` tell what and for which argument types)."""
+    return list(DISPATCHERS)
+
+
+def is_cached(function: Any) -> bool:
+    """Whether the disk cache holds a compiled signature of ``function`` (one of :func:`compiled_functions`)."""
+    cache = getattr(function, "_cache", None)
+    return isinstance(cache, SourcesCache) and cache.index_path.exists()
 
 
 def compiled(inline: bool = False, allocates: bool = False) -> Callable[[F], F]:
