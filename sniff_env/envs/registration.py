@@ -70,7 +70,9 @@ def register_all() -> None:
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
-    """Runs a registrar once its library's top-level module has been imported, then leaves."""
+    """Runs a registrar once its library's top-level module has been imported (executed, not
+    only looked up: another library may ask ``importlib.util.find_spec`` whether it is there),
+    then leaves once every registrar has run."""
 
     def __init__(self, pending: dict[str, Callable[[], None]]) -> None:
         self._pending = pending
@@ -78,16 +80,20 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        registrar = self._pending.pop(fullname, None)
-        if registrar is None:
+        if fullname not in self._pending:
             return None
-        if not self._pending:
-            sys.meta_path.remove(self)
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is None or spec.loader is None:
             return spec
-        spec.loader = _RegisteringLoader(spec.loader, registrar)
+        spec.loader = _RegisteringLoader(spec.loader, lambda: self._imported(fullname))
         return spec
+
+    def _imported(self, name: str) -> None:
+        registrar = self._pending.pop(name, None)
+        if not self._pending and self in sys.meta_path:
+            sys.meta_path.remove(self)
+        if registrar is not None:
+            registrar()
 
 
 class _RegisteringLoader(importlib.abc.Loader):
