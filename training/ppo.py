@@ -18,6 +18,7 @@ import random
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 # torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
 # on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
@@ -70,6 +71,7 @@ from training.lib.ppo_rollout import (
     reward_scale,
 )
 from training.lib.privileged import CRITICS, tile_guess_loss
+from training.lib.progress import ProgressLines, TimeLeftColumn, closing_summary
 from training.lib.torchscript import TRUST_HELP
 
 COLLECTORS = ("fast", "exact", "reference")
@@ -279,13 +281,20 @@ def train(args: Args) -> Path:
         )
         return path
 
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+    import sys
 
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    on_terminal = sys.stdout.isatty()
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,}"),
-        TextColumn("{task.fields[status]}"), TimeRemainingColumn(), disable=not args.progress,
+        TextColumn("{task.fields[status]}"), TimeLeftColumn(start_time, args.stop_seconds),
+        disable=not (args.progress and on_terminal),
     )
     task = progress.add_task(args.exp_name, total=last_iteration * steps_per_iter, completed=global_step, status="")
+    lines = ProgressLines(args.exp_name, last_iteration * steps_per_iter, start_time, args.stop_seconds,
+                          enabled=args.progress and not on_terminal)
+    last_eval: dict[str, Any] = {}
     n = rules.num_players
     best_rate = -1.0
     with progress:
@@ -323,11 +332,13 @@ def train(args: Args) -> Path:
                     writer.add_scalar("charts/episodic_return", float(np.mean(play.episode_returns)), global_step)
                     play.episode_returns.clear()
             if args.eval_every and iteration % args.eval_every == 0:
+                last_eval = {}
                 for opp in filter(None, args.eval_opponents.split(",")):
                     rate = evaluator(opp, args.search_threads)(
                         lambda x: host(x)[0], rules, opp, args.eval_games, args.seed + iteration, args.max_hands
                     )
                     status += f" vs {opp} {rate:.3f}"
+                    last_eval = {"step": global_step, "rates": {**last_eval.get("rates", {}), opp: rate}}
                     if opp == args.select_on and rate > best_rate:
                         best_rate = rate
                         meta = policy_meta(rules, global_step, "ppo", asdict(args), time.time() - start_time)
@@ -337,6 +348,7 @@ def train(args: Args) -> Path:
             if args.checkpoint_every and iteration % args.checkpoint_every == 0:
                 save_checkpoint()
             progress.update(task, completed=global_step, status=status)
+            lines.update(global_step, status, force=" vs " in status)
             if not args.progress and " vs " in status:
                 print(f"step {global_step:,} iteration {iteration}: {status}", flush=True)
             if args.stop_seconds and time.time() - start_time >= args.stop_seconds:
@@ -347,7 +359,9 @@ def train(args: Args) -> Path:
     if args.export:
         meta = policy_meta(rules, global_step, "ppo", asdict(args), time.time() - start_time)
         export_policy(cpu_module(net), args.export, meta)
-    print(f"trained {global_step:,} learner decisions in {time.time() - start_time:.0f} s; checkpoint {ckpt_path}")
+    for line in closing_summary(args.exp_name, global_step, time.time() - start_time, ckpt_path, args.export or None,
+                                run_dir / "tb" if writer is not None else None, last_eval):
+        print(line, flush=True)
     return ckpt_path
 
 
