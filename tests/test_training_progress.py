@@ -50,3 +50,20 @@ def test_a_run_into_a_file_prints_progress_lines_and_its_summary(tmp_path: Path,
     assert progress and all(" left; " in line for line in progress), out
     assert "r: trained " in out and f"policy: {policy}" in out and "last evaluation, at step " in out
     assert f"tensorboard --logdir {tmp_path / 'r' / 'tb'}" in out
+
+
+def test_curves_draw_any_run(tmp_path: Path) -> None:
+    """A run with no evaluation yet draws its training returns; one with nothing logged, a note."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from training.curves import plot_curves
+
+    returns, empty = tmp_path / "returns", tmp_path / "empty"
+    writer = SummaryWriter(str(returns))
+    for step in range(5):
+        writer.add_scalar("charts/episodic_return", 0.1 * step, step * 100)
+    writer.close()
+    SummaryWriter(str(empty)).close()
+    for folder in (returns, empty):
+        png = plot_curves(folder, tmp_path / f"{folder.name}.png")
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

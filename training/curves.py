@@ -33,10 +33,16 @@ PAUSE_SECONDS = 900.0
 was resumed later), not training: an iteration and its evaluations log within minutes."""
 
 
+RETURNS = "charts/episodic_return"
+"""The series drawn for a run that has no evaluation yet."""
+
+
 def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: str | None = None,
                 smooth: int = 6) -> Path:
     """Write a PNG of every ``eval/winrate_vs_*`` series of ``logdir`` (one folder, or several
-    drawn one after the other), with a moving average over ``smooth`` evaluations."""
+    drawn one after the other), with a moving average over ``smooth`` evaluations. A run with no
+    evaluation yet shows its training games' mean return (``charts/episodic_return``) instead,
+    and one with nothing logged yet says so on the figure: any run's folder gives a picture."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -50,9 +56,8 @@ def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: s
     for d in dirs:
         events = EventAccumulator(str(d))
         events.Reload()
-        tags = [t for t in events.Tags()["scalars"] if t.startswith("eval/winrate_vs_")]
-        if not tags:
-            raise ValueError(f"{d} holds no eval/winrate_vs_* series")
+        scalars = events.Tags()["scalars"]
+        tags = [t for t in scalars if t.startswith("eval/winrate_vs_")] or [t for t in scalars if t == RETURNS]
         last = offset
         for tag in tags:
             steps, values = series.setdefault(tag.split("/", 1)[1], ([], []))
@@ -61,7 +66,13 @@ def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: s
                 values.append(point.value)
                 last = max(last, offset + point.step)
         offset = last
+    rates = any(name.startswith("winrate_vs_") for name in series)
+    if rates:  # evaluations where there are any; the training returns otherwise
+        series = {name: points for name, points in series.items() if name.startswith("winrate_vs_")}
     fig, ax = plt.subplots(figsize=(7, 4))
+    if not series:
+        ax.text(0.5, 0.5, "nothing logged yet: no evaluation and no finished training game", ha="center",
+                va="center", transform=ax.transAxes)
     for name in sorted(series):
         steps, values = series[name]
         line = ax.plot(steps, values, marker="o", markersize=3, linewidth=0.6, alpha=0.5, label=name)[0]
@@ -69,12 +80,16 @@ def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: s
             avg = np.convolve(values, np.ones(smooth) / smooth, mode="valid")
             ax.plot(steps[smooth - 1 :], avg, color=line.get_color(), linewidth=2,
                     label=f"{name}, mean of {smooth}")
-    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
     ax.set_xlabel("learner decisions")
-    ax.set_ylabel("win rate (duplicate games)")
-    ax.set_ylim(0, 1)
+    if rates:
+        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_ylabel("win rate (duplicate games)")
+        ax.set_ylim(0, 1)
+    else:
+        ax.set_ylabel("mean return of the training games (no evaluation yet)")
     ax.set_title(title or dirs[0].parent.name)
-    ax.legend(fontsize=8)
+    if series:
+        ax.legend(fontsize=8)
     fig.tight_layout()
     from sniff_env.atomic import save_figure
 
