@@ -82,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
             print(notice)
     engine, why = choose_engine(args.specs, rules, args.engine, save_games=args.save_games)
     print(f"playing on the {engine} engine" + (f" ({why})" if why else ""))
+    if engine == "batched":
+        compile_ahead(["engine", "players"])
     result = run_tournament(
         args.specs, rules, args.games, seed=args.seed, workers=args.workers,
         max_hands=args.max_hands, progress=not args.no_progress, save_games=args.save_games, engine=engine,
@@ -94,6 +96,17 @@ def run(args: argparse.Namespace) -> int:
         write_chart(result, png_path)
         print(f"wrote {json_path} and {png_path}")
     return 0
+
+
+def compile_ahead(keys: list[str]) -> None:
+    """Compile the groups ``keys`` that the cache lacks, each in a process of its own, before the
+    games: side by side they take about half the time that every worker compiling all of them
+    one after another would (a first run), and the workers then load them."""
+    from sniff_env.play.warm import warm_in_background
+
+    pending = [w for w in (warm_in_background([key]) for key in keys) if w is not None]
+    for warming in pending:
+        warming.wait(lambda line: print(f"sniff-env: {line}, before the games", flush=True), every_s=10.0)
 
 
 def check_destinations(args: argparse.Namespace) -> tuple[str, str]:

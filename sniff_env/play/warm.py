@@ -79,15 +79,15 @@ def _vector_env() -> None:
 
 
 def _players() -> None:
-    """The batched greedy and heuristic players of ``sniff eval``, playing whole games."""
-    from sniff_env.evaluation.batched import play_out
+    """The batched greedy and heuristic players of ``sniff eval``, on the engine's arrays before any
+    deal (so that this group compiles only the players, beside the engine's group)."""
     from sniff_env.players.compiled.baselines import CompiledBaselines
     from sniff_env.vector.engine import VectorEngine
 
     engine = VectorEngine(make_rules("sniff"), 4, max_hands=2, threads=1)
-    engine.deal(np.arange(4), True, np.arange(4))
     players = CompiledBaselines(engine, greedy_tiebreak="heuristic")
-    play_out(engine, np.array([[0, 1]] * 4, np.int64), [players.greedy, players.heuristic])
+    players.greedy(np.arange(4))
+    players.heuristic(np.arange(4))
     engine.close()
 
 
