@@ -72,3 +72,7 @@ def test_the_api_reference_builds_without_warnings(tmp_path: Path) -> None:
     assert {"index.html", "sniff_env.html", "sniff_env/envs/aec.html", "sniff_env/envs/vector.html"} <= pages
     assert len(pages) == len(docs.module_names()) + 1
     assert "parallel_env" in (tmp_path / "sniff_env" / "sniff_v0.html").read_text(encoding="utf-8")
+    top = (tmp_path / "sniff_env.html").read_text(encoding="utf-8")  # its navigation lists every direct submodule
+    children = {n for n in docs.module_names() if n.count(".") == 1}
+    assert len(children) > 20 and all(f'href="sniff_env/{n.split(".")[1]}.html"' in top for n in children), [
+        n for n in children if f'href="sniff_env/{n.split(".")[1]}.html"' not in top]

@@ -68,6 +68,10 @@ def build(out: Path) -> list[str]:
         _own_constructors(module)
     pdoc.render.configure(docformat="restructuredtext")
     docs = {m.__name__: pdoc.doc.Module(m) for m in modules}
+    for doc in docs.values():  # each page's navigation lists every submodule, not only its ``__all__``
+        prefix = doc.fullname + "."
+        doc.__dict__["submodules"] = [docs[name] for name in sorted(docs)
+                                      if name.startswith(prefix) and "." not in name[len(prefix):]]
     for doc in docs.values():
         page = out / f"{doc.fullname.replace('.', '/')}.html"
         page.parent.mkdir(parents=True, exist_ok=True)
