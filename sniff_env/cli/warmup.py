@@ -10,44 +10,37 @@ With the cache filled it only checks (a second).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 
+from sniff_env.options import worker_count
 from sniff_env.play.warm import GROUPS, compile_group, estimate_s, group_state
+from sniff_env.workers import cores
 
 TICK_S = 10.0
 """Seconds between the lines that say the warm-up is still going on."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+    parser.add_argument("--jobs", type=worker_count, default=None, metavar="N",
                         help="processes compiling groups side by side (default: the usable cores, at most 4)")
-
-
-def default_jobs() -> int:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(cores, len(GROUPS)))
 
 
 def run(args: argparse.Namespace) -> int:
     from sniff_env.vector import CACHE_DIR
 
-    jobs = default_jobs() if args.jobs is None else args.jobs
-    if not 1 <= jobs <= 16:
-        print(f"sniff warmup: --jobs must be a whole number from 1 to 16; got {jobs}", file=sys.stderr)
-        return 2
+    jobs = min(cores(), len(GROUPS)) if args.jobs is None else args.jobs
     states = [group_state(g) for g in GROUPS]
+    ready = [warmed and cached == total for cached, total, warmed in states]
     print(f"the compiled functions' cache: {CACHE_DIR or 'none writable (they compile in every process)'}", flush=True)
-    for i, (group, (cached, total, warmed)) in enumerate(zip(GROUPS, states, strict=True), 1):
-        state = ("compiled already" if warmed and cached == total
+    for i, (group, (cached, total, _), done) in enumerate(zip(GROUPS, states, ready, strict=True), 1):
+        state = ("compiled already" if done
                  else f"to compile ({cached} of {total} functions cached)" if cached < total
                  else f"cached but not warmed up yet ({total} functions): to load and check")
         print(f"[{i}/{len(GROUPS)}] {group.label}: {state}", flush=True)
-    todo = [g.key for g, (cached, total, warmed) in zip(GROUPS, states, strict=True) if not (warmed and cached == total)]
+    todo = [g.key for g, done in zip(GROUPS, ready, strict=True) if not done]
     left = {g.key: 1 - cached / max(total, 1) for g, (cached, total, _) in zip(GROUPS, states, strict=True)}
     if not todo:
         print("ready: every group is compiled; later processes load them from the cache", flush=True)

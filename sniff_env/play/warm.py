@@ -145,8 +145,10 @@ GROUPS: tuple[Group, ...] = (
     Group("engine", "the engine: deals, steps, observations", "the engine", _engine,
           ("sniff_env.vector.kernels", "sniff_env.vector.pyrandom", "sniff_env.vector.compiled_rules",
            "sniff_env.envs.record_encoder")),
-    Group("players", "the built-in players' batched twins", "the built-in players", _players, ("sniff_env.players.compiled.baselines",)),
-    Group("vector-env", "the Gymnasium vector env and its compiled opponents", "the vector env", _vector_env, ("sniff_env.envs.gym_vector",)),
+    Group("players", "the built-in players' batched twins", "the built-in players", _players,
+          ("sniff_env.players.compiled.baselines",)),
+    Group("vector-env", "the Gymnasium vector env and its compiled opponents", "the vector env", _vector_env,
+          ("sniff_env.envs.gym_vector",)),
 )
 """The groups, the longest to compile first (so that the others share the cores beside it), then
 each before the groups that call its functions (which then load them from the cache)."""
@@ -177,10 +179,11 @@ def _functions(g: Group) -> dict[str, Any]:
     return {kernel_name(d.py_func): d for d in compiled_functions() if d.py_func.__module__ in g.modules}
 
 
-def is_cached(function: Any) -> bool:
-    from sniff_env.vector import is_cached as cached
+def _cached(functions: dict[str, Any]) -> set[str]:
+    """The names of ``functions`` (:func:`_functions`) whose compiled code the cache holds."""
+    from sniff_env.vector import is_cached
 
-    return bool(cached(function))
+    return {name for name, function in functions.items() if is_cached(function)}
 
 
 def group_state(g: Group) -> tuple[int, int, bool]:
@@ -196,7 +199,7 @@ def group_state(g: Group) -> tuple[int, int, bool]:
     warmed = names is not None
     if names is not None:
         functions = {k: d for k, d in functions.items() if k in names}
-    return sum(1 for d in functions.values() if is_cached(d)), len(functions), warmed
+    return len(_cached(functions)), len(functions), warmed
 
 
 def is_compiled(g: Group) -> bool:
@@ -218,7 +221,7 @@ def compile_group(key: str) -> tuple[float, int]:
     seconds = time.perf_counter() - start
     manifest = _manifest(key)
     if manifest is not None:
-        write_json_atomic(manifest, sorted(k for k, d in _functions(group(key)).items() if is_cached(d)))
+        write_json_atomic(manifest, sorted(_cached(_functions(group(key)))))
     return seconds, len(NOTICES.compiles) - before
 
 
@@ -235,7 +238,6 @@ class Warming:
     """Groups compiled in a process of their own (``python -m sniff_env.play.warm``)."""
 
     def __init__(self, keys: list[str]) -> None:
-        self.keys = keys
         self.label = " and ".join(group(k).short for k in keys)
         self.estimate = estimate_s(keys)
         self.started = time.monotonic()

@@ -184,7 +184,7 @@ def compiled(inline: bool = False, allocates: bool = False) -> Callable[[F], F]:
     ``inline="always"``): for small helpers and for code on the hottest paths, where a call
     would cost more than the work (numba passes each array to a function that is not inlined
     field by field). Every copy costs compile time in every caller, so the large functions that
-    many kernels reach (a move's effect, the legal moves, the observation, the heuristic) are
+    many kernels reach (a move's effect, the observation encoder, the heuristic's choice) are
     compiled once and called: that keeps the whole compile under a minute where inlining them
     everywhere took ten."""
     options: dict[str, Any] = {"nogil": True}

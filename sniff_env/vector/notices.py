@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from numba.core import event
 
@@ -81,12 +81,17 @@ CLAIM_STALE_S = 600.0
 """A claim older than this is taken for a compile that was cut short: the next one says so again."""
 
 
+def claim_file(cache: Path, name: str) -> Path:
+    """The file in ``cache`` that says a process is announcing the compile of ``name``."""
+    return cache / f"compiling-{name}"
+
+
 def claim(name: str, cache: Path | None) -> bool:
     """Whether this process is the one to announce compiling ``name`` into ``cache``: the first
     to make its claim file there (or any process, where there is no cache or the claim is stale)."""
     if cache is None:
         return True
-    marker = cache / f"compiling-{name}"
+    marker = claim_file(cache, name)
     for _ in range(2):
         try:
             os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
@@ -114,9 +119,8 @@ def estimate_text(name: str) -> str:
 class CompileNotices(event.Listener):  # type: ignore[misc]
     """Numba's compile events turned into the lines the module docstring describes."""
 
-    def __init__(self, stream: TextIO | None = None, cache: Path | None = None) -> None:
-        self.stream = stream
-        self.cache = cache
+    def __init__(self) -> None:
+        self.cache: Path | None = None
         """Where the compiles go, for :func:`claim` (set by :mod:`sniff_env.vector._compile`)."""
         self.quiet = 0
         self._depth = 0
@@ -124,18 +128,14 @@ class CompileNotices(event.Listener):  # type: ignore[misc]
         self._what = ""
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
-        self.said: list[str] = []
-        """Every line said, in order (for the tests and the callers that show them elsewhere)."""
         self.compiles: list[tuple[str, float]] = []
         """Every outermost compile of this process: the function and the seconds it took (said or not)."""
         self._name = ""
         self._claimed = ""
 
     def _say(self, line: str) -> None:
-        self.said.append(line)
-        stream = self.stream or sys.stderr
         try:
-            print(f"sniff-env: {line}", file=stream, flush=True)
+            print(f"sniff-env: {line}", file=sys.stderr, flush=True)
         except (OSError, ValueError):  # a closed or broken stream: the compile goes on regardless
             pass
 
@@ -175,7 +175,7 @@ class CompileNotices(event.Listener):  # type: ignore[misc]
         self.compiles.append((self._name, time.perf_counter() - self._started))
         what = self._what
         if self._claimed and self.cache is not None:
-            (self.cache / f"compiling-{self._claimed}").unlink(missing_ok=True)
+            claim_file(self.cache, self._claimed).unlink(missing_ok=True)
             self._claimed = ""
         if self._ticker is None:
             self._what = ""

@@ -149,19 +149,19 @@ def told_players(seats: list[SeatPlayer]) -> list[str]:
     by its spec, any other player (a policy file of the server's own) by its seat's name: never
     by the path of a file on the server."""
     shipped = agents.shipped_agents()
-    told = []
-    for seat, p in enumerate(seats):
-        base = p.spec.partition(":")[0]
+
+    def nameable(seat: int, spec: str) -> bool:
+        if spec == HUMAN or spec in shipped:
+            return True
+        if spec.partition(":")[0] not in BUILTIN:
+            return False
         try:
-            if p.spec != HUMAN and p.spec not in shipped:
-                if base not in BUILTIN:
-                    raise SniffError(f"seat {seat} is played from a file")
-                check_log_player(seat, p.spec)
+            check_log_player(seat, spec)
         except SniffError:
-            told.append(p.name)
-        else:
-            told.append(p.spec)
-    return told
+            return False
+        return True
+
+    return [p.spec if nameable(seat, p.spec) else p.name for seat, p in enumerate(seats)]
 
 
 def count_game(table: Table) -> None:
