@@ -76,8 +76,9 @@ class HandEnd(StrEnum):
 
 
 DEFAULT_HAND_SIZES = {2: 7, 3: 6, 4: 5}
-SMALL_SET_HAND_SIZES = {2: 3, 3: 2, 4: 2}
-"""Default hand sizes of the double-3 set (10 tiles): what fits with a boneyard left to draw from."""
+SMALL_SET_HAND_SIZES = {3: {2: 3, 3: 2, 4: 2}, 4: {2: 4, 3: 3, 4: 3}, 5: {2: 5, 3: 5, 4: 4}}
+"""Default hand sizes of the small sets (double-3: 10 tiles, double-4: 15, double-5: 21): what
+fits with a boneyard left to draw from."""
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 ENGINE_INT_MAX = 2**63 - 1
 """The largest whole number a rules field may hold: the compiled engine keeps every rules value
@@ -146,7 +147,7 @@ class Rules:
         if self.max_pip not in SUPPORTED_MAX_PIPS:
             raise RulesError(
                 f"max_pip={self.max_pip!r} is not allowed; choose one of {SUPPORTED_MAX_PIPS} "
-                f"(double-3 is the small set for exact evaluation)"
+                f"(double-3, -4 and -5 are the small sets for exact evaluation)"
             )
         check_num_players(self.num_players)
         if self.partnership and self.num_players != 4:
@@ -178,7 +179,7 @@ class Rules:
             raise RulesError(
                 f"{self.num_players} hands of {self.hand_size} plus a reserve of {self.boneyard_reserve} "
                 f"need {needed} tiles, but the double-{self.max_pip} set has {n_tiles}; "
-                f"{_what_fits(self.max_pip, self.num_players, self.boneyard_reserve)}"
+                f"{_what_fits(self.max_pip, self.num_players, self.boneyard_reserve, needed)}"
             )
 
     # -- derived facts ---------------------------------------------------------------------
@@ -214,10 +215,10 @@ class Rules:
 
 def default_hand_sizes(max_pip: int) -> dict[int, int]:
     """Tiles dealt to each player by player count when ``hand_size`` is not given."""
-    return SMALL_SET_HAND_SIZES if max_pip == 3 else DEFAULT_HAND_SIZES
+    return SMALL_SET_HAND_SIZES.get(max_pip, DEFAULT_HAND_SIZES)
 
 
-def _what_fits(max_pip: int, num_players: int, reserve: int) -> str:
+def _what_fits(max_pip: int, num_players: int, reserve: int, needed: int) -> str:
     """What would make a deal of the double-``max_pip`` set possible, in words."""
     n_tiles = tile_set(max_pip).size
     options = []
@@ -227,7 +228,7 @@ def _what_fits(max_pip: int, num_players: int, reserve: int) -> str:
         options.append(f"a reserve of at most {n_tiles - num_players}")
     if num_players > MIN_PLAYERS:
         options.append("fewer players")
-    larger = [str(p) for p in SUPPORTED_MAX_PIPS if p > max_pip]
+    larger = [str(p) for p in SUPPORTED_MAX_PIPS if p > max_pip and tile_set(p).size >= needed]
     if larger:
         options.append(f"a larger set (max_pip {_or_list(larger)})")
     return f"use {_or_list(options)}"

@@ -14,7 +14,7 @@ from functools import cache
 
 from sniff_env import rulebook
 
-SUPPORTED_MAX_PIPS = (3, 6, 9, 12)
+SUPPORTED_MAX_PIPS = (3, 4, 5, 6, 9, 12)
 
 Tile = tuple[int, int]
 
@@ -88,7 +88,7 @@ def mask_tiles(mask: int) -> list[int]:
 
 @cache
 def tile_set(max_pip: int) -> TileSet:
-    """The tables for the double-``max_pip`` set (3, 6, 9 or 12)."""
+    """The tables for the double-``max_pip`` set (3, 4, 5, 6, 9 or 12)."""
     if max_pip not in SUPPORTED_MAX_PIPS:
         raise ValueError(f"max_pip must be one of {SUPPORTED_MAX_PIPS}; got {max_pip!r}")
     tiles = tuple((a, b) for a in range(max_pip + 1) for b in range(a, max_pip + 1))

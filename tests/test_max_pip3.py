@@ -29,10 +29,10 @@ def test_the_set_has_ten_tiles_and_its_own_default_hand_sizes() -> None:
     ("make", "words"),
     [
         (lambda: make_rules("sniff", 2, max_pip=3), ["double-3 set has 10", "need 16", "hand_size at most 4",
-                                                     "max_pip 6, 9 or 12"]),
+                                                     "max_pip 5, 6, 9 or 12"]),
         (lambda: Rules(max_pip=3, num_players=4, hand_size=2, boneyard_reserve=9), ["reserve of at most 6"]),
         (lambda: Rules(max_pip=3, num_players=3, hand_size=4), ["need 12", "hand_size at most 3", "fewer players"]),
-        (lambda: Rules(max_pip=4), ["max_pip=4", "(3, 6, 9, 12)"]),
+        (lambda: Rules(max_pip=7), ["max_pip=7", "(3, 4, 5, 6, 9, 12)"]),
     ],
 )
 def test_a_deal_the_set_cannot_hold_is_refused_with_what_fits(make: object, words: list[str]) -> None:

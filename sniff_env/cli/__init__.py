@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("sniff_env.cli.bench", "benchmarks: engine, env, batched engine"),
     "agents": ("sniff_env.cli.agents", "list the shipped agents with their rules, training and strength"),
     "benchmark": ("sniff_env.cli.benchmark", "named benchmark tasks: rate an agent on one, compare the reports"),
+    "solve": ("sniff_env.cli.solve", "solve a small variant exactly: CFR+, NashConv of players, best responses"),
     "eval": ("sniff_env.cli.eval", "tournament with duplicate deals, ratings and charts"),
     "play": ("sniff_env.cli.play", "play against the agents in the terminal, with hints, undo and saved games"),
     "replay": ("sniff_env.cli.replay", "step through a saved game log, or print it with --all"),

@@ -97,6 +97,9 @@ tiles stay face down), the highest double leads; with one hand per game its whol
 (about 54,000 histories, 1,220 information states) is small enough for an exact best response
 (``training/studies/exploitability.py``)."""
 
+LADDER_RULES: dict[str, Any] = {**TINY_RULES, "hand_size": 3}
+"""The small variant with three tiles each: the ladder's first rung above ``tiny-2p-v0``."""
+
 TASKS: dict[str, Task] = {
     t.name: t
     for t in (
@@ -112,6 +115,16 @@ TASKS: dict[str, Task] = {
              deals=_deals(50, 100, 100, 10), pool_deals=10),
         Task("tiny-2p-v0", "one hand of Sniff with the double-3 set (10 tiles), 2 players, 2 tiles each, no "
              "drawing: small enough for exact exploitability", "sniff", 2, TINY_RULES, seed=2305,
+             deals=_deals(500, 500, 500, 250), pool_deals=250, max_hands=1),
+        Task("ladder-d3h3-v0", "one hand of Sniff with the double-3 set, 2 players, 3 tiles each, no drawing: "
+             "solved exactly (ladder rung 1)", "sniff", 2, LADDER_RULES, seed=2311,
+             deals=_deals(500, 500, 500, 250), pool_deals=250, max_hands=1),
+        Task("ladder-d4h3-v0", "one hand of Sniff with the double-4 set (15 tiles), 2 players, 3 tiles each, no "
+             "drawing: solved exactly (ladder rung 2)", "sniff", 2, {**LADDER_RULES, "max_pip": 4}, seed=2312,
+             deals=_deals(500, 500, 500, 250), pool_deals=250, max_hands=1),
+        Task("ladder-d3h3-draw-v0", "one hand of Sniff with the double-3 set, 2 players, 3 tiles each, drawing from "
+             "the boneyard until playable: solved exactly (ladder rung 3)", "sniff", 2,
+             {**LADDER_RULES, "draw": "until_playable"}, seed=2313,
              deals=_deals(500, 500, 500, 250), pool_deals=250, max_hands=1),
     )
 }

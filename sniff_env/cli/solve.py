@@ -1,0 +1,37 @@
+"""``sniff solve``: solve a rung of the ladder exactly and rate players on it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from sniff_env.atomic import write_json_atomic
+from sniff_env.evaluation.benchmark.tasks import TASKS
+from sniff_env.evaluation.solved.ladder import CHECKPOINTS, PLAYERS, RUNGS, TARGET_NASH_CONV, study
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("task", choices=RUNGS, help="the rung: a one-hand 2-player task small enough to solve")
+    p.add_argument("--players", default=",".join(PLAYERS), help="player specs to rate, comma-separated")
+    p.add_argument("--policies", default="", help="policy files made for the rung's rules, comma-separated")
+    p.add_argument("--target", type=float, default=TARGET_NASH_CONV, help="stop CFR+ at this NashConv")
+    p.add_argument("--max-iterations", type=int, default=CHECKPOINTS[-1], help="CFR+ iterations at most")
+    p.add_argument("--out", type=Path, default=None, help="write the table as JSON here")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.task not in TASKS:
+        raise SystemExit(f"sniff solve: unknown task {args.task!r}")
+    if args.max_iterations < 1 or not args.target >= 0:
+        raise SystemExit("sniff solve: --max-iterations must be 1 or more and --target 0 or more")
+    checkpoints = [c for c in CHECKPOINTS if c < args.max_iterations] + [args.max_iterations]
+    result = study(args.task, [p for p in args.players.split(",") if p], [p for p in args.policies.split(",") if p],
+                   checkpoints, args.target)
+    result["command"] = "sniff solve " + " ".join(args.argv[1:])
+    if args.out is not None:
+        write_json_atomic(args.out, result, indent=2)
+        print(f"wrote {args.out}")
+    else:
+        print(json.dumps(result, indent=2))
+    return 0

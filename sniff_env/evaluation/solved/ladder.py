@@ -1,0 +1,106 @@
+"""The ladder of exactly solved variants, and the study that rates players on a rung.
+
+Each rung is a one-hand, 2-player benchmark task of real Sniff (a spinner sniff, fives scoring,
+the hand-end bonus; the highest double leads), growing from ``tiny-2p-v0`` in tiles per hand, in
+the size of the set and in drawing from the boneyard. :func:`study` builds a rung's whole tree,
+solves it by CFR+ to a NashConv target, and gives, exactly (over the tree, not sampled):
+
+* each player's NashConv (the sum over the seats of what a best response gains against it);
+* the equilibrium's result against the search (``rollouts:samples=256``) and the heuristic;
+* a best response's result against each of them: the most any player can win against them (and
+  a best response for the points margin: the most points any player can take from them).
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from sniff_env.evaluation.benchmark.tasks import Task, get_task
+from sniff_env.evaluation.solved.policies import profile_of
+from sniff_env.evaluation.solved.solver import Solver
+from sniff_env.evaluation.solved.tree import GameTree, all_deals, build_tree
+
+RUNGS = ("tiny-2p-v0", "ladder-d3h3-v0", "ladder-d4h3-v0", "ladder-d3h3-draw-v0")
+"""The ladder's tasks, smallest first."""
+PLAYERS = ("random", "greedy", "heuristic", "rollouts:samples=32", "rollouts:samples=256", "rollouts:samples=1024")
+"""The players every rung rates."""
+TARGETS = ("rollouts:samples=256", "heuristic")
+"""The players the equilibrium and the best responses play against, exactly."""
+CHECKPOINTS = (10, 20, 50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000)
+"""CFR+ iterations at which the average profile's NashConv is measured."""
+TARGET_NASH_CONV = 1e-3
+
+
+def say(message: str, start: float) -> None:
+    """One progress line on stderr, with the time since ``start``."""
+    print(f"[{time.perf_counter() - start:7.1f} s] {message}", file=sys.stderr, flush=True)
+
+
+def rung_tree(task: Task, start: float) -> GameTree:
+    """The whole tree of ``task``'s hand, saying how the walk goes."""
+    deals = all_deals(task.rules)
+
+    def progress(nodes: int, sets: int, done: int, now: float) -> None:
+        of = f", deals {done:,}/{len(deals):,}" if done >= 0 else ""
+        say(f"{task.name}: tree {nodes:,} nodes, {sets:,} information sets{of}", start)
+
+    return build_tree(task.rules, progress, deals)
+
+
+def study(task_name: str, players: Sequence[str] = PLAYERS, policies: Sequence[str] = (),
+          checkpoints: Sequence[int] = CHECKPOINTS, target: float = TARGET_NASH_CONV,
+          log: Callable[[str, float], None] = say) -> dict[str, Any]:
+    """The rung ``task_name`` solved and its players rated (see the module docstring).
+    ``policies`` are policy files made for the rung's rules (rated like the players)."""
+    task = get_task(task_name)
+    start = time.perf_counter()
+    log(f"{task.name}: building the tree of every deal and line of play", start)
+    tree = rung_tree(task, start)
+    log(f"{task.name}: {tree.summary()}", start)
+    solver = Solver(tree)
+
+    def cfr_report(its: int, conv: float, secs: float) -> None:
+        log(f"{task.name}: CFR+ {its} iterations, NashConv {conv:.3g} ({secs:.0f} s of solving)", start)
+
+    t0 = time.perf_counter()
+    equilibrium, curve = solver.cfr_plus(checkpoints, target, cfr_report)
+    solve_s = time.perf_counter() - t0
+    eq_conv = curve[-1]["nash_conv"]
+    rows: list[dict[str, Any]] = [{"player": "CFR+ equilibrium", "nash_conv": eq_conv, "seconds": round(solve_s, 1)}]
+    profiles: dict[str, np.ndarray] = {}
+    for spec in [*players, *policies]:
+        t0 = time.perf_counter()
+        log(f"{task.name}: asking {spec} at {len(tree.paths):,} information sets", start)
+        profile = profiles[spec] = profile_of(
+            tree, spec, progress=lambda done, total, s=spec: log(f"{task.name}: {s} {done:,}/{total:,}", start))
+        conv = solver.nash_conv(profile)
+        secs = time.perf_counter() - t0
+        rows.append({"player": spec, "nash_conv": round(conv, 5), "seconds": round(secs, 1)})
+        log(f"{task.name}: {spec} NashConv {conv:.4f} ({secs:.0f} s)", start)
+    against: list[dict[str, Any]] = []
+    for spec in TARGETS:
+        if spec not in profiles:
+            continue
+        other = profiles[spec]
+        br = solver.best_response_to(other)
+        br_points = solver.best_response_to(other, points=True)
+        against.append({"opponent": spec, "equilibrium": solver.result(equilibrium, other).to_json(),
+                        "best_response": solver.result(br, other).to_json(),
+                        "best_response_for_points": solver.result(br_points, other).to_json()})
+        log(f"{task.name}: against {spec}: equilibrium {against[-1]['equilibrium']}, "
+            f"best response {against[-1]['best_response']}", start)
+    return {
+        "task": task.name, "summary": task.summary, "rules": task.rules.to_dict(), **tree.summary(),
+        "solve_s": round(solve_s, 1), "nash_conv_target": target,
+        "payoff": "one hand for the win: +1 to the seat with more points, -1 to the other, 0 on a tie",
+        "nash_conv": "sum over both seats of a best response's gain over the player, in payoff (at most 2)",
+        "players": rows, "cfr_plus": curve, "exact_results": against,
+        "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
+        "total_s": round(time.perf_counter() - start, 1),
+    }

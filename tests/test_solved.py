@@ -1,0 +1,119 @@
+"""The exact solver: the tree holds the engine's game, CFR+ reaches an equilibrium, best responses
+and NashConv agree with OpenSpiel's on the same game, and exact results add up."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from sniff_env.evaluation.benchmark.tasks import get_task
+from sniff_env.evaluation.solved.policies import profile_of
+from sniff_env.evaluation.solved.solver import Solver
+from sniff_env.evaluation.solved.tree import CHANCE, DECISION, TreeError, all_deals, build_tree, game_at
+from sniff_env.infostate import info_state
+from sniff_env.presets import make_rules
+
+TINY = get_task("tiny-2p-v0").rules
+DRAW = get_task("ladder-d3h3-draw-v0").rules
+
+
+@pytest.fixture(scope="module")
+def tiny() -> Solver:
+    return Solver(build_tree(TINY))
+
+
+@pytest.fixture(scope="module")
+def drawing() -> tuple[Solver, dict[int, set[object]]]:
+    """Thirty deals of the rung that draws, with every decision node's information state."""
+    seen: dict[int, set[object]] = {}
+
+    def visit(node: int, infoset: int, game: object) -> None:
+        seen.setdefault(infoset, set()).add(info_state(game, game.turn)._replace(rules=None))  # type: ignore[attr-defined]
+
+    deals = random.Random(3).sample(all_deals(DRAW), 30)
+    return Solver(build_tree(DRAW, deals=deals, visit=visit)), seen
+
+
+def test_chance_sums_to_one_and_children_follow_parents(drawing: tuple[Solver, dict[int, set[object]]]) -> None:
+    tree = drawing[0].tree
+    chance = np.flatnonzero(tree.kind == CHANCE)
+    assert chance.size > 30  # the deal and draws
+    for n in chance:
+        probs = tree.prob[tree.first[n]: tree.first[n] + tree.degree[n]]
+        assert probs.sum() == pytest.approx(1.0)
+    for n in range(tree.nodes):
+        kids = tree.child[tree.first[n]: tree.first[n] + tree.degree[n]]
+        assert (kids > n).all()
+
+
+def test_an_information_set_is_one_view_of_one_seat(drawing: tuple[Solver, dict[int, set[object]]]) -> None:
+    """Every history of an information set shows its seat the same information state: the
+    solver's strategies never depend on a hidden tile."""
+    tree, seen = drawing[0].tree, drawing[1]
+    assert len(seen) == tree.infosets
+    merged = [i for i, views in seen.items() if len(views) != 1]
+    assert merged == []
+    decisions = np.flatnonzero(tree.kind == DECISION)
+    sizes = np.diff(tree.offset)
+    assert (tree.degree[decisions] == sizes[tree.infoset[decisions]]).all()
+
+
+def test_replay_paths_reach_their_information_set(drawing: tuple[Solver, dict[int, set[object]]]) -> None:
+    tree, seen = drawing[0].tree, drawing[1]
+    draws = 0
+    for i, path in list(tree.paths.items())[:300]:
+        game = game_at(DRAW, tree, path)
+        assert game.turn == tree.owner[i]
+        assert info_state(game, game.turn)._replace(rules=None) in seen[i]
+        draws += game.bone_pos > 0
+    assert draws > 0
+
+
+def test_matches_openspiel_nash_conv(tiny: Solver) -> None:
+    """The same players' NashConv as OpenSpiel's best responses on its copy of the same game."""
+    pytest.importorskip("pyspiel")
+    from open_spiel.python.algorithms import exploitability
+
+    from training.studies.exploitability import player_choice, prepare, tabular
+
+    setup = prepare("tiny-2p-v0")
+    for spec in ("random", "greedy", "heuristic"):
+        ours = tiny.nash_conv(profile_of(tiny.tree, spec))
+        theirs = exploitability.nash_conv(setup.efg, tabular(setup.efg, setup.tree, player_choice(spec, TINY)))
+        assert ours == pytest.approx(theirs, abs=1e-9), spec
+
+
+def test_cfr_plus_reaches_the_target_and_best_responses_bound_it(tiny: Solver) -> None:
+    eq, curve = tiny.cfr_plus([10, 50, 200], target=1e-3)
+    assert curve[0]["nash_conv"] > 1e-3 >= curve[-1]["nash_conv"]
+    assert tiny.nash_conv(eq) == pytest.approx(curve[-1]["nash_conv"], rel=1e-3)
+    heuristic = profile_of(tiny.tree, "heuristic")
+    assert tiny.nash_conv(heuristic) > tiny.nash_conv(eq)
+    br = tiny.best_response_to(heuristic)
+    best, even = tiny.result(br, heuristic), tiny.result(eq, heuristic)
+    assert best.win - best.loss >= even.win - even.loss - 1e-12
+    # A best response's value is what its pure profile scores: the two passes agree.
+    value0, _ = tiny.best_response(heuristic, 0)
+    assert tiny.value_of(tiny.combine(br, heuristic)) == pytest.approx(value0)
+    by_points = tiny.best_response_to(heuristic, points=True)
+    assert tiny.result(by_points, heuristic).margin >= best.margin - 1e-12
+
+
+def test_results_add_up_and_a_player_ties_itself(tiny: Solver) -> None:
+    greedy = profile_of(tiny.tree, "greedy")
+    r = tiny.result(greedy, greedy)
+    assert r.win + r.tie + r.loss == pytest.approx(1.0)
+    assert r.win_rate == pytest.approx(0.5) and r.margin == pytest.approx(0.0)
+    uniform = tiny.uniform()
+    better = tiny.result(greedy, uniform)
+    worse = tiny.result(uniform, greedy)
+    assert better.win_rate > 0.5 and better.win_rate == pytest.approx(1 - worse.win_rate)
+
+
+def test_refuses_games_it_cannot_hold() -> None:
+    with pytest.raises(TreeError, match="2 players"):
+        build_tree(make_rules("sniff", 3, max_pip=3, hand_size=2, first_hand_lead="highest_double"))
+    with pytest.raises(TreeError, match="highest_double"):
+        build_tree(make_rules("sniff", 2, max_pip=3, hand_size=2))
