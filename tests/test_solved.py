@@ -3,7 +3,9 @@ and NashConv agree with OpenSpiel's on the same game, and exact results add up."
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -117,3 +119,20 @@ def test_refuses_games_it_cannot_hold() -> None:
         build_tree(make_rules("sniff", 3, max_pip=3, hand_size=2, first_hand_lead="highest_double"))
     with pytest.raises(TreeError, match="highest_double"):
         build_tree(make_rules("sniff", 2, max_pip=3, hand_size=2))
+
+
+def test_sniff_solve_writes_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sniff_env.cli import main
+
+    out = tmp_path / "tiny.json"
+    assert main(["solve", "tiny-2p-v0", "--players", "random,greedy", "--max-iterations", "50", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["histories"] == 13386 and data["cfr_plus"][-1]["iterations"] <= 50
+    assert [p["player"] for p in data["players"]] == ["CFR+ equilibrium", "random", "greedy"]
+    assert main(["solve", "--table", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "| NashConv: greedy | 0.02063 |" in table
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    with pytest.raises(SystemExit, match="no result of sniff solve"):
+        main(["solve", "--table", str(bad)])

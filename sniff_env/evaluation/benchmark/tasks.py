@@ -120,11 +120,11 @@ TASKS: dict[str, Task] = {
              "solved exactly (ladder rung 1)", "sniff", 2, LADDER_RULES, seed=2311,
              deals=_deals(500, 500, 500, 250), pool_deals=250, max_hands=1),
         Task("ladder-d4h3-v0", "one hand of Sniff with the double-4 set (15 tiles), 2 players, 3 tiles each, no "
-             "drawing: solved exactly (ladder rung 2)", "sniff", 2, {**LADDER_RULES, "max_pip": 4}, seed=2312,
+             "drawing: solved exactly (ladder rung 3)", "sniff", 2, {**LADDER_RULES, "max_pip": 4}, seed=2312,
              deals=_deals(500, 500, 500, 250), pool_deals=250, max_hands=1),
         Task("ladder-d3h3-draw-v0", "one hand of Sniff with the double-3 set, 2 players, 3 tiles each, drawing from "
-             "the boneyard until playable: solved exactly (ladder rung 3)", "sniff", 2,
-             {**LADDER_RULES, "draw": "until_playable"}, seed=2313,
+             "the boneyard until playable but never its last two tiles: solved exactly (ladder rung 2)", "sniff", 2,
+             {**LADDER_RULES, "draw": "until_playable", "boneyard_reserve": 2}, seed=2313,
              deals=_deals(500, 500, 500, 250), pool_deals=250, max_hands=1),
     )
 }

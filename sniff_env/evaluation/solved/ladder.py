@@ -26,7 +26,7 @@ from sniff_env.evaluation.solved.policies import profile_of
 from sniff_env.evaluation.solved.solver import Solver
 from sniff_env.evaluation.solved.tree import GameTree, all_deals, build_tree
 
-RUNGS = ("tiny-2p-v0", "ladder-d3h3-v0", "ladder-d4h3-v0", "ladder-d3h3-draw-v0")
+RUNGS = ("tiny-2p-v0", "ladder-d3h3-v0", "ladder-d3h3-draw-v0", "ladder-d4h3-v0")
 """The ladder's tasks, smallest first."""
 PLAYERS = ("random", "greedy", "heuristic", "rollouts:samples=32", "rollouts:samples=256", "rollouts:samples=1024")
 """The players every rung rates."""
@@ -104,3 +104,56 @@ def study(task_name: str, players: Sequence[str] = PLAYERS, policies: Sequence[s
         "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
         "total_s": round(time.perf_counter() - start, 1),
     }
+
+
+def plot_curves(results: Sequence[dict[str, Any]], path: str) -> None:
+    """CFR+'s NashConv against iterations, one line per rung (needs matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from sniff_env.atomic import save_figure
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for r in results:
+        its = [p["iterations"] for p in r["cfr_plus"]]
+        ax.plot(its, [p["nash_conv"] for p in r["cfr_plus"]], marker="o", label=f"{r['task']} ({r['histories']:,} histories)")
+    ax.axhline(r["nash_conv_target"], color="grey", linestyle=":", label="target")
+    ax.set(xscale="log", yscale="log", xlabel="CFR+ iterations", ylabel="NashConv of the average strategy",
+           title="CFR+ on the ladder's rungs")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    save_figure(fig, path)
+
+
+def markdown_table(results: Sequence[dict[str, Any]]) -> str:
+    """The ladder's reference table (one column per rung) as Markdown."""
+    def short(spec: str) -> str:
+        return spec.rsplit("/", 1)[-1] if spec.endswith(".onnx") else spec.replace(":samples=", ":")
+
+    head = ["", *(f"`{r['task']}`" for r in results)]
+    lines = [head, ["---"] * len(head)]
+    lines.append(["histories / information states (with a choice)",
+                  *(f"{r['histories']:,} / {r['information_states']:,} ({r['information_states_with_a_choice']:,})"
+                    for r in results)])
+    lines.append(["tree build / CFR+ to the target",
+                  *(f"{r['build_s']:.0f} s / {r['solve_s']:.0f} s ({r['cfr_plus'][-1]['iterations']} it.)"
+                    for r in results)])
+    names: list[str] = []
+    for r in results:
+        names += [p["player"] for p in r["players"] if p["player"] not in names]
+    for name in names:
+        cells = []
+        for r in results:
+            hit = [p for p in r["players"] if p["player"] == name]
+            cells.append(f"{hit[0]['nash_conv']:.4g}" if hit else "")
+        lines.append([f"NashConv: {short(name)}", *cells])
+    for target in TARGETS:
+        for who in ("equilibrium", "best_response", "best_response_for_points"):
+            cells = []
+            for r in results:
+                hit = [x for x in r["exact_results"] if x["opponent"] == target]
+                cells.append(f"{hit[0][who]['win_rate']:.2%}, {hit[0][who]['margin']:+.3f}" if hit and who in hit[0] else "")
+            lines.append([f"{who.replace('_', ' ')} vs {short(target)}: win rate, points", *cells])
+    return "\n".join("| " + " | ".join(row) + " |" for row in lines)
