@@ -65,14 +65,25 @@ class PolicyPlayer:
     """Plays the masked argmax (or a seeded sample) of an exported policy's logits."""
 
     def __init__(self, network: PolicyNetwork, meta: dict[str, Any], rules: Rules, name: str,
-                 sample: bool = False, seed: int | None = None) -> None:
+                 sample: bool = False, seed: int | None = None, follow: bool = False) -> None:
         self.name = name
         self.meta = meta
         self.rules = rules
         self.sample = sample
         self.network = network
+        self.follow = follow
+        """Whether the player takes up the rules of the game it is handed, where its training
+        rules allow them (:func:`check_meta`): a generalist loaded without ``rules=`` plays each
+        rule set its card lists."""
         self._observer = Observer(rules)
         self._rng = random.Random(seed)
+
+    def _take_rules(self, rules: Rules) -> None:
+        """Play under ``rules`` from now on, or :class:`PolicyError` where the policy cannot."""
+        if not self.follow:
+            raise PolicyError(f"policy {self.name!r} was made for other rules than the game's ({rules.name})")
+        self.rules = check_meta(self.name, self.meta, rules)
+        self._observer = Observer(rules)
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
@@ -80,7 +91,7 @@ class PolicyPlayer:
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         state = found_info_state(observation, info)
         if state is not None and state.rules != self.rules:
-            raise PolicyError(f"policy {self.name!r} was made for other rules than the game's ({state.rules.name})")
+            self._take_rules(state.rules)
         if isinstance(observation, dict) and "observation" in observation:
             vec = np.asarray(observation["observation"], dtype=np.float32)
         elif state is not None:
@@ -175,9 +186,11 @@ def load_network(path: str | Path, rules: Rules | None = None) -> tuple[PolicyNe
 
 def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = False, seed: int | None = None,
                 name: str | None = None) -> PolicyPlayer:
-    """A player from an exported policy file, checked against ``rules`` (default: its own)."""
-    network, meta, rules = load_network(path, rules)
-    return PolicyPlayer(network, meta, rules, name or Path(path).stem, sample, seed)
+    """A player from an exported policy file, checked against ``rules``; without ``rules`` it
+    plays its own, and takes up those of any game it is handed that it can play (a generalist:
+    each rule set it was trained for)."""
+    network, meta, checked = load_network(path, rules)
+    return PolicyPlayer(network, meta, checked, name or Path(path).stem, sample, seed, follow=rules is None)
 
 
 __all__ = [  # with the policy file's own names (policy_file), found here by users of this module

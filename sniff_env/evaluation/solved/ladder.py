@@ -17,6 +17,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -130,7 +131,12 @@ def plot_curves(results: Sequence[dict[str, Any]], path: str) -> None:
 def markdown_table(results: Sequence[dict[str, Any]]) -> str:
     """The ladder's reference table (one column per rung) as Markdown."""
     def short(spec: str) -> str:
-        return spec.rsplit("/", 1)[-1] if spec.endswith(".onnx") else spec.replace(":samples=", ":")
+        if spec.startswith("guided:agent="):
+            return f"guided search steered by {short(spec.split('=', 1)[1].split(',')[0])}"
+        if spec.endswith(".onnx"):
+            path = Path(spec)
+            return path.parent.name if path.stem == "policy" else path.stem
+        return spec.replace(":samples=", ":")
 
     head = ["", *(f"`{r['task']}`" for r in results)]
     lines = [head, ["---"] * len(head)]
