@@ -136,3 +136,15 @@ def test_sniff_solve_writes_the_table(tmp_path: Path, capsys: pytest.CaptureFixt
     bad.write_text("[1, 2]")
     with pytest.raises(SystemExit, match="no result of sniff solve"):
         main(["solve", "--table", str(bad)])
+
+
+def test_psro_with_exact_best_responses_lowers_nash_conv(tiny: Solver) -> None:
+    from sniff_env.evaluation.solved.psro import meta_equilibrium, psro
+
+    rps = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
+    assert meta_equilibrium(rps) == pytest.approx(np.full(3, 1 / 3), abs=1e-3)
+    mixed, curve = psro(tiny, 3)
+    assert [c["population"] for c in curve] == [1, 2, 3]
+    assert curve[0]["nash_conv"] == pytest.approx(tiny.nash_conv(tiny.uniform()), rel=1e-3)
+    assert curve[-1]["nash_conv"] < 0.1 * curve[0]["nash_conv"]
+    assert tiny.nash_conv(mixed) == pytest.approx(curve[-1]["nash_conv"], rel=1e-3, abs=1e-9)

@@ -24,6 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", default=",".join(PLAYERS), help="player specs to rate, comma-separated")
     p.add_argument("--policies", default="", help="policy files made for the rung's rules, comma-separated")
     p.add_argument("--target", type=float, default=TARGET_NASH_CONV, help="stop CFR+ at this NashConv")
+    p.add_argument("--psro", type=int, default=0, metavar="ROUNDS", help="also rate PSRO with exact best responses")
     p.add_argument("--max-iterations", type=int, default=CHECKPOINTS[-1], help="CFR+ iterations at most")
     p.add_argument("--out", type=Path, default=None, help="write the table as JSON here")
     p.add_argument("--plot", nargs="+", metavar="JSON", default=None,
@@ -44,11 +45,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.task not in TASKS:
         raise SystemExit(f"sniff solve: unknown task {args.task!r}")
-    if args.max_iterations < 1 or not args.target >= 0:
-        raise SystemExit("sniff solve: --max-iterations must be 1 or more and --target 0 or more")
+    if args.max_iterations < 1 or not args.target >= 0 or args.psro < 0:
+        raise SystemExit("sniff solve: --max-iterations must be 1 or more, --target and --psro 0 or more")
     checkpoints = [c for c in CHECKPOINTS if c < args.max_iterations] + [args.max_iterations]
     result = study(args.task, [p for p in args.players.split(",") if p], [p for p in args.policies.split(",") if p],
-                   checkpoints, args.target)
+                   checkpoints, args.target, args.psro)
     result["command"] = "sniff solve " + " ".join(args.argv[1:])
     if args.out is not None:
         write_json_atomic(args.out, result, indent=2)

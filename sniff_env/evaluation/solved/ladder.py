@@ -24,6 +24,7 @@ import numpy as np
 
 from sniff_env.evaluation.benchmark.tasks import Task, get_task
 from sniff_env.evaluation.solved.policies import profile_of
+from sniff_env.evaluation.solved.psro import psro
 from sniff_env.evaluation.solved.solver import Solver
 from sniff_env.evaluation.solved.tree import GameTree, all_deals, build_tree
 
@@ -55,10 +56,11 @@ def rung_tree(task: Task, start: float) -> GameTree:
 
 
 def study(task_name: str, players: Sequence[str] = PLAYERS, policies: Sequence[str] = (),
-          checkpoints: Sequence[int] = CHECKPOINTS, target: float = TARGET_NASH_CONV,
+          checkpoints: Sequence[int] = CHECKPOINTS, target: float = TARGET_NASH_CONV, psro_rounds: int = 0,
           log: Callable[[str, float], None] = say) -> dict[str, Any]:
     """The rung ``task_name`` solved and its players rated (see the module docstring).
-    ``policies`` are policy files made for the rung's rules (rated like the players)."""
+    ``policies`` are policy files made for the rung's rules (rated like the players);
+    ``psro_rounds`` rounds of PSRO with exact best responses are rated too."""
     task = get_task(task_name)
     start = time.perf_counter()
     log(f"{task.name}: building the tree of every deal and line of play", start)
@@ -74,6 +76,13 @@ def study(task_name: str, players: Sequence[str] = PLAYERS, policies: Sequence[s
     solve_s = time.perf_counter() - t0
     eq_conv = curve[-1]["nash_conv"]
     rows: list[dict[str, Any]] = [{"player": "CFR+ equilibrium", "nash_conv": eq_conv, "seconds": round(solve_s, 1)}]
+    psro_curve: list[dict[str, float]] = []
+    if psro_rounds:
+        t0 = time.perf_counter()
+        _, psro_curve = psro(solver, psro_rounds, lambda r, conv, secs: log(
+            f"{task.name}: PSRO round {r}, NashConv {conv:.3g} ({secs:.0f} s)", start))
+        rows.append({"player": f"PSRO, {psro_rounds} rounds of exact best responses",
+                     "nash_conv": psro_curve[-1]["nash_conv"], "seconds": round(time.perf_counter() - t0, 1)})
     profiles: dict[str, np.ndarray] = {}
     for spec in [*players, *policies]:
         t0 = time.perf_counter()
@@ -101,7 +110,7 @@ def study(task_name: str, players: Sequence[str] = PLAYERS, policies: Sequence[s
         "solve_s": round(solve_s, 1), "nash_conv_target": target,
         "payoff": "one hand for the win: +1 to the seat with more points, -1 to the other, 0 on a tie",
         "nash_conv": "sum over both seats of a best response's gain over the player, in payoff (at most 2)",
-        "players": rows, "cfr_plus": curve, "exact_results": against,
+        "players": rows, "cfr_plus": curve, "psro": psro_curve, "exact_results": against,
         "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
         "total_s": round(time.perf_counter() - start, 1),
     }
@@ -129,7 +138,7 @@ def plot_curves(results: Sequence[dict[str, Any]], path: str) -> None:
 
 
 def markdown_table(results: Sequence[dict[str, Any]]) -> str:
-    """The ladder's reference table (one column per rung) as Markdown."""
+    """The ladder's reference table (one column per rung; results of the same rung are merged) as Markdown."""
     def short(spec: str) -> str:
         if spec.startswith("guided:agent="):
             return f"guided search steered by {short(spec.split('=', 1)[1].split(',')[0])}"
@@ -138,6 +147,16 @@ def markdown_table(results: Sequence[dict[str, Any]]) -> str:
             return path.parent.name if path.stem == "policy" else path.stem
         return spec.replace(":samples=", ":")
 
+    merged: dict[str, dict[str, Any]] = {}
+    for r in results:
+        if r["task"] not in merged:
+            merged[r["task"]] = {**r, "players": list(r["players"]), "exact_results": list(r["exact_results"])}
+            continue
+        into = merged[r["task"]]
+        into["players"] += [p for p in r["players"] if p["player"] not in {q["player"] for q in into["players"]}]
+        into["exact_results"] += [x for x in r["exact_results"]
+                                  if x["opponent"] not in {y["opponent"] for y in into["exact_results"]}]
+    results = list(merged.values())
     head = ["", *(f"`{r['task']}`" for r in results)]
     lines = [head, ["---"] * len(head)]
     lines.append(["histories / information states (with a choice)",
