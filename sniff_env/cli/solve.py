@@ -48,9 +48,14 @@ def run(args: argparse.Namespace) -> int:
     if args.max_iterations < 1 or not args.target >= 0 or args.psro < 0:
         raise SystemExit("sniff solve: --max-iterations must be 1 or more, --target and --psro 0 or more")
     checkpoints = [c for c in CHECKPOINTS if c < args.max_iterations] + [args.max_iterations]
+    def partial(result: dict[str, object]) -> None:
+        if args.out is not None:
+            write_json_atomic(args.out, {**result, "command": command}, indent=2)
+
+    command = "sniff solve " + " ".join(args.argv[1:])
     result = study(args.task, [p for p in args.players.split(",") if p], [p for p in args.policies.split(",") if p],
-                   checkpoints, args.target, args.psro)
-    result["command"] = "sniff solve " + " ".join(args.argv[1:])
+                   checkpoints, args.target, args.psro, partial=partial)
+    result["command"] = command
     if args.out is not None:
         write_json_atomic(args.out, result, indent=2)
         print(f"wrote {args.out}")

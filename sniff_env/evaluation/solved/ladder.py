@@ -20,8 +20,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from sniff_env.evaluation.benchmark.tasks import Task, get_task
 from sniff_env.evaluation.solved.policies import profile_of
 from sniff_env.evaluation.solved.psro import psro
@@ -57,63 +55,74 @@ def rung_tree(task: Task, start: float) -> GameTree:
 
 def study(task_name: str, players: Sequence[str] = PLAYERS, policies: Sequence[str] = (),
           checkpoints: Sequence[int] = CHECKPOINTS, target: float = TARGET_NASH_CONV, psro_rounds: int = 0,
-          log: Callable[[str, float], None] = say) -> dict[str, Any]:
+          log: Callable[[str, float], None] = say,
+          partial: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """The rung ``task_name`` solved and its players rated (see the module docstring).
     ``policies`` are policy files made for the rung's rules (rated like the players);
-    ``psro_rounds`` rounds of PSRO with exact best responses are rated too."""
+    ``psro_rounds`` rounds of PSRO with exact best responses are rated too. ``partial`` hears the
+    result after each stage (``"complete": False`` until the last), so a long run that is cut
+    short keeps what it found."""
     task = get_task(task_name)
     start = time.perf_counter()
     log(f"{task.name}: building the tree of every deal and line of play", start)
     tree = rung_tree(task, start)
     log(f"{task.name}: {tree.summary()}", start)
     solver = Solver(tree)
+    rows: list[dict[str, Any]] = []
+    against: list[dict[str, Any]] = []
+    result: dict[str, Any] = {
+        "task": task.name, "summary": task.summary, "rules": task.rules.to_dict(), **tree.summary(),
+        "nash_conv_target": target,
+        "payoff": "one hand for the win: +1 to the seat with more points, -1 to the other, 0 on a tie",
+        "nash_conv": "sum over both seats of a best response's gain over the player, in payoff (at most 2)",
+        "players": rows, "exact_results": against,
+        "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
+        "complete": False,
+    }
+
+    def stage() -> None:
+        result["total_s"] = round(time.perf_counter() - start, 1)
+        if partial is not None:
+            partial(result)
 
     def cfr_report(its: int, conv: float, secs: float) -> None:
         log(f"{task.name}: CFR+ {its} iterations, NashConv {conv:.3g} ({secs:.0f} s of solving)", start)
 
     t0 = time.perf_counter()
     equilibrium, curve = solver.cfr_plus(checkpoints, target, cfr_report)
-    solve_s = time.perf_counter() - t0
-    eq_conv = curve[-1]["nash_conv"]
-    rows: list[dict[str, Any]] = [{"player": "CFR+ equilibrium", "nash_conv": eq_conv, "seconds": round(solve_s, 1)}]
-    psro_curve: list[dict[str, float]] = []
+    result["solve_s"] = round(time.perf_counter() - t0, 1)
+    result["cfr_plus"] = curve
+    rows.append({"player": "CFR+ equilibrium", "nash_conv": curve[-1]["nash_conv"], "seconds": result["solve_s"]})
+    stage()
     if psro_rounds:
         t0 = time.perf_counter()
-        _, psro_curve = psro(solver, psro_rounds, lambda r, conv, secs: log(
+        _, result["psro"] = psro(solver, psro_rounds, lambda r, conv, secs: log(
             f"{task.name}: PSRO round {r}, NashConv {conv:.3g} ({secs:.0f} s)", start))
         rows.append({"player": f"PSRO, {psro_rounds} rounds of exact best responses",
-                     "nash_conv": psro_curve[-1]["nash_conv"], "seconds": round(time.perf_counter() - t0, 1)})
-    profiles: dict[str, np.ndarray] = {}
+                     "nash_conv": result["psro"][-1]["nash_conv"], "seconds": round(time.perf_counter() - t0, 1)})
+        stage()
     for spec in [*players, *policies]:
         t0 = time.perf_counter()
         log(f"{task.name}: asking {spec} at {len(tree.paths):,} information sets", start)
-        profile = profiles[spec] = profile_of(
+        profile = profile_of(
             tree, spec, progress=lambda done, total, s=spec: log(f"{task.name}: {s} {done:,}/{total:,}", start))
         conv = solver.nash_conv(profile)
         secs = time.perf_counter() - t0
         rows.append({"player": spec, "nash_conv": round(conv, 5), "seconds": round(secs, 1)})
         log(f"{task.name}: {spec} NashConv {conv:.4f} ({secs:.0f} s)", start)
-    against: list[dict[str, Any]] = []
-    for spec in TARGETS:
-        if spec not in profiles:
-            continue
-        other = profiles[spec]
-        br = solver.best_response_to(other)
-        br_points = solver.best_response_to(other, points=True)
-        against.append({"opponent": spec, "equilibrium": solver.result(equilibrium, other).to_json(),
-                        "best_response": solver.result(br, other).to_json(),
-                        "best_response_for_points": solver.result(br_points, other).to_json()})
-        log(f"{task.name}: against {spec}: equilibrium {against[-1]['equilibrium']}, "
-            f"best response {against[-1]['best_response']}", start)
-    return {
-        "task": task.name, "summary": task.summary, "rules": task.rules.to_dict(), **tree.summary(),
-        "solve_s": round(solve_s, 1), "nash_conv_target": target,
-        "payoff": "one hand for the win: +1 to the seat with more points, -1 to the other, 0 on a tie",
-        "nash_conv": "sum over both seats of a best response's gain over the player, in payoff (at most 2)",
-        "players": rows, "cfr_plus": curve, "psro": psro_curve, "exact_results": against,
-        "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
-        "total_s": round(time.perf_counter() - start, 1),
-    }
+        if spec in TARGETS:
+            br = solver.best_response_to(profile)
+            br_points = solver.best_response_to(profile, points=True)
+            against.append({"opponent": spec, "equilibrium": solver.result(equilibrium, profile).to_json(),
+                            "best_response": solver.result(br, profile).to_json(),
+                            "best_response_for_points": solver.result(br_points, profile).to_json()})
+            log(f"{task.name}: against {spec}: equilibrium {against[-1]['equilibrium']}, "
+                f"best response {against[-1]['best_response']}", start)
+        stage()
+    against.sort(key=lambda x: TARGETS.index(x["opponent"]))
+    result["complete"] = True
+    stage()
+    return result
 
 
 def plot_curves(results: Sequence[dict[str, Any]], path: str) -> None:
