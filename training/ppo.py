@@ -75,6 +75,8 @@ from training.lib.progress import ProgressLines, TimeLeftColumn, closing_summary
 from training.lib.torchscript import TRUST_HELP
 
 COLLECTORS = ("fast", "exact", "reference")
+NO_STEP_BUDGET = 2**62
+"""``--total-steps`` at least this: no step budget, the ``--stop-seconds`` clock ends the run."""
 RESUME_AUTO = "auto"
 """``--resume auto``: go on from the run's own checkpoint where there is one."""
 
@@ -88,7 +90,7 @@ class Args:
     seed: int = field(default=1, metadata={"min": 0, "help": "seed of everything: games, torch, opponent draws"})
     torch_threads: int = field(default=1, metadata={"min": 1, "help": "torch CPU threads"})
     device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; the engine stays on the CPU"})
-    total_steps: int = field(default=1_000_000, metadata={"min": 1, "help": "engine decisions to train on (num_envs x num_steps an iteration; the learner's own are a share of them: forced moves and, against opponents, their turns are not)"})
+    total_steps: int = field(default=1_000_000, metadata={"min": 1, "help": "engine decisions to train on (num_envs x num_steps an iteration; the learner's own are a share of them: forced moves and, against opponents, their turns are not); 2**62 or more: no step budget, --stop-seconds ends the run"})
     stop_after: int = field(
         default=0,
         metadata={"min": 0, "help": "stop after this many iterations, the learning rate still annealed over total_steps "
@@ -309,16 +311,16 @@ def train(args: Args, hook: RunHook | None = None) -> Path:
     from rich.progress import BarColumn, Progress, TextColumn
 
     on_terminal = sys.stdout.isatty()
+    budget = None if args.total_steps >= NO_STEP_BUDGET else last_iteration * steps_per_iter
     progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,}"),
+        TextColumn("[bold]{task.description}"), BarColumn(),
+        TextColumn("{task.completed:,}" + ("/{task.total:,}" if budget else "")),
         TextColumn("{task.fields[status]}"), TimeLeftColumn(start_time, args.stop_seconds),
         disable=not (args.progress and on_terminal),
     )
     # the bar and the lines count engine decisions, as the step budget does (the learner's are a share of them)
-    task = progress.add_task(args.exp_name, total=last_iteration * steps_per_iter, completed=iteration * steps_per_iter,
-                             status="")
-    lines = ProgressLines(args.exp_name, last_iteration * steps_per_iter, start_time, args.stop_seconds,
-                          enabled=args.progress and not on_terminal)
+    task = progress.add_task(args.exp_name, total=budget, completed=iteration * steps_per_iter, status="")
+    lines = ProgressLines(args.exp_name, budget, start_time, args.stop_seconds, enabled=args.progress and not on_terminal)
     last_eval: dict[str, Any] = {}
     n = rules.num_players
     best_rate = -1.0
