@@ -73,7 +73,7 @@ def test_the_trainers_seat_it_as_an_opponent(highest: str) -> None:
 
 def test_a_player_without_a_twin_is_refused_on_the_batched_engine() -> None:
     engine = VectorEngine(make_rules("sniff", 2), 2)
-    with pytest.raises(ValueError, match="vector engine plays the built-ins greedy, heuristic"):
+    with pytest.raises(ValueError, match="vector engine plays the built-ins random, greedy, heuristic"):
         load_compiled("search", engine)
     with pytest.raises(ValueError, match="the compiled greedy player"):
         load_compiled("greedy:depth=2", engine)

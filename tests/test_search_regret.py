@@ -69,7 +69,7 @@ def test_main_refuses_no_games() -> None:
         main(["heuristic", "--games", "0"])
 
 
-@pytest.mark.parametrize(("spec", "says"), [("random", "vector engine plays the built-ins"), ("nosuch.pt", "does not exist")])
+@pytest.mark.parametrize(("spec", "says"), [("search", "vector engine plays the built-ins"), ("nosuch.pt", "does not exist")])
 def test_main_refuses_a_player_it_cannot_play(spec: str, says: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main([spec, "--games", "4", "--reference", "2"])

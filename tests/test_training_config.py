@@ -44,7 +44,7 @@ def test_every_numeric_field_states_its_bounds(module: str) -> None:
     ("training.ppo", "--update-epochs", "0", r"update_epochs \(--update-epochs\) must be at least 1; got 0"),
     ("training.ppo", "--num-minibatches", "0", "num_minibatches .* at least 1"),
     ("training.ppo", "--clip-coef", "-1", r"clip_coef \(--clip-coef\) must be above 0; got -1.0"),
-    ("training.ppo", "--pool-size", "0", "pool_size .* at least 1"),
+    ("training.ppo", "--pool-size", "-1", "pool_size .* at least 0"),
     ("training.ppo", "--learning-rate", "nan", r"learning_rate \(--learning-rate\) must be a finite number; got nan"),
     ("training.ppo", "--arch", "cnn", r"arch \(--arch\) must be one of 'mlp', 'move', 'move-mobility', 'move-tiles'; got 'cnn'"),
     ("training.ppo", "--num-players", "9", "no game of 9 players"),

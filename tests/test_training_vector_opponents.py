@@ -50,8 +50,8 @@ def test_tables_seat_the_compiled_builtins() -> None:
 
 
 def test_vector_engine_refuses_builtins_it_cannot_play() -> None:
-    with pytest.raises(ValueError, match="the vector engine plays the built-ins greedy, heuristic"):
-        VectorSelfPlay(make_rules("sniff", 2), 8, 1, "points", 5, 0.5, random.Random(0), ("random",))
+    with pytest.raises(ValueError, match="the vector engine plays the built-ins random, greedy, heuristic"):
+        VectorSelfPlay(make_rules("sniff", 2), 8, 1, "points", 5, 0.5, random.Random(0), ("search",))
 
 
 def test_training_against_builtins_keeps_the_best_policy(tmp_path: Path) -> None:

@@ -201,6 +201,37 @@ def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, 
     return Path(out)
 
 
+def plot_exploit_curve(points: list[dict[str, Any]], out: str | Path, title: str | None = None) -> Path:
+    """A PNG of a best response's curve (``training/exploit.py``'s points: ``learner_decisions``,
+    ``win_rate`` with ``win_rate_ci95``, ``margin`` with ``margin_ci95``): the win rate and the
+    points margin a game against learner decisions, each with its 95% interval as a band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from sniff_env.atomic import save_figure
+
+    x = [p["learner_decisions"] for p in points]
+    fig, (rate, margin) = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, key, label in ((rate, "win_rate", "win rate (duplicate games, draws half)"),
+                           (margin, "margin", "points margin a game")):
+        y = [p[key] for p in points]
+        bands = [p[f"{key}_ci95"] or [v, v] for p, v in zip(points, y, strict=True)]
+        ax.plot(x, y, marker="o", markersize=3)
+        ax.fill_between(x, [b[0] for b in bands], [b[1] for b in bands], alpha=0.25, label="95% interval")
+        ax.axhline(0.5 if key == "win_rate" else 0.0, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_xlabel("learner decisions")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    rate.set_ylim(0, 1)
+    games = points[-1]["games"] if points else 0
+    fig.suptitle(f"{title or 'best response'} ({games:,} games a point)")
+    fig.tight_layout()
+    return save_figure(fig, out)
+
+
 def main(argv: list[str] | None = None) -> int:
     from sniff_env.options import positive_float, positive_int, seed_int
     from sniff_env.players.policy import PolicyError

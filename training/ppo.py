@@ -18,7 +18,7 @@ import random
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 # torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
 # on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from sniff_env.players.specs import MAX_THREADS
+from sniff_env.players.specs import MAX_THREADS, split_specs
 from sniff_env.rules import Rules
 from training.lib.collector import Collector, RolloutConfig
 from training.lib.config import (
@@ -49,7 +49,7 @@ from training.lib.device import (
     precision,
     resolve_device,
 )
-from training.lib.evaluate import evaluator, masked_logits
+from training.lib.evaluate import LogitsFn, evaluator, masked_logits
 from training.lib.init_weights import init_from, matching_checkpoint
 from training.lib.network import (
     ARCHITECTURES,
@@ -75,6 +75,8 @@ from training.lib.progress import ProgressLines, TimeLeftColumn, closing_summary
 from training.lib.torchscript import TRUST_HELP
 
 COLLECTORS = ("fast", "exact", "reference")
+NO_STEP_BUDGET = 2**62
+"""``--total-steps`` at least this: no step budget, the ``--stop-seconds`` clock ends the run."""
 RESUME_AUTO = "auto"
 """``--resume auto``: go on from the run's own checkpoint where there is one."""
 
@@ -88,7 +90,7 @@ class Args:
     seed: int = field(default=1, metadata={"min": 0, "help": "seed of everything: games, torch, opponent draws"})
     torch_threads: int = field(default=1, metadata={"min": 1, "help": "torch CPU threads"})
     device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; the engine stays on the CPU"})
-    total_steps: int = field(default=1_000_000, metadata={"min": 1, "help": "engine decisions to train on (num_envs x num_steps an iteration; the learner's own are a share of them: forced moves and, against opponents, their turns are not)"})
+    total_steps: int = field(default=1_000_000, metadata={"min": 1, "help": "engine decisions to train on (num_envs x num_steps an iteration; the learner's own are a share of them: forced moves and, against opponents, their turns are not); 2**62 or more: no step budget, --stop-seconds ends the run"})
     stop_after: int = field(
         default=0,
         metadata={"min": 0, "help": "stop after this many iterations, the learning rate still annealed over total_steps "
@@ -132,9 +134,16 @@ class Args:
     reward_scale: float = field(default=0.05, metadata={"above": 0, "help": "multiplier of 'points' rewards"})
     max_hands: int = field(default=40, metadata={"min": 1, "help": "a game ends after this many hands at most"})
     selfplay_prob: float = field(default=0.5, metadata={"min": 0, "max": 1, "help": "share of games where every seat is the learner"})
-    pool_size: int = field(default=8, metadata={"min": 1, "help": "past snapshots kept as opponents"})
+    pool_size: int = field(default=8, metadata={"min": 0, "help": "past snapshots kept as opponents (0: none, nor the "
+                                                                 "--init network: the opponents are the built-ins alone)"})
     snapshot_every: int = field(default=10, metadata={"min": 1, "help": "iterations between snapshots"})
-    builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool (the vector engine plays greedy, heuristic and the search, rollouts:samples=N)"})
+    builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool (the vector engine plays random, greedy, heuristic and the search, rollouts:samples=N, and policies: a shipped agent's name or an ONNX file, their masked argmax)"})
+    alternate_seats: bool = field(
+        default=False,
+        metadata={"help": "with engine 'vector': seat every game against an opponent from the first one on, the "
+                          "learner's side alternating game by game in each table (default: a side drawn at random, "
+                          "and every table's first game self-play)"},
+    )
     search_threads: int = field(
         default=0,
         metadata={"min": 0, "max": MAX_THREADS, "help": "the compiled search's threads, among the built-in opponents and in "
@@ -206,12 +215,27 @@ def make_collector(args: Args, vplay: VectorSelfPlay | None, net: nn.Module, dev
         return first
     rng = rng or random.Random(args.seed)
     other = VectorSelfPlay(vplay.rules, vplay.env.num_envs, rng.getrandbits(40), args.reward, args.max_hands,
-                           args.selfplay_prob, rng, tuple(filter(None, args.builtin_opponents.split(","))),
-                           args.search_threads)
+                           args.selfplay_prob, rng, tuple(split_specs(args.builtin_opponents)),
+                           args.search_threads, args.alternate_seats)
     return OverlappedCollector(first, Collector(other, config, net, device))
 
 
-def train(args: Args) -> Path:
+class RunHook(Protocol):
+    """What a driver built on :func:`train` adds to a run (``training/exploit.py``'s evaluations)."""
+
+    def __call__(self, policy: LogitsFn, net: nn.Module, step: int, iteration: int, seconds: float,
+                 last: bool) -> str:
+        """Called once before the first iteration, after every iteration and once after the last
+        (``last``) with the policy (observations -> logits, on the CPU), the network itself (to
+        copy, not to change), the learner decisions and iterations so far and the seconds
+        trained (the hook's own time left out, of ``--stop-seconds`` too); what it returns joins
+        the progress line (and is printed)."""
+        ...
+
+
+def train(args: Args, hook: RunHook | None = None) -> Path:
+    """Run PPO as ``args`` say; the checkpoint's path. With ``hook`` (see :class:`RunHook`) the
+    driver prints the closing summary, not this function."""
     device = resolve_device(args.device)
     rules = build_rules(args)
     run_dir = Path(args.out_dir) / args.exp_name
@@ -228,8 +252,8 @@ def train(args: Args) -> Path:
     if args.engine == "vector":
         vplay = VectorSelfPlay(
             rules, args.num_envs // 2 if args.overlap else args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
-            args.selfplay_prob, random_gen, tuple(filter(None, args.builtin_opponents.split(","))),
-            args.search_threads,
+            args.selfplay_prob, random_gen, tuple(split_specs(args.builtin_opponents)),
+            args.search_threads, args.alternate_seats,
         )
     net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden, args.critic,
                    args.aux_tiles > 0).to(device)
@@ -245,7 +269,8 @@ def train(args: Args) -> Path:
 
     if args.init and not args.resume:
         init_from(net, args.init, rules, play.observer.version, args.trust_code)
-        play.pool.append(cpu_state(net.state_dict()))
+        if args.pool_size:
+            play.pool.append(cpu_state(net.state_dict()))
 
     if args.resume:
         ckpt = matching_checkpoint(args.resume, rules, play.observer.version)
@@ -286,17 +311,37 @@ def train(args: Args) -> Path:
     from rich.progress import BarColumn, Progress, TextColumn
 
     on_terminal = sys.stdout.isatty()
+    budget = None if args.total_steps >= NO_STEP_BUDGET else last_iteration * steps_per_iter
     progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,}"),
+        TextColumn("[bold]{task.description}"), BarColumn(),
+        TextColumn("{task.completed:,}" + ("/{task.total:,}" if budget else "")),
         TextColumn("{task.fields[status]}"), TimeLeftColumn(start_time, args.stop_seconds),
         disable=not (args.progress and on_terminal),
     )
-    task = progress.add_task(args.exp_name, total=last_iteration * steps_per_iter, completed=global_step, status="")
-    lines = ProgressLines(args.exp_name, last_iteration * steps_per_iter, start_time, args.stop_seconds,
-                          enabled=args.progress and not on_terminal)
+    # the bar and the lines count engine decisions, as the step budget does (the learner's are a share of them)
+    task = progress.add_task(args.exp_name, total=budget, completed=iteration * steps_per_iter, status="")
+    lines = ProgressLines(args.exp_name, budget, start_time, args.stop_seconds, enabled=args.progress and not on_terminal)
     last_eval: dict[str, Any] = {}
     n = rules.num_players
     best_rate = -1.0
+    hook_s = 0.0  # seconds spent in the hook, left out of the run's clock
+
+    def call_hook(last: bool = False) -> str:
+        nonlocal hook_s
+        if hook is None:
+            return ""
+        t0 = time.time()
+        said = hook(lambda x: host(x)[0], net, global_step, iteration, t0 - start_time - hook_s, last)
+        hook_s += time.time() - t0
+        return said
+
+    def say(said: str) -> None:  # the hook's words before and after the iterations
+        lines.update(iteration * steps_per_iter, said, force=True)
+        if not args.progress:
+            print(f"step {global_step:,} iteration {iteration}: {said}", flush=True)
+
+    if said := call_hook():
+        say(said)
     with progress:
         while iteration < last_iteration:
             iteration += 1
@@ -319,10 +364,10 @@ def train(args: Args) -> Path:
             global_step += len(batch["actions"])
             with precision(args.precision, device):
                 stats = update(args, net, optimizer, batch, sampler)
-            if iteration % args.snapshot_every == 0:
+            if args.pool_size and iteration % args.snapshot_every == 0:
                 play.pool.append(cpu_state(net.state_dict()))
                 del play.pool[: -args.pool_size]
-            status = f"SPS {sps:,.0f}"
+            status = f"{global_step:,} learner decisions, SPS {sps:,.0f}"
             if writer is not None:
                 for key, value in stats.items():
                     writer.add_scalar(key, value, global_step)
@@ -333,7 +378,7 @@ def train(args: Args) -> Path:
                     play.episode_returns.clear()
             if args.eval_every and iteration % args.eval_every == 0:
                 last_eval = {}
-                for opp in filter(None, args.eval_opponents.split(",")):
+                for opp in split_specs(args.eval_opponents):
                     rate = evaluator(opp, args.search_threads)(
                         lambda x: host(x)[0], rules, opp, args.eval_games, args.seed + iteration, args.max_hands
                     )
@@ -345,20 +390,26 @@ def train(args: Args) -> Path:
                         export_policy(cpu_module(net), run_dir / "best.pt", meta | {"selected_win_rate": rate})
                     if writer is not None:
                         writer.add_scalar(f"eval/winrate_vs_{opp}", rate, global_step)
+            if said := call_hook():
+                status += f"; {said}"
             if args.checkpoint_every and iteration % args.checkpoint_every == 0:
                 save_checkpoint()
-            progress.update(task, completed=global_step, status=status)
-            lines.update(global_step, status, force=" vs " in status)
-            if not args.progress and " vs " in status:
+            progress.update(task, completed=iteration * steps_per_iter, status=status)
+            lines.update(iteration * steps_per_iter, status, force=" vs " in status or bool(said))
+            if not args.progress and (" vs " in status or said):
                 print(f"step {global_step:,} iteration {iteration}: {status}", flush=True)
-            if args.stop_seconds and time.time() - start_time >= args.stop_seconds:
+            if args.stop_seconds and time.time() - start_time - hook_s >= args.stop_seconds:
                 break
+    if said := call_hook(last=True):
+        say(said)
     ckpt_path = save_checkpoint()
     if writer is not None:
         writer.close()
     if args.export:
-        meta = policy_meta(rules, global_step, "ppo", asdict(args), time.time() - start_time)
+        meta = policy_meta(rules, global_step, "ppo", asdict(args), time.time() - start_time - hook_s)
         export_policy(cpu_module(net), args.export, meta)
+    if hook is not None:
+        return ckpt_path
     for line in closing_summary(args.exp_name, global_step, time.time() - start_time, ckpt_path, args.export or None,
                                 run_dir / "tb" if writer is not None else None, last_eval):
         print(line, flush=True)
@@ -432,7 +483,7 @@ def update(
 def main(argv: list[str] | None = None) -> int:
     args = parse_config(Args, argv, __doc__.splitlines()[0] if __doc__ else "")
     resolve_device(args.device)  # refuse a missing device before anything starts
-    if args.select_on and args.select_on not in args.eval_opponents.split(","):
+    if args.select_on and args.select_on not in split_specs(args.eval_opponents):
         raise SystemExit(f"--select-on {args.select_on!r} must be one of --eval-opponents ({args.eval_opponents})")
     if (args.critic == "full" or args.aux_tiles) and (args.engine != "vector" or args.collector == "reference"):
         raise SystemExit("--critic full and --aux-tiles read the batched engine's hidden tiles: they need --engine "

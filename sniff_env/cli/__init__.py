@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "benchmark": ("sniff_env.cli.benchmark", "named benchmark tasks: rate an agent on one, compare the reports"),
     "solve": ("sniff_env.cli.solve", "solve a small variant exactly: CFR+, NashConv of players, best responses"),
     "eval": ("sniff_env.cli.eval", "tournament with duplicate deals, ratings and charts"),
+    "exploit": ("sniff_env.cli.exploit", "train a best response to a frozen player: how much it loses (a checkout)"),
     "play": ("sniff_env.cli.play", "play against the agents in the terminal, with hints, undo and saved games"),
     "replay": ("sniff_env.cli.replay", "step through a saved game log, or print it with --all"),
     "serve": ("sniff_env.cli.serve", "play in the browser: a local web table with hints, undo, saved games and replays"),

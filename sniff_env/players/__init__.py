@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol, Union, runtime_checkable
 
 from sniff_env.players.agents import POLICY_SUFFIXES, policy_path, shipped_agents
-from sniff_env.players.policy import load_policy
+from sniff_env.players.policy import PolicyPlayer, load_policy, policy_actions
 from sniff_env.players.registry import (
     Choose,
     compiled_builtins,
@@ -179,6 +179,23 @@ def load_compiled(spec: str, engine: Any, threads: int = 0) -> Choose:
     return compiled_chooser(engine, base, options, threads)
 
 
+def load_batched(spec: str, engine: Any, threads: int = 0) -> Choose:
+    """The player ``spec`` choosing for many games of ``engine`` (a
+    :class:`~sniff_env.vector.engine.VectorEngine`) at once: ``choose(games) -> actions``. A
+    built-in plays its compiled twin (:func:`load_compiled`, ``threads`` as there); a shipped
+    agent or a policy file plays the masked argmax of its network over the engine's rules, one
+    forward pass for all the games asked about (a forced move is played without asking it).
+    A built-in without a twin raises :class:`ValueError`, a spec that names no player
+    :class:`PlayerSpecError`, a policy that cannot play these rules :class:`~.policy.PolicyError`."""
+    if split_spec(spec)[0] in BUILTIN:
+        return load_compiled(spec, engine, threads)
+    player = load(spec, rules=engine.rules)
+    if not isinstance(player, PolicyPlayer):  # pragma: no cover - every other spec is a policy file
+        raise PlayerSpecError(f"{spec!r} has no batched form")
+    network = player.network
+    return lambda games: policy_actions(network, engine, games)
+
+
 def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str | None = None,
                        **kwargs: Any) -> Player:
     """The policy player of a file, playing ``rules`` (default: its own) when they differ from
@@ -188,5 +205,5 @@ def load_fitted_policy(path: str | Path, rules: Rules | None = None, name: str |
 
 
 __all__ = ["BUILTIN", "POLICY_SUFFIXES", "Player", "PlayerSpecError", "compiled_builtins", "file_options",
-           "has_compiled", "load",
+           "has_compiled", "load", "load_batched",
            "load_compiled", "load_fitted_policy", "parse_spec", "policy_path", "spec_kwargs", "spec_options"]

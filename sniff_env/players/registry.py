@@ -35,14 +35,16 @@ class BuiltinPlayer:
     """``"module:factory"`` of the compiled twin: ``factory(engine, **options) -> choose``."""
     exact: bool = True
     """Whether the twin makes the reference player's very moves (so a tournament may play it in
-    its place); a sampling search's twin plays the same search with draws of its own."""
+    its place); a sampling search's twin plays the same search with draws of its own, and the
+    random player's the same uniform choice with draws of its own."""
     threaded: bool = False
     """Whether the twin is a search that spreads its games over threads: its factory is then
     ``factory(engine, threads, **options)``, ``threads`` positional, so that no spec sets it."""
 
 
 BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
-    "random": BuiltinPlayer("sniff_env.players.random:RandomPlayer"),
+    "random": BuiltinPlayer("sniff_env.players.random:RandomPlayer",
+                            "sniff_env.players.compiled.baselines:random_chooser", exact=False),
     "greedy": BuiltinPlayer("sniff_env.players.greedy:GreedyPlayer",
                             "sniff_env.players.compiled.baselines:greedy_chooser"),
     "heuristic": BuiltinPlayer("sniff_env.players.heuristic:HeuristicPlayer",

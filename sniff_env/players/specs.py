@@ -83,6 +83,22 @@ def split_spec(spec: str) -> tuple[str, list[tuple[str, str]]]:
     return base, items
 
 
+def split_specs(text: str) -> list[str]:
+    """Comma-separated player specs -> the specs, a built-in's options kept with it although they
+    are comma-separated too: ``"greedy,rollouts:samples=64,value=win"`` -> ``["greedy",
+    "rollouts:samples=64,value=win"]`` (a piece ``KEY=VALUE`` after a spec with options is one
+    more of its options). Empty pieces are dropped."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if specs and "=" in piece and ":" not in piece and split_spec(specs[-1])[0] in BUILTIN and ":" in specs[-1]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
 def json_or_text(raw: str) -> Any:
     """An option's value: JSON where it parses (numbers, true/false), else the text itself."""
     try:

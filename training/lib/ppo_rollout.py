@@ -3,9 +3,10 @@
 Every seat of every game is the learner, a frozen snapshot from the pool, or a built-in player.
 Two engines play the games: the reference engine (:class:`SelfPlay`, :func:`collect`; any
 built-in) or the batched one (:class:`VectorSelfPlay`, :func:`collect_vector`; the built-ins
-compiled over its arrays, :func:`sniff_env.players.load_compiled`). Either way each (game, seat) forms
-a chain for GAE, rewards between two of its decisions accrue to the earlier one, a decision with
-a single legal action is not stored, and :func:`ppo_batch` assembles the same batch.
+compiled over its arrays and policy files over its games: :func:`sniff_env.players.load_batched`).
+Either way each (game, seat) forms a chain for GAE, rewards between two of its decisions accrue
+to the earlier one, a decision with a single legal action is not stored, and :func:`ppo_batch`
+assembles the same batch.
 
 :func:`collect_vector` is the reference for the batched engine: ``training/ppo.py`` collects
 with :class:`training.lib.collector.Collector` (buffers allocated once, no per-step lists), whose
@@ -28,7 +29,8 @@ from sniff_env.envs.rewards import points_rewards, win_rewards
 from sniff_env.game import Game, Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
-from sniff_env.players import load_compiled
+from sniff_env.players import load_batched
+from sniff_env.players.specs import split_specs
 from sniff_env.rules import Rules
 from training.lib.advantages import chain_advantages
 from training.lib.config import ConfigError, settings_of
@@ -116,7 +118,7 @@ class SelfPlay:
         self.observer = Observer(rules)
         self.games: list[Game] = []
         self.seats: list[list[TablePlayer]] = []
-        self.builtins = [s for s in settings.builtin_opponents.split(",") if s.strip()]
+        self.builtins = split_specs(settings.builtin_opponents)
         self.pool: list[dict[str, torch.Tensor]] = []
         self._frozen: dict[int, nn.Module] = {}
         for _ in range(settings.num_envs if games else 0):
@@ -273,9 +275,14 @@ class VectorSelfPlay:
 
     def __init__(self, rules: Rules, num_envs: int, seed: int, reward: str, max_hands: int,
                  selfplay_prob: float, rng: random.Random, builtins: tuple[str, ...] = (),
-                 search_threads: int = 0) -> None:
-        """``search_threads``: the threads of a search among the ``builtins`` (see
-        :func:`sniff_env.players.load_compiled`; 0, one stream of draws on the calling thread)."""
+                 search_threads: int = 0, alternate_seats: bool = False) -> None:
+        """``builtins``: the fixed opponents, each a built-in with a compiled twin or a policy (a
+        shipped agent's name or an ONNX file), see :func:`sniff_env.players.load_batched`;
+        ``search_threads``: the threads of a search among them (0, one stream of draws on the
+        calling thread). ``alternate_seats``: every table is seated from the first game on, and
+        the learner's side in a game against an opponent is the one after its side in that
+        table's previous such game (the tables start on every side in turn), instead of a side
+        drawn at random and a first game of self-play everywhere."""
         from sniff_env.envs.vector import SniffVectorEnv
         from sniff_env.vector.checks import BatchError
 
@@ -285,19 +292,34 @@ class VectorSelfPlay:
             self.env = SniffVectorEnv(rules, num_envs, seed=seed, reward=reward, max_hands=max_hands)  # type: ignore[arg-type]
         except BatchError as exc:  # a batch that does not fit: the option to change, in one line
             raise ConfigError(f"--num-envs {num_envs}: {exc}") from None
-        self.builtins = [load_compiled(spec, self.env.engine, search_threads) for spec in builtins]
+        self.builtins = [load_batched(spec, self.env.engine, search_threads) for spec in builtins]
         self.obs, self.mask, self.seat = (np.array(x) for x in self.env.reset())
         self.table = np.full((num_envs, self.n), LEARNER, np.int64)
         self.pool_size = 0
         self.side = np.array([rules.side_of(s) for s in range(self.n)])
         self.episode_wins: list[float] = []
+        self.alternate = alternate_seats
+        self.next_side = np.arange(num_envs) % rules.num_sides
+        """With ``alternate_seats``: the learner's side in each table's next game against an opponent."""
+        if alternate_seats:
+            self.draw_tables(np.arange(num_envs))
+
+    def _learner_sides(self, games: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+        """The learner's side in each of ``games`` (seated against an opponent): the next in turn
+        with ``alternate_seats``, else ``drawn``."""
+        if not self.alternate:
+            return drawn
+        sides = self.next_side[games]
+        self.next_side[games] = (sides + 1) % self.rules.num_sides
+        return sides
 
     def draw_table(self, game: int) -> None:
         row = self.table[game]
         row[:] = LEARNER
         if (self.pool_size == 0 and not self.builtins) or self.rng.random() < self.selfplay_prob:
             return
-        learner_side = self.side[self.rng.randrange(self.n)]
+        drawn = np.zeros(1, np.int64) if self.alternate else self.side[[self.rng.randrange(self.n)]]
+        learner_side = int(self._learner_sides(np.array([game]), drawn)[0])
         pick = self.rng.randrange(self.pool_size + len(self.builtins))
         row[self.side != learner_side] = pick if pick < self.pool_size else -2 - (pick - self.pool_size)
 
@@ -310,7 +332,8 @@ class VectorSelfPlay:
             return
         gen = np.random.default_rng(self.rng.getrandbits(64))
         mixed = games[gen.random(games.size) >= self.selfplay_prob]
-        learner_side = self.side[gen.integers(self.n, size=mixed.size)]
+        drawn = np.zeros(mixed.size, np.int64) if self.alternate else self.side[gen.integers(self.n, size=mixed.size)]
+        learner_side = self._learner_sides(mixed, drawn)
         pick = gen.integers(options, size=mixed.size)
         code = np.where(pick < self.pool_size, pick, -2 - (pick - self.pool_size))
         against = self.side[None, :] != learner_side[:, None]

@@ -52,8 +52,9 @@ class TimeLeftColumn(ProgressColumn):
 class ProgressLines:
     """Plain progress lines for an output that is no terminal, at most one per ``every_s`` seconds."""
 
-    def __init__(self, name: str, total: int, started: float, stop_seconds: float, every_s: float = LINE_EVERY_S,
-                 enabled: bool = True) -> None:
+    def __init__(self, name: str, total: int | None, started: float, stop_seconds: float,
+                 every_s: float = LINE_EVERY_S, enabled: bool = True) -> None:
+        """``total``: the step budget (None: none, the ``stop_seconds`` deadline ends the run)."""
         self.name, self.total, self.started, self.stop_seconds = name, total, started, stop_seconds
         self.every_s, self.enabled = every_s, enabled
         self._last = started
@@ -65,11 +66,10 @@ class ProgressLines:
         if self._first_step is None:
             self._first_step = step
         rate = (step - self._first_step) / max(now - self.started, 1e-9)
-        remaining = (self.total - step) / rate if rate > 0 else None
+        remaining = (self.total - step) / rate if rate > 0 and self.total is not None else None
         left = time_left(remaining, self.started, self.stop_seconds, now)
-        share = 100.0 * step / max(self.total, 1)
-        return (f"{self.name}: step {step:,}/{self.total:,} ({share:.0f}%), {clock(now - self.started)} elapsed, "
-                f"{clock(left)} left; {status}")
+        budget = "" if self.total is None else f"/{self.total:,} ({100.0 * step / max(self.total, 1):.0f}%)"
+        return f"{self.name}: step {step:,}{budget}, {clock(now - self.started)} elapsed, {clock(left)} left; {status}"
 
     def update(self, step: int, status: str, force: bool = False) -> None:
         """Print :meth:`line` if enabled and ``every_s`` has passed (or ``force``)."""

@@ -1,4 +1,5 @@
-"""The built-in greedy and heuristic players, compiled over the batched engine's arrays.
+"""The built-in greedy and heuristic players, compiled over the batched engine's arrays, and the
+random player's twin.
 
 Each kernel picks, for the seat to act in each listed game, exactly what
 :class:`sniff_env.players.GreedyPlayer` or :class:`sniff_env.players.HeuristicPlayer` (any
@@ -247,3 +248,23 @@ def greedy_chooser(engine: VectorEngine, **options: Any) -> Callable[[np.ndarray
 def heuristic_chooser(engine: VectorEngine, **options: Any) -> Callable[[np.ndarray], np.ndarray]:
     """The compiled heuristic on ``engine``, with the weights ``options`` (any but ``counter``)."""
     return CompiledBaselines(engine, Weights.from_kwargs(**options)).heuristic
+
+
+def random_chooser(engine: VectorEngine, **options: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """The random player on ``engine``: in each listed game a move drawn uniformly from the legal
+    list, from a generator of its own seeded by its one option ``seed`` (default 0, so that a run
+    is repeatable). The same player in law as :class:`sniff_env.players.random.RandomPlayer`, not
+    the same draws."""
+    if set(options) - {"seed"}:
+        raise ValueError(f"the compiled random player takes 'seed' only; got {sorted(options)}")
+    seed = options.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"the compiled random player's seed must be a whole number from 0; got {seed!r}")
+    rng = np.random.default_rng(0 if seed is None else seed)
+
+    def choose(games: np.ndarray) -> np.ndarray:
+        games = np.asarray(games, np.int64)
+        pick = rng.integers(0, engine.num_legal[games]) if games.size else games
+        return engine.legal[games, pick].astype(np.int64)
+
+    return choose
