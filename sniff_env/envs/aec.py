@@ -139,6 +139,7 @@ is, and the public observation) for centralised critics; ``state_space`` describ
 
 from __future__ import annotations
 
+import copy
 import operator
 import secrets
 import warnings
@@ -201,6 +202,18 @@ class SeatObservation(dict):  # type: ignore[type-arg]
         out = SeatObservation(self["observation"], self["action_mask"], self._state, self._record, self._rules,
                               self._results)
         out.update(entries)
+        return out
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SeatObservation:
+        """Copies of the arrays; the information state stays to be built from a copy of the seat
+        record (a library that deep-copies every observation does not pay for building it)."""
+        state = copy.deepcopy(self._state, memo) if self._state is not None else None
+        record = None if self._record is None else list(self._record)
+        out = SeatObservation(self["observation"].copy(), self["action_mask"].copy(), state, record, self._rules,
+                              self._results)
+        for key, value in self.items():
+            if key not in ("observation", "action_mask"):
+                out[key] = copy.deepcopy(value, memo)
         return out
 
     def __reduce__(self) -> tuple[Any, ...]:
