@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+MASK_LAYOUTS = ("info", "obs")
+"""Where a Gymnasium env hands out the learner's action mask (its ``mask`` option):
+``info["action_mask"]`` beside a flat observation, or the observation dict's ``"action_mask"``."""
+
 PLACEHOLDER_ACTION = 0
 """The one action marked in the mask of a finished episode."""
 
