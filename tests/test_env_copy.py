@@ -71,3 +71,15 @@ def test_the_wrapped_env_copies_too() -> None:
     agent = env.agent_selection
     clone.step(int(np.flatnonzero(clone.observe(agent)["action_mask"])[0]))
     assert env.agent_selection == agent and clone.unwrapped._decisions == env.unwrapped._decisions + 1
+
+
+@pytest.mark.parametrize("how", sorted(COPIERS))
+def test_a_copied_observation_has_its_own_arrays_and_the_same_information_state(how: str) -> None:
+    env = sniff_env.raw_env()
+    env.reset(seed=5)
+    obs = env.observe(env.agent_selection).with_entries(acting=np.ones(1, np.int8))
+    twin = COPIERS[how](obs)
+    assert set(twin) == {"observation", "action_mask", "acting"} and twin.info_state == obs.info_state
+    twin["action_mask"][:] = 0
+    twin["acting"][:] = 0
+    assert obs["action_mask"].any() and obs["acting"][0] == 1

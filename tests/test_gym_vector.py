@@ -10,6 +10,7 @@ from gymnasium.vector import AutoresetMode
 import sniff_env  # noqa: F401  (registers the ids)
 from sniff_env import IllegalMoveError
 from sniff_env.envs.gym_vector import SniffGymVectorEnv
+from sniff_env.envs.masks import episode_over_mask
 from sniff_env.envs.rewards import win_rewards
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
@@ -25,8 +26,7 @@ def first_legal(masks: np.ndarray) -> np.ndarray:
 
 
 def test_spaces_metadata_and_reset() -> None:
-    env = gymnasium.make_vec(ID, num_envs=6, vectorization_mode="vector_entry_point", ruleset="muggins",
-                             num_players=3, learner="random")
+    env = SniffGymVectorEnv(6, "muggins", 3, learner="random")  # the class: the dict, same-step autoreset
     assert env.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
     single = env.single_observation_space
     assert isinstance(single, gymnasium.spaces.Dict) and env.single_action_space.n == 176
@@ -40,6 +40,47 @@ def test_spaces_metadata_and_reset() -> None:
     assert np.array_equal(again["observation"], obs["observation"]) and np.array_equal(env.unwrapped.learner, learner)
     with pytest.raises(ValueError, match="no options"):
         env.reset(options={"deal": {}})
+    with pytest.raises(ValueError, match=r"mask='dict' is not allowed; choose one of \('info', 'obs'\)"):
+        SniffGymVectorEnv(2, mask="dict")
+
+
+def test_make_vec_hands_out_what_gymnasium_make_does() -> None:
+    """The flat observation, the mask in the info, next-step autoreset: ``gymnasium.make``'s layout,
+    batched, as Gymnasium's own vector envs over ``gymnasium.make`` hand it out."""
+    env = gymnasium.make_vec(ID, num_envs=6, ruleset="muggins", num_players=3, learner="random")
+    single = gymnasium.make(ID, ruleset="muggins", num_players=3)
+    assert env.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    assert env.single_observation_space == single.observation_space and env.single_action_space == single.action_space
+    obs, infos = env.reset(seed=5)
+    _, info = single.reset(seed=5)
+    assert env.observation_space.contains(obs) and obs.shape == (6, *single.observation_space.shape)
+    assert infos["action_mask"].dtype == info["action_mask"].dtype and infos["_action_mask"].all()
+    assert np.array_equal(infos["action_mask"] == 1, env.unwrapped.action_masks())
+    env = gymnasium.make_vec(ID, num_envs=6, ruleset="muggins", num_players=3, learner="random", max_hands=1)
+    obs, infos = env.reset(seed=5)
+    dict_layout = SniffGymVectorEnv(6, "muggins", 3, learner="random", max_hands=1,
+                                    autoreset_mode=AutoresetMode.NEXT_STEP)
+    theirs, _ = dict_layout.reset(seed=5)
+    placeholder = np.broadcast_to(episode_over_mask(176), (6, 176))
+    ended = 0
+    for _ in range(60):  # both layouts play the same games: the same views, masks, rewards and ends
+        actions = first_legal(infos["action_mask"])
+        obs, rewards, terminated, _, infos = env.step(actions)
+        theirs, their_rewards, their_ends, _, _ = dict_layout.step(actions)
+        assert np.array_equal(obs, theirs["observation"]) and np.array_equal(infos["action_mask"], theirs["action_mask"])
+        assert np.array_equal(rewards, their_rewards) and np.array_equal(terminated, their_ends)
+        assert np.array_equal(infos["action_mask"][terminated], placeholder[terminated])  # the game's end
+        ended += int(terminated.sum())
+    assert ended >= 6
+    same_step = SniffGymVectorEnv(1, max_hands=1, mask="info")
+    obs, infos = same_step.reset(seed=1)
+    while True:
+        obs, _, terminated, _, infos = same_step.step(first_legal(infos["action_mask"]))
+        if terminated[0]:
+            break
+    final = infos["final_obs"][0]
+    assert final.shape == obs.shape[1:] and np.array_equal(infos["final_info"]["action_mask"][0], placeholder[0])
+    assert np.array_equal(infos["action_mask"][0] == 1, same_step.action_masks()[0])  # the next game's first mask
 
 
 @pytest.mark.parametrize(("preset", "n", "opponent"), [("sniff", 2, "heuristic"), ("muggins", 3, "heuristic"),

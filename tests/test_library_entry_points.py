@@ -133,8 +133,12 @@ def test_pettingzoo_make_parallel_passes_the_parallel_api_test() -> None:
         parallel_api_test(env, num_cycles=400)
     env = sniff_v0.parallel_env("sniff", 4, partnership=True)
     observations, _ = env.reset(seed=0)
-    acting = [a for a in env.agents if observations[a]["action_mask"].any()]
+    acting = [a for a in env.agents if observations[a]["acting"][0]]
     assert acting == [env.unwrapped.agent_selection]
+    noop = env.noop_action
+    for agent in env.agents:  # every agent has a legal action: the agent to act its moves, the others the no-op
+        mask = observations[agent]["action_mask"]
+        assert mask.any() and bool(mask[noop]) == (agent not in acting) and mask.shape == (noop + 1,)
 
 
 def _seeded(make: Callable[..., Any], seed: int) -> Callable[..., Any]:

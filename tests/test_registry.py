@@ -61,6 +61,7 @@ def test_make_vec_gives_the_vector_env_over_the_batched_engine() -> None:
     env = gymnasium.make_vec("sniff_env/Sniff-v0", num_envs=4, vectorization_mode="vector_entry_point")
     assert isinstance(env, gymnasium.vector.VectorEnv) and isinstance(env.unwrapped, SniffGymVectorEnv)
     assert env.num_envs == 4 and env.unwrapped._kinds.tolist() == [0]  # the heuristic, as for make
+    assert env.unwrapped.mask_layout == "info"  # the mask where make puts it
     env.close()
 
 

@@ -114,6 +114,15 @@ def test_unknown_config_field_exits_with_the_known_ones(tmp_path: Path) -> None:
         main(["--config", str(bad)])
 
 
+def test_the_export_is_named_by_the_run_and_a_name_players_cannot_load_is_refused_before_ray_starts() -> None:
+    from training.libraries.rllib_selfplay import export_path
+
+    assert export_path(Args(exp_name="league-a", out_dir="out")) == Path("out/league-a/policy.onnx")
+    assert export_path(Args(export="x.pt")) == Path("x.pt")
+    with pytest.raises(SystemExit, match=r"NAME.onnx .*NAME.pt .*got the suffix '.zip'"):
+        main(["--export", "policy.zip", "--iterations", "1"])
+
+
 def test_a_negative_budget_of_learner_decisions_is_refused() -> None:
     with pytest.raises(SystemExit, match=r"total_timesteps \(--total-timesteps\) must be at least 0; got -5"):
         main(["--total-timesteps", "-5"])
@@ -142,6 +151,8 @@ def test_short_run_checkpoints_resumes_and_exports_a_playable_policy(tmp_path: P
     values = tomllib.loads(SMOKE.read_text())
     args = from_sources(Args, values, {"out_dir": str(tmp_path), "num_env_runners": 0, "iterations": 2})
     ckpt = train(args)
+    default_export = tmp_path / args.exp_name / "policy.onnx"  # no --export: the ONNX policy, named by the run
+    assert default_export.is_file()
     run = json.loads((ckpt / "sniff_run.json").read_text())
     assert run["iteration"] == 2 and run["learner_steps"] >= 2 * args.train_batch_size // 2
     tags = scalar_tags(tmp_path / args.exp_name / "tb")
@@ -156,12 +167,13 @@ def test_short_run_checkpoints_resumes_and_exports_a_playable_policy(tmp_path: P
     again = json.loads((ckpt / "sniff_run.json").read_text())
     assert again["iteration"] == 3 and again["learner_steps"] > run["learner_steps"]
 
-    out = subprocess.run(
-        [sys.executable, "-m", "sniff_env.cli", "eval", str(tmp_path / "policy.onnx"), "greedy", "--games", "20",
-         "--no-progress"], capture_output=True, text=True, timeout=120, check=False,
-    )
-    assert out.returncode == 0, out.stderr
-    assert "policy" in out.stdout and "greedy" in out.stdout
+    for policy in (default_export, tmp_path / "policy.onnx"):
+        out = subprocess.run(
+            [sys.executable, "-m", "sniff_env.cli", "eval", str(policy), "greedy", "--games", "20", "--no-progress"],
+            capture_output=True, text=True, timeout=120, check=False,
+        )
+        assert out.returncode == 0, out.stderr
+        assert "policy" in out.stdout and "greedy" in out.stdout
 
     with pytest.raises(ValueError, match="muggins"):
         export_checkpoint(ckpt, tmp_path / "wrong.pt", make_rules("muggins", 2))

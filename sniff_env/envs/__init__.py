@@ -8,7 +8,7 @@
 :mod:`.gym_vector`     :class:`SniffGymVectorEnv`: the batched engine as a ``gymnasium.vector.VectorEnv``
 :mod:`.registration`   the Gymnasium and PettingZoo ids
 :mod:`.rewards`        the ``points`` and ``win`` reward rules
-:mod:`.masks`          the mask handed out once an episode is over
+:mod:`.masks`          where the mask goes, and the mask handed out once an episode is over
 :mod:`.drawing`        ``render_mode="rgb_array"``: the table as a picture
 =====================  =====================================================================
 

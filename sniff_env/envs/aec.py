@@ -58,7 +58,10 @@ id retry without their optional keywords on one); a bad value of a known option 
 ``sniff_v0.parallel_env(...)`` (also ``pettingzoo.make("parallel", "sniff_env/sniff_v0", ...)``)
 takes the same arguments and is the turn-based parallel form of ``env``
 (:mod:`sniff_env.envs.parallel`): each step applies the action of the agent to act and ignores the
-others', whose masks are zeros; its ``max_cycles`` counts steps.
+others'. It has one more action than this form, the no-op (``noop_action``, index
+``num_actions``), the only legal action of every agent not to act, so that no mask is all zeros,
+and an ``"acting"`` entry in each observation (1 for the agent to act); its ``max_cycles`` counts
+steps. This AEC form keeps ``Discrete(num_actions)`` and masks of zeros for agents not to act.
 
 ### Observation Space
 
@@ -136,6 +139,7 @@ is, and the public observation) for centralised critics; ``state_space`` describ
 
 from __future__ import annotations
 
+import copy
 import operator
 import secrets
 import warnings
@@ -193,8 +197,29 @@ class SeatObservation(dict):  # type: ignore[type-arg]
             self._state = info_state_of(self._record, self._rules, self._results)
         return self._state
 
+    def with_entries(self, **entries: np.ndarray) -> SeatObservation:
+        """A copy with ``entries`` set (added or replaced) and the same information state."""
+        out = SeatObservation(self["observation"], self["action_mask"], self._state, self._record, self._rules,
+                              self._results)
+        out.update(entries)
+        return out
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SeatObservation:
+        """Copies of the arrays; the information state stays to be built from a copy of the seat
+        record (a library that deep-copies every observation does not pay for building it)."""
+        state = copy.deepcopy(self._state, memo) if self._state is not None else None
+        record = None if self._record is None else list(self._record)
+        out = SeatObservation(self["observation"].copy(), self["action_mask"].copy(), state, record, self._rules,
+                              self._results)
+        for key, value in self.items():
+            if key not in ("observation", "action_mask"):
+                out[key] = copy.deepcopy(value, memo)
+        return out
+
     def __reduce__(self) -> tuple[Any, ...]:
-        return (SeatObservation, (self["observation"], self["action_mask"], self.info_state))
+        extra = {k: v for k, v in self.items() if k not in ("observation", "action_mask")}
+        return (SeatObservation, (self["observation"], self["action_mask"], self.info_state), None, None,
+                iter(extra.items()))
 
 
 REWARD_MODES = ("game", "points")

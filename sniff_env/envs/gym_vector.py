@@ -1,7 +1,8 @@
 """``SniffGymVectorEnv``: the batched engine as a ``gymnasium.vector.VectorEnv`` for one learning seat.
 
-``gymnasium.make_vec("sniff_env/Sniff-v0", num_envs=N, vectorization_mode="vector_entry_point",
-...)`` builds it; it is the batched twin of :class:`sniff_env.envs.single_agent.SniffSingleAgentEnv`.
+``gymnasium.make_vec("sniff_env/Sniff-v0", num_envs=N, ...)`` builds it (:func:`registered_vector_env`:
+in ``gymnasium.make``'s layout, the mask in ``infos["action_mask"]``, and ``NEXT_STEP``
+autoreset); it is the batched twin of :class:`sniff_env.envs.single_agent.SniffSingleAgentEnv`.
 
 ===================  ===========================================================================
 games                ``num_envs`` games of one rule set; each episode is a new game (with
@@ -16,8 +17,10 @@ other seats          played inside :meth:`step` until the learner is to act agai
                      or an :class:`OpponentPool`: one entry (any of those) drawn per episode of
                      each game plays all its other seats (:attr:`SniffGymVectorEnv.opponent`
                      says which)
-observation          ``Dict(observation=Box[N, obs_size] float32, action_mask=Box[N, A] int8)``;
-                     :meth:`action_masks` gives the masks as booleans
+observation          ``mask="obs"`` (the class's default): ``Dict(observation=Box[N, obs_size]
+                     float32, action_mask=Box[N, A] int8)``; ``mask="info"`` (``make_vec``'s
+                     default): ``Box[N, obs_size]``, the masks in ``infos["action_mask"]`` (with
+                     ``"_action_mask"``); :meth:`action_masks` gives the masks as booleans
 rewards              the learner's, summed from its decision to its next (``reward="game"``:
                      +1 / -1/(sides-1) at the end; ``"points"``: the score differences)
 autoreset            ``SAME_STEP``: an episode that ends returns the next episode's first
@@ -55,7 +58,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from sniff_env.envs.aec import observation_bounds
-from sniff_env.envs.masks import episode_over_mask
+from sniff_env.envs.masks import MASK_LAYOUTS, episode_over_mask
 from sniff_env.envs.vector import SniffVectorEnv, StepArrays
 from sniff_env.errors import IllegalMoveError, UnknownOptionError, unknown_options
 from sniff_env.game import DEFAULT_MAX_HANDS
@@ -212,6 +215,16 @@ def seat_views(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarr
             out[i, k] = obs1[0, k]
 
 
+def registered_vector_env(num_envs: int = 1024, **kwargs: Any) -> SniffGymVectorEnv:
+    """What ``gymnasium.make_vec("sniff_env/Sniff-v0", ...)`` builds: a :class:`SniffGymVectorEnv` in
+    the layout of ``gymnasium.make``'s env and of Gymnasium's own vector envs over it: the flat
+    observation, the mask in ``infos["action_mask"]`` and ``NEXT_STEP`` autoreset, unless ``mask``
+    or ``autoreset_mode`` say otherwise."""
+    kwargs.setdefault("mask", "info")
+    kwargs.setdefault("autoreset_mode", AutoresetMode.NEXT_STEP)
+    return SniffGymVectorEnv(num_envs, **kwargs)
+
+
 class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     """``num_envs`` games on the batched engine, one learning seat each (see the module docs)."""
 
@@ -232,16 +245,22 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         threads: int | None = None,
         render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+        mask: str = "obs",
         **overrides: Any,
     ) -> None:
         """``overrides``: rules fields (see ``sniff rules``); ``opponents=None`` is ``"random"``;
-        ``autoreset_mode``: ``SAME_STEP`` (default) or ``NEXT_STEP`` (see the module docs)."""
+        ``autoreset_mode``: ``SAME_STEP`` (default) or ``NEXT_STEP``; ``mask``: ``"obs"`` (default,
+        the observation dict) or ``"info"`` (``infos["action_mask"]``); see the module docs."""
         unknown = set(overrides) - set(field_names())
         if unknown:
             fields = ", ".join(f for f in field_names() if f not in ("name", "num_players"))
             raise unknown_options(f"{type(self).__name__}.__init__", unknown,
-                                  f"options: {', '.join(VECTOR_OPTIONS)}, learner, opponents, render_mode, autoreset_mode; "
-                                  f"rules fields: {fields}")
+                                  f"options: {', '.join(VECTOR_OPTIONS)}, learner, opponents, render_mode, "
+                                  f"autoreset_mode, mask; rules fields: {fields}")
+        if mask not in MASK_LAYOUTS:
+            raise ValueError(f"mask={mask!r} is not allowed; choose one of {MASK_LAYOUTS}")
+        self.mask_layout = mask
+        """Where the learner's mask goes: ``"obs"`` (the observation dict) or ``"info"``."""
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise UnknownOptionError(f"render_mode={render_mode!r} is not offered; choose None or 'rgb_array'")
         self.render_mode = render_mode
@@ -269,9 +288,9 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._kinds = np.asarray(kinds, np.int64)
         A, size = eng.num_actions, eng.obs_size
         low, high = observation_bounds(eng.tables.observer)
-        self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(low, high, (size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (A,), np.int8),
+        vector = spaces.Box(low, high, (size,), np.float32)
+        self.single_observation_space = vector if mask == "info" else spaces.Dict({
+            "observation": vector, "action_mask": spaces.Box(0, 1, (A,), np.int8),
         })
         self.single_action_space = spaces.Discrete(A)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
@@ -301,7 +320,7 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     # -- the gymnasium interface -----------------------------------------------------------------
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         """New games everywhere. ``seed``: one int (games dealt ``seed``, ``seed + 1``, ...); no
         options are taken."""
         if options:
@@ -317,9 +336,10 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._todo[:] = CONTINUE
         self._settle(None)
         self._started = True
-        return self._observation(), {}
+        infos: dict[str, Any] = {}
+        return self._laid_out(self._observation(), infos), infos
 
-    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The learner's action in every game, then the other seats until the learner is to act."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
@@ -353,8 +373,8 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
                 self._restart[games] = True
             else:
                 infos = _final_infos(self.num_envs, games, ended["views"], ended["winner"], ended["final_scores"],
-                                     self.single_action_space.n)
-        return observation, rewards, terminated, np.zeros(self.num_envs, np.bool_), infos
+                                     self.single_action_space.n, self.mask_layout)
+        return self._laid_out(observation, infos), rewards, terminated, np.zeros(self.num_envs, np.bool_), infos
 
     def action_masks(self) -> np.ndarray:
         """``[num_envs, num_actions]`` booleans: the learner's legal actions in each game."""
@@ -377,6 +397,14 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     def _observation(self) -> dict[str, np.ndarray]:
         eng = self._engine
         return {"observation": eng.obs.copy(), "action_mask": eng.mask.copy()}
+
+    def _laid_out(self, observation: dict[str, np.ndarray], infos: dict[str, Any]) -> Any:
+        """The observation as :attr:`mask_layout` hands it out (``"info"``: the mask into ``infos``)."""
+        if self.mask_layout == "obs":
+            return observation
+        infos["action_mask"] = observation["action_mask"]
+        infos["_action_mask"] = np.ones(self.num_envs, np.bool_)
+        return observation["observation"]
 
     def _new_episodes(self, games: np.ndarray) -> None:
         """Draw the learner of ``games`` (where it is random) and fill their seating."""
@@ -459,19 +487,24 @@ def _record(ended: dict[str, Any], games: np.ndarray, env: SniffGymVectorEnv, o:
 
 
 def _final_infos(num_envs: int, games: np.ndarray, views: np.ndarray, winner: np.ndarray, scores: np.ndarray,
-                 num_actions: int) -> dict[str, Any]:
-    """The infos of the episodes that ended, laid out as Gymnasium's vector envs lay them out."""
+                 num_actions: int, mask_layout: str = "obs") -> dict[str, Any]:
+    """The infos of the episodes that ended, laid out as Gymnasium's vector envs lay them out
+    (the final mask in each final observation, or with ``mask_layout="info"`` in ``final_info``)."""
     flag = np.zeros(num_envs, np.bool_)
     flag[games] = True
     final_obs = np.full(num_envs, None, object)
     over = episode_over_mask(num_actions)
     for i, b in enumerate(games.tolist()):
-        final_obs[b] = {"observation": views[i], "action_mask": over}
+        final_obs[b] = views[i] if mask_layout == "info" else {"observation": views[i], "action_mask": over}
     win = np.zeros(num_envs, np.int64)
     win[games] = winner
     final = np.zeros((num_envs, scores.shape[1]), np.int64)
     final[games] = scores
     final_info = {"winner": win, "_winner": flag, "final_scores": final, "_final_scores": flag.copy()}
+    if mask_layout == "info":
+        masks = np.zeros((num_envs, num_actions), np.int8)
+        masks[games] = over
+        final_info |= {"action_mask": masks, "_action_mask": flag.copy()}
     return {"final_obs": final_obs, "_final_obs": flag.copy(), "final_info": final_info, "_final_info": flag.copy()}
 
 

@@ -2,8 +2,9 @@
 
 ==========================  ===================================================================
 ``gymnasium.make``          ``"sniff_env/Sniff-v0"``: :class:`~sniff_env.envs.single_agent.SniffSingleAgentEnv`
-``gymnasium.make_vec``      ``"sniff_env/Sniff-v0"`` with ``vectorization_mode="vector_entry_point"``:
-                            :class:`~sniff_env.envs.gym_vector.SniffGymVectorEnv`
+``gymnasium.make_vec``      ``"sniff_env/Sniff-v0"`` (``vectorization_mode="vector_entry_point"``, the
+                            default): :class:`~sniff_env.envs.gym_vector.SniffGymVectorEnv` in
+                            ``gymnasium.make``'s layout (:func:`~sniff_env.envs.gym_vector.registered_vector_env`)
 ``pettingzoo.make``         ``("aec", "sniff_env/sniff_v0")``: :func:`sniff_env.sniff_v0.env`;
                             ``("parallel", "sniff_env/sniff_v0")``: :func:`sniff_env.sniff_v0.parallel_env`
 ==========================  ===================================================================
@@ -37,7 +38,7 @@ def register_gymnasium() -> None:
         gymnasium.register(
             id=GYM_ID,
             entry_point="sniff_env.envs.single_agent:SniffSingleAgentEnv",
-            vector_entry_point="sniff_env.envs.gym_vector:SniffGymVectorEnv",
+            vector_entry_point="sniff_env.envs.gym_vector:registered_vector_env",
             kwargs=dict(GYM_DEFAULTS),
         )
 

@@ -32,7 +32,7 @@ import gymnasium
 import numpy as np
 
 from sniff_env.envs.aec import RENDER_MODES, check_options, check_render_mode, checked_action, raw_env
-from sniff_env.envs.masks import episode_over_mask
+from sniff_env.envs.masks import MASK_LAYOUTS, episode_over_mask
 from sniff_env.errors import IllegalMoveError
 
 PolicyFn = Callable[[dict[str, np.ndarray], dict[str, Any]], int]
@@ -42,8 +42,6 @@ of an exported policy: see :func:`sniff_env.players.load`), a callable
 ``f(observation_dict, info) -> action`` or an object with ``.act(observation, info)``."""
 
 ILLEGAL_MODES = ("penalty", "raise")
-MASK_LAYOUTS = ("info", "obs")
-"""Where the learner's action mask goes: ``info["action_mask"]``, or the observation dict."""
 
 
 class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):

@@ -15,8 +15,9 @@ inside the env, snapshots sent to the runners as RLModule weights).
 
 Checkpoints are RLlib's (``Algorithm.save_to_path``; ``--resume`` continues one); metrics go to
 TensorBoard; evaluation against greedy and heuristic uses the duplicate-deal evaluator of
-``training/lib/evaluate.py``; the final policy is exported to the project's policy file (the actor
-weights mapped into ``training.lib.network.PolicyNet``), which ``sniff eval``/``play``/``serve`` load.
+``training/lib/evaluate.py``; the final policy is exported to the project's ONNX policy file (the
+actor weights mapped into ``training.lib.network.PolicyNet``), ``<out_dir>/<exp_name>/policy.onnx``
+unless ``--export`` names another, which ``sniff eval``/``play``/``serve`` load.
 
     python -m training.libraries.rllib_selfplay --config configs/training/rllib-sniff-2p.toml
     python -m training.libraries.rllib_selfplay --config configs/training/rllib-vector-sniff-2p.toml
@@ -111,9 +112,13 @@ class Args:
     checkpoint_every: int = field(default=10, metadata={"min": 0, "help": "iterations between checkpoints"})
     out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
     resume: str = field(default="", metadata={"help": "an RLlib checkpoint folder of this script to continue"})
-    export: str = field(default="", metadata={"help": "export the final policy to this file"})
+    export: str = field(
+        default="",
+        metadata={"help": "the policy file the run ends with ('': <out_dir>/<exp_name>/policy.onnx): NAME.onnx, which "
+                          "sniff eval, play and serve load, or NAME.pt (TorchScript, for the training tools' --init)"},
+    )
     export_from: str = field(
-        default="", metadata={"help": "export the policy of this checkpoint folder to --export and exit"}
+        default="", metadata={"help": "export the policy of this checkpoint folder to the --export file and exit"}
     )
     address: str = field(
         default="", metadata={"help": "join this Ray cluster ('auto', 'HOST:PORT' or 'ray://HOST:PORT'); '': start Ray here"}
@@ -153,6 +158,22 @@ def learner_module(args: Args | Mapping[str, Any]) -> str:
     """The module id of the learner of a run (its ``Args`` or their dict)."""
     engine = args.get("engine", "python") if isinstance(args, Mapping) else args.engine
     return LEARNER if engine == "python" else "default_policy"
+
+
+EXPORT_SUFFIXES = (".onnx", ".pt")
+"""What an export may be: the ONNX policy players load, or TorchScript for the training tools."""
+
+
+def export_path(args: Args) -> Path:
+    """Where the run's policy goes: ``--export``, else ``<out_dir>/<exp_name>/policy.onnx``; a
+    ``ValueError`` for a name that is neither ``.onnx`` nor ``.pt``."""
+    if not args.export:
+        return Path(args.out_dir) / args.exp_name / "policy.onnx"
+    path = Path(args.export)
+    if path.suffix not in EXPORT_SUFFIXES:
+        raise ValueError(f"--export {args.export!r}: a policy file is NAME.onnx (what sniff eval, play and serve "
+                         f"load) or NAME.pt (TorchScript, for the training tools); got the suffix {path.suffix!r}")
+    return path
 
 
 def builtins_of(args: Args) -> list[str]:
@@ -529,6 +550,7 @@ def train(args: Args) -> Path:
 
     module = learner_module(args)
     check_league(args)
+    export = export_path(args)  # a bad name is refused before Ray starts
     previous: dict[str, Any] = {}
     if args.resume:  # refuse a checkpoint of other rules or the other engine before Ray starts
         previous = read_run(args.resume)
@@ -595,10 +617,9 @@ def train(args: Args) -> Path:
         path = save_checkpoint(algo, run_dir, run)
         if writer is not None:
             writer.close()
-        if args.export:
-            export_policy_file(learner_net(algo, rules, args.hidden, module), rules, args.export, steps, asdict(args),
-                               time.time() - start)
-            print(f"exported {args.export}")
+        export_policy_file(learner_net(algo, rules, args.hidden, module), rules, export, steps, asdict(args),
+                           time.time() - start)
+        print(f"exported {export}" + (f" (sniff eval {export} greedy)" if export.suffix == ".onnx" else ""))
         print(f"trained {steps:,} learner decisions in {time.time() - start:.0f} s; checkpoint {path}")
         return path
     finally:
@@ -618,9 +639,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         learner_gpus(args.device)  # refuse a bad device (a ValueError) before Ray starts
         if args.export_from:
-            if not args.export:
-                raise SystemExit("--export-from needs --export, the policy file to write")
-            print(f"exported {export_checkpoint(args.export_from, args.export, build_rules(args))}")
+            print(f"exported {export_checkpoint(args.export_from, export_path(args), build_rules(args))}")
             return 0
         train(args)
     except (RayUnavailableError, ValueError) as exc:
