@@ -526,3 +526,33 @@ def test_a_rated_game_gives_no_hint(tmp_path: Path) -> None:
     view = new(rated)
     body = refused(rated, view["id"], "GET", f"/api/games/{view['id']}/hint", 403)
     assert "hints are off in a rated game" in body["error"]
+
+
+def test_a_double_led_alone_counts_once_and_a_sniffs_sides_say_why(tmp_path: Path) -> None:
+    """The count's shares add up to the count, a double led alone (no sniff) is one share, and the
+    sniff's own sides are named as such; the rules in words say why."""
+    client = TestClient(create_app(TableOptions(make_rules("muggins", 2), ("random",), seed=2, games_dir=tmp_path)))
+    layout = new(client)["layout"]
+    assert layout["count"] == 6 and layout["shares"] == [
+        {"end": "lead", "value": 6, "note": "a double alone counts both halves, once"}]
+    assert layout["count_sum"] == "count 6 = lead 6 (a double alone counts both halves, once)"
+    assert not any(e["counts"] for e in layout["ends"]), "west and east are that one tile"
+    client = TestClient(create_app(TableOptions(make_rules("sniff", 2), ("random",), seed=2, games_dir=tmp_path)))
+    view = new(client)
+    layout = view["layout"]
+    assert sum(s["value"] for s in layout["shares"]) == layout["count"] == 6
+    assert [(s["end"], s["value"], s["note"]) for s in layout["shares"]] == [
+        ("west", 0, "sniff's side"), ("east", 0, "sniff's side"), ("north", 3, ""), ("south", 3, "")]
+    words = " ".join(" ".join(s["lines"]) for s in client.get(f"/api/games/{view['id']}/guide").json()["sections"])
+    assert "Its west and east sides count 0 (the count calls them the sniff's side)" in words
+    muggins = client.get("/api/guide", params={"preset": "muggins"}).json()
+    assert "A double that leads counts both halves once while it is alone" in " ".join(
+        " ".join(s["lines"]) for s in muggins["sections"])
+
+
+def test_each_preset_reads_as_itself_in_the_form() -> None:
+    client = TestClient(create_app(TableOptions(make_rules("sniff", 2), ("random",))))
+    presets = {p["name"]: p["summary"] for p in client.get("/api/setup").json()["presets"]}
+    assert len(set(presets.values())) == len(presets), "no two presets read the same"
+    assert "no sniff" not in presets["muggins-sniff"] and "in line, your choice" in presets["muggins-sniff"]
+    assert "doubles lie across" in presets["muggins"] and "the highest double leads" in presets["muggins-digital"]

@@ -78,7 +78,8 @@ def layout_json(ts: TileSet, info: InfoState, inline: list[bool]) -> dict[str, A
         for e in (WEST, EAST, NORTH, SOUTH)
         if info.plays and (e < NORTH or info.sniff_tile >= 0)
     ]
-    return {"centre": centre, "arms": arms, "ends": ends, "count": info.count,
+    terms = [{"end": t.name, "value": t.value, "note": t.note} for t in shares.values()]
+    return {"centre": centre, "arms": arms, "ends": ends, "count": info.count, "shares": terms,
             "count_sum": count_sum(info, info.count) if info.plays else ""}
 
 

@@ -670,7 +670,7 @@ function drawCommon(view, hands) {
   drawScores(view);
   $("count").textContent = view.layout.count;
   $("count-sum").replaceChildren();
-  const shares = view.layout.ends.filter((e) => e.counts);
+  const shares = view.layout.shares;
   if (shares.length) {
     $("count-sum").append(`${view.layout.count} = `);
     shares.forEach((e, i) => {
