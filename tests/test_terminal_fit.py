@@ -123,7 +123,7 @@ def test_draws_read_as_one_line_and_the_board_is_labelled(tmp_path: Path) -> Non
     for a, b in itertools.pairwise(lines):
         drew = re.match(r"\s+(\S+) draws a tile$", a)
         assert not (drew and b.strip() == f"{drew.group(1)} draws a tile"), "each draw has a line of its own"
-    assert re.search(r"generalist-2p draws \d+ tiles", text), "a run of draws is one line"
+    assert re.search(r"Strong draws \d+ tiles", text), "a run of draws is one line"
     boards = [line for line in lines if line.lstrip().startswith("(W)")]
     assert boards and all(line.rstrip().endswith("(E)") or "|" not in line for line in boards)
     assert "(N)" in text and "(S)" in text, "the sniff's open sides are labelled"

@@ -463,7 +463,8 @@ def test_a_game_chosen_in_the_form_and_its_rules_in_words(tmp_path: Path) -> Non
     choice = {"preset": "muggins", "players": 3, "opponent": "medium", "target": 100, "muggins_claims": True}
     view = client.post("/api/games", json=choice).json()
     assert (view["rules"]["name"], view["rules"]["players"], view["rules"]["target"]) == ("muggins", 3, 100)
-    assert view["rules"]["muggins_claims"] and [s["name"] for s in view["seats"]] == ["You", "heuristic#1", "heuristic#2"]
+    assert view["rules"]["muggins_claims"] and [s["name"] for s in view["seats"]] == ["You", "Medium#1", "Medium#2"]
+    assert [s["engine"] for s in view["seats"]] == ["", "heuristic", "heuristic"], "the engine is told second"
     assert view["setup"] == {**choice, "partnership": False, "rated": False}
     assert new(client)["setup"]["opponent"] == "server", "without a choice, the server's options"
     guide = client.get(f"/api/games/{view['id']}/guide").json()

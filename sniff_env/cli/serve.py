@@ -31,7 +31,7 @@ from sniff_env.options import (
     whole_number,
 )
 from sniff_env.play.levels import prepare_searches
-from sniff_env.play.session import Session, chosen_opponents, default_save_path
+from sniff_env.play.session import Session, chosen_level, chosen_opponents, default_save_path
 from sniff_env.web.housekeeping import KEEP_DAYS, KEEP_LOGS, clean_games_folder
 from sniff_env.web.sessions import IDLE_S, MAX_GAMES, MAX_HINT_BUDGET_S, TableOptions
 
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed, rated=args.rated, games_dir=args.games_dir, save_path=args.save,
         overwrite=args.force, hint_budget_s=args.hint_budget, max_games=args.max_games,
         idle_s=args.idle_minutes * 60, hosts=served_hosts(args.host), keep_logs=args.keep_logs,
-        keep_days=args.keep_days,
+        keep_days=args.keep_days, level=chosen_level(args.opponent, args.level),
     )
     check_games_dir(options.games_dir)
     if options.save_path is not None:

@@ -156,6 +156,8 @@ class TableOptions:
     keep_logs: int = KEEP_LOGS
     keep_days: float = KEEP_DAYS
     """The server's own logs kept when its games folder is cleaned (see :mod:`.housekeeping`)."""
+    level: str | None = None
+    """The level whose player ``opponents`` are (their seats go by its label), None where they were named."""
 
     def __post_init__(self) -> None:
         _positive("the hint budget", self.hint_budget_s)
@@ -347,7 +349,8 @@ class TableStore:
         if choice is not None:
             rules = choice.rules()
             opponents, note = chosen_opponents([], rules, choice.opponent)
-            session = Session.start(rules, opponents, rated=choice.rated or o.rated, agents=self.agents)
+            session = Session.start(rules, opponents, rated=choice.rated or o.rated, agents=self.agents,
+                                    level=choice.opponent)
             session.warming = self.warming
             if note and note not in session.notes:
                 session.notes.insert(0, note)
@@ -358,7 +361,7 @@ class TableStore:
         with self._lock:
             first, self._first = self._first, False
         session = Session.start(o.rules, list(o.opponents), human=o.seat, partner=o.partner,
-                                seed=o.seed if first else None, rated=o.rated, agents=self.agents)
+                                seed=o.seed if first else None, rated=o.rated, agents=self.agents, level=o.level)
         session.warming = self.warming
         session.save_path = (first and o.save_path) or server_log_path(session.seed, o.games_dir)
         session.overwrite = bool(first and o.overwrite)

@@ -178,7 +178,7 @@ def _table(session: Session, info: InfoState, events: list[dict[str, Any]], inli
         "turn": info.turn,
         "leader": info.leader,
         "sides": _sides(session, info.scores),
-        "seats": [{"seat": s, "name": p.name, "human": p.spec == HUMAN, "side": session.rules.side_of(s),
+        "seats": [{"seat": s, "name": p.name, "engine": p.engine, "human": p.spec == HUMAN, "side": session.rules.side_of(s),
                    "tiles": info.hand_sizes[s], "you": s == session.human} for s, p in enumerate(session.seats)],
         "boneyard": {"size": info.boneyard_size, "drawable": max(info.drawable, 0)},
         "layout": layout_json(session.game.ts, info, inline),

@@ -564,7 +564,8 @@ function drawSeats(view, hands) {
     div.className = `seat ${s.you ? "you" : "opponent"}${toPlay ? " to-play" : ""}`;
     div.dataset.seat = s.seat;
     div.dataset.pos = pos;
-    div.title = `${s.name}: ${pos === "south" ? "at the bottom" : `on the ${pos === "north" ? "far side" : pos === "west" ? "left" : "right"}`}` +
+    div.title = `${s.name}${s.engine ? ` (engine: ${s.engine})` : ""}: ` +
+      `${pos === "south" ? "at the bottom" : `on the ${pos === "north" ? "far side" : pos === "west" ? "left" : "right"}`}` +
       (toPlay ? ", to play" : "");
     const pct = Math.max(0, Math.min(100, (100 * scoreOf(s)) / target));
     const score = view.rules.partnership ? "" :
@@ -901,11 +902,9 @@ function render() {
   // the hint's summary, under the moves (so that they stay where they are)
   $("hint-note").textContent = app.hints ? app.hintText || "" : "";
   $("hint-note").hidden = !app.hints;
-  // a note about the players (who plays and why) is shown once, when the game is first drawn
-  if (view.notes.length && app.noted !== view.id) {
-    app.noted = view.id;
-    notice(view.notes.join(" "), "info");
-  }
+  // a note about the players (who plays and why) is shown once a game, when it is first drawn
+  // (a reload of the page does not show it again)
+  if (view.notes.length && !noted(view.id)) notice(view.notes.join(" "), "info");
 }
 
 // The move the hint values most (while the hint is for this position), or null.
@@ -963,6 +962,16 @@ async function hint() {
     $("hint").textContent = "Hint";
     render();
   }
+}
+
+// Whether the notes of game `id` were shown already (remembered across reloads); marks them shown.
+function noted(id) {
+  let seen = [];
+  try { seen = JSON.parse(localStorage.getItem("sniff-noted") || "[]"); } catch (e) { seen = []; }
+  if (!Array.isArray(seen)) seen = [];
+  if (seen.includes(id)) return true;
+  try { localStorage.setItem("sniff-noted", JSON.stringify([...seen.slice(-49), id])); } catch (e) { /* private mode */ }
+  return false;
 }
 
 // -- the new-game form and the help ----------------------------------------------------------
