@@ -1072,7 +1072,7 @@ async function openStats() {
     body.innerHTML = `<p>${data.played} played, ${data.won} won; ${data.streak} won in a row now, longest run ` +
       `${data.best_streak}.</p><table id="stats-table"><thead><tr><th>game</th><th>played</th><th>won</th>` +
       `<th>best</th><th>run</th></tr></thead><tbody>` + data.rows.map((r) => `<tr data-preset="${esc(r.preset)}">` +
-      `<th>${esc(r.preset)} · ${r.players}p<br><span class="muted">vs ${esc(r.opponent)}</span></th><td>${r.played}</td>` +
+      `<th>${esc(r.kind)}<br><span class="muted">vs ${esc(r.opponent)}</span></th><td>${r.played}</td>` +
       `<td>${r.won} <span class="muted">${r.share}%</span></td><td>${r.best ?? "–"}</td>` +
       `<td title="won in a row now (longest ${r.best_streak})">${r.streak}</td></tr>`).join("") + "</tbody></table>";
   }
