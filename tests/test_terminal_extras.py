@@ -82,14 +82,21 @@ def test_the_hint_marks_its_tile_and_rules_says_how_to_play(tmp_path: Path, size
     assert sorted(marked.split("(")[0].replace(">", "").replace("<", "").split()[2:]) == sorted(hand.split())
     assert all(len(line) <= width for line in lines)
     child.sendline("rules")
-    child.expect("\n> ")
-    lines = plain(child.before)
+    said = ""
+    while child.expect(["press Enter for more", "press Enter for the table"]) == 0:
+        said += child.before
+        child.sendline("")
+    lines = plain(said + child.before)
     text = " ".join(" ".join(lines).split())
     assert "how to play sniff (2 players)" in text and "The end of a hand" in text and "divided by 5" in text
     assert not FIELD_WORDS.search(text) and all(len(line) <= width for line in lines)
-    child.sendline("help")
+    child.sendline("")
     child.expect("\n> ")
+    child.sendline("help")
+    child.expect("press Enter for the table")
     assert "how to play these rules, in words" in child.before and "your record across games" in child.before
+    child.sendline("")
+    child.expect("\n> ")
     child.sendline("quit")
     finished(child)
 

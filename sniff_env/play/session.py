@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sniff_env.atomic import PRIVATE, write_json_atomic
 from sniff_env.errors import GameOverError, SniffError
 from sniff_env.game import Event, Game, Phase, new_game
-from sniff_env.gamelog import GameLog, save_game_log
+from sniff_env.gamelog import GameLog, game_log, save_game_log, seat_log
 from sniff_env.infostate import info_state
 from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS, SEARCHING, level_opponent
 from sniff_env.play.table_limits import check_table_player
@@ -484,6 +485,29 @@ class Session:
         except OSError as exc:
             reason = exc.strerror or type(exc).__name__
             raise LogWriteError(f"cannot write the game log {str(target)!r}: {reason}", reason) from None
+        self._written.add(resolved)
+        return Path(target)
+
+    def save_record(self, path: Path | None = None) -> Path:
+        """Write what the human's seat has seen of the game so far (a seat's record,
+        :func:`~sniff_env.gamelog.seat_log`: its own tiles, the public events, no seed and no
+        other hand; the whole log once the game is over), for ``sniff replay`` to show: to ``path``,
+        else to a new file beside the game's log (a name without the seed). A file the session did
+        not write itself is never replaced; :class:`LogWriteError` says what went wrong."""
+        folder = self.save_path.parent if self.save_path is not None else data_folder() / "games"
+        target = path or folder / f"{time.strftime('%Y%m%d-%H%M%S')}-so-far-{secrets.token_hex(4)}.json"
+        resolved = Path(target).resolve()
+        players = [p.spec for p in self.seats]
+        data = (game_log(self.game, players, self.meta) if self.game.phase is Phase.GAME_OVER
+                else seat_log(self.game, self.human, players, self.meta))
+        try:
+            write_json_atomic(target, data, exclusive=resolved not in self._written, mode=PRIVATE)
+        except FileExistsError:
+            raise LogWriteError(f"{str(target)!r} already exists and was not written by this game; choose another file",
+                                "the file exists") from None
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise LogWriteError(f"cannot write {str(target)!r}: {reason}", reason) from None
         self._written.add(resolved)
         return Path(target)
 
