@@ -180,7 +180,7 @@ def test_a_replay_steps_back_and_shows_the_running_scores(tmp_path: Path) -> Non
         game.step(rng.choice(game.legal_actions()))
     log = save_game_log(game, tmp_path / "g.json", ["human", "random"], {"human_seat": 0})
     child = spawn(tmp_path, (80, 24), "replay", str(log))
-    child.expect(r"\[Enter: next move, b: back, q: quit\]")
+    child.expect(r"\[Enter: next move, n: next hand, e: the end, b: back, q: quit\]")
     child.sendline("")
     child.expect(r"hand 1, move 1 of \d+\r\n([^\r\n]*)\r\n")
     first = child.match.group(1)
