@@ -406,9 +406,9 @@ def test_games_are_capped_and_expire(tmp_path: Path) -> None:
         assert r.status_code == 410 and "idle for more than 10 minutes" in r.json()["error"]
     assert client.get(f"/api/games/{fourth}").status_code == 200
     assert client.get("/api/games/never-was").status_code == 404
-    # every game's log was written when it started; those dropped before anyone moved are removed
-    assert len(list(tmp_path.glob("*.json"))) == 1
-    assert "No move was made in it, and its log is removed; start" in gone.json()["error"]
+    # a game's log is written at its first move: nobody played these, so none left a log
+    assert not list(tmp_path.glob("*.json"))
+    assert "Nobody played it, so it left no log; start" in gone.json()["error"]
 
 
 @pytest.mark.parametrize("bad", [{"max_games": 0}, {"idle_s": 0}, {"idle_s": float("inf")},
@@ -557,3 +557,35 @@ def test_each_preset_reads_as_itself_in_the_form() -> None:
     assert len(set(presets.values())) == len(presets), "no two presets read the same"
     assert "no sniff" not in presets["muggins-sniff"] and "in line, your choice" in presets["muggins-sniff"]
     assert "doubles lie across" in presets["muggins"] and "the highest double leads" in presets["muggins-digital"]
+
+
+def test_a_page_that_only_looks_deals_nothing_and_an_unplayed_game_leaves_no_log(tmp_path: Path) -> None:
+    """Opening the page (and what it asks before a game: the form's choices, the stats, the help)
+    deals nothing and writes nothing; a game is dealt when asked for, its log written at its first
+    move; a game nobody played leaves no log when it is dropped, and says so."""
+    clock = Clock()
+    app = create_app(TableOptions(make_rules("sniff", 2, target=60), ("random",), seed=5, games_dir=tmp_path,
+                                  max_games=2, idle_s=600), clock=clock)
+    client = TestClient(app)
+    for path in ("/", "/static/app.js", "/api/setup", "/api/stats", "/api/guide?preset=muggins"):
+        assert client.get(path).status_code == 200, path
+    assert client.head("/").status_code == 200
+    store = app.state.store
+    assert not store.tables and not list(tmp_path.iterdir()), "looking deals no game and writes no file"
+    server = client.get("/api/setup").json()["server"]
+    assert (server["rules"], server["players"], server["target"], server["opponent"]) == ("sniff", 2, 60, "random")
+    assert server["sections"][0]["title"] == "The game"
+    view = new(client)
+    assert view["hand"] and view["version"] == 0 and len(store.tables) == 1
+    assert not list(tmp_path.iterdir()), "a game just dealt has no log yet"
+    moved = client.post(f"/api/games/{view['id']}/move", json={"version": 0, "action": view["options"][0]["action"]})
+    assert moved.status_code == 200
+    logs = list(tmp_path.glob("*.json"))
+    assert len(logs) == 1 and parse_game_log(json.loads(logs[0].read_text())).game.hand_actions, "its first move logs it"
+    unplayed = new(client)["id"]
+    clock.now += 601
+    gone = client.get(f"/api/games/{unplayed}")
+    assert gone.status_code == 410 and "Nobody played it, so it left no log" in gone.json()["error"]
+    played = client.get(f"/api/games/{view['id']}")
+    assert played.status_code == 410 and "Its log is kept" in played.json()["error"]
+    assert list(tmp_path.glob("*.json")) == logs, "the played game's log stays, the unplayed one never had one"

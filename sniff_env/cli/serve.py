@@ -3,8 +3,9 @@
 The options of new games are those of ``sniff play``. Open the printed address; each game has
 an id in the address, so a reload (or a bookmark, while the server runs) brings it back. The
 server keeps ``--max-games`` games (the least recently used one is dropped beyond that) and
-drops a game idle for ``--idle-minutes``; a dropped game's log stays in ``--games-dir`` (unless
-nobody moved in it). At start, and every hundred new games, the server removes its own logs
+drops a game idle for ``--idle-minutes``; a dropped game's log stays in ``--games-dir``. A game
+is dealt when the player starts one (opening the page deals nothing), and its log is written at
+its first move: a game nobody played leaves no log. At start, and every hundred new games, the server removes its own logs
 older than ``--keep-days`` days or beyond the newest ``--keep-logs`` (named ``web-...``; other
 files there, and the logs of the games it holds, are left alone), and temporary files left
 there by an interrupted write. A game continued with ``--resume`` is open as soon as the
