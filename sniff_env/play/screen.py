@@ -293,7 +293,7 @@ def option_text(o: MoveOption, number: int, claims: bool, autoclaim: bool, hint:
     if o.domino:
         score += " domino!"
     if hint is not None:
-        return f"{number:>2}) {o.text:<12} {score:<14} hint {hint:+.1f}"
+        return f"{number:>2}) {o.text:<12} hint {hint:+5.1f}  {score}".rstrip()
     return f"{number:>2}) {o.text:<12} {score}".rstrip()
 
 
