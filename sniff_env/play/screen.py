@@ -12,7 +12,8 @@ every hand sit just above the moves and the prompt, folded between names, never 
 happened since the human's last move is cut to its latest lines where the screen is short, and
 a run of draws by one player reads as one line (:func:`event_lines`). Rules that score a point per
 five show each side's pegs on a text cribbage board under the scores (:func:`pegging`); the
-hint lists the moves again, best first, and marks its tile in the hand, ``>5-0<``.
+hint lists the moves again, best first, and marks its tile in the hand, ``>5-0<``. The end of a
+hand fits the screen too (:class:`HandOver`), its title, last plays, layout and scores kept.
 """
 
 from __future__ import annotations
@@ -482,15 +483,6 @@ class HandOver:
                 break
             p[drop] = []
         return [first, title + self.bottom()]
-
-
-def hand_over_lines(session: Session, width: int | None = None, height: int | None = None) -> list[str]:
-    """The end of a hand (see :class:`HandOver`) as one screen; with ``height``, made to fit that
-    many rows where it can (what helps least dropped first)."""
-    view = HandOver(session, width)
-    if height is not None:
-        view.fit(height)
-    return view.top() + view.bottom()
 
 
 def winner_text(session: Session) -> str:

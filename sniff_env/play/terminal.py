@@ -5,8 +5,12 @@ a move whose log cannot be written is taken back, with a message. End of input (
 Ctrl-C save and leave with a note saying how to resume.
 
 Each turn's screen is made to fit the terminal (see :func:`.screen.turn_lines`): the scores and
-the tiles in every hand stay on it above the prompt. Text is wrapped between words; a command
-to type again (resume, replay) has a line of its own, so that it can be copied whole.
+the tiles in every hand stay on it above the prompt; so does the end of a hand (its title, last
+plays, layout and scores, :class:`.screen.HandOver`). What is longer than a few lines (help,
+rules, the score sheet, the hand's log, the record) is shown a screen at a time and the table is
+drawn again after it; ``board`` draws it again at any time. Keys typed while the computer plays
+are thrown away before the next prompt. Text is wrapped between words; a command to type again
+(resume, replay) has a line of its own, so that it can be copied whole.
 """
 
 from __future__ import annotations
