@@ -108,8 +108,6 @@ def test_board_and_the_table_back_after_every_command(tmp_path: Path) -> None:
     assert re.search(r"You (play|draw)", child.before), "the move typed at the pager was played"
     child.sendline("quit")
     child.expect(pexpect.EOF)
-    if os.environ.get("SNIFF_UPDATE_SCREENSHOT"):
-        (tmp_path / "pages.txt").write_text("\n---\n".join("\n".join(p) for p in pages))
 
 
 def test_keys_typed_while_the_computer_plays_are_thrown_away(tmp_path: Path) -> None:
