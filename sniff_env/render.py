@@ -189,8 +189,9 @@ def layout_picture(table: Table, width: int | None = None, labels: bool = False,
 
 
 class EndTerm(NamedTuple):
-    """One end's share of the count: the pip it shows, whether it is open, what it adds to the
-    count (the engine's end value) and why that differs from the pip, if it does."""
+    """One share of the count: the end it comes from (``LEAD`` for a double alone on the table),
+    the pip it shows, whether it is open, what it adds to the count (the engine's end value) and
+    why that differs from the pip, if it does."""
 
     end: int
     pip: int
@@ -198,11 +199,28 @@ class EndTerm(NamedTuple):
     value: int
     note: str
 
+    @property
+    def name(self) -> str:
+        """``west`` … ``south``, or ``lead`` for a double alone on the table."""
+        return END_NAMES[self.end] if self.end < len(END_NAMES) else "lead"
+
+
+LONE_DOUBLE = "a double alone counts both halves, once"
+"""Why a double led alone, no sniff, counts as one share (its two ends are the same tile)."""
+SNIFF_SIDE = "sniff's side"
+"""Why an end on the sniff's own long side adds nothing: a spinner counts by its two pip ends."""
+
 
 def end_terms(table: Table) -> list[EndTerm]:
-    """The ends that are open or add to the count, each with its share (they add up to the count)."""
+    """The ends that are open or add to the count, each with its share (they add up to the count).
+    A double led alone (no sniff) is both ends of the line: it is one share, both halves once."""
     if not table.plays:
         return []
+    if len(table.plays) == 1 and table.sniff_tile < 0:
+        tile = table.plays[0][0]
+        lo, hi = tile_set(table.rules.max_pip).tiles[tile]
+        if lo == hi:
+            return [EndTerm(LEAD, lo, True, lo + hi, LONE_DOUBLE)]
     out = []
     for e in range(4):
         if e >= NORTH and table.sniff_tile < 0:
@@ -213,7 +231,7 @@ def end_terms(table: Table) -> list[EndTerm]:
         if val == 2 * pip and pip:
             note = "double"
         elif val == 0 and pip:
-            note = "bare" if e >= NORTH else "sniff"
+            note = "bare" if e >= NORTH else SNIFF_SIDE
         elif not is_open:
             note = "closed" if len([p for p in table.plays if p[2] == e]) else "not open"
         else:
@@ -223,8 +241,9 @@ def end_terms(table: Table) -> list[EndTerm]:
 
 
 def count_sum(table: Table, count: int) -> str:
-    """``count 15 = west 10 (double) + east 5 + north 0 (bare) + south 0 (bare)``."""
-    terms = [f"{END_NAMES[t.end]} {t.value}" + (f" ({t.note})" if t.note else "") for t in end_terms(table)]
+    """``count 15 = west 10 (double) + east 5 + north 0 (bare) + south 0 (bare)``; a double led
+    alone: ``count 12 = lead 12 (a double alone counts both halves, once)``."""
+    terms = [f"{t.name} {t.value}" + (f" ({t.note})" if t.note else "") for t in end_terms(table)]
     return f"count {count}" + (" = " + " + ".join(terms) if terms else "")
 
 

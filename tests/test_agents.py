@@ -123,9 +123,11 @@ def test_play_and_serve_seat_the_fitting_agent_and_say_so() -> None:
     rules = make_rules("sniff", 2, target=30)
     assert chosen_opponents(["greedy"], rules) == (["greedy"], None)
     opponents, note = chosen_opponents([], rules, "strong")
-    assert opponents == ["sniff-2p-tiles"] and note and "target 30" in note
+    assert opponents == ["sniff-2p-tiles"] and note and note.endswith("(engine: sniff-2p-tiles)")
+    strong = Session.start(rules, opponents, seed=3, level="strong")
+    assert strong.seats[1].name == "Strong" and any("plays target 30 here" in n for n in strong.notes)
     opponents, note = chosen_opponents([], rules)  # by default the strongest level: the agent steering the search
-    assert opponents[0].startswith("guided:agent=sniff-2p-tiles,") and note and "sniff-2p-tiles plays, steering" in note
+    assert opponents[0].startswith("guided:agent=sniff-2p-tiles,") and note and "(engine: sniff-2p-tiles with a search" in note
     session = Session.start(rules, ["sniff-2p"], seed=3)
     assert session.seats[1].name == "sniff-2p" and any("plays target 30 here" in n for n in session.notes)
     check_log_player(1, "sniff-2p")  # a log may name a shipped agent

@@ -156,7 +156,7 @@ def test_one_clients_new_games_drop_only_its_own(tmp_path: Path) -> None:
     assert all(flooder.get(f"/api/games/{g}").status_code == 200 for g in flood[-5:])
     gone = flooder.get(f"/api/games/{flood[0]}")
     assert gone.status_code == 410 and "5 games of one player" in gone.json()["error"]
-    assert len(list(tmp_path.glob("web-*.json"))) == 6 + 5, "the dropped games nobody moved in left logs behind"
+    assert not list(tmp_path.glob("web-*.json")), "games nobody played left logs behind"
     # a full server drops a game of the client that holds the most, not the newcomer's
     newcomers = [TestClient(app, client=(f"10.0.2.{i}", 1)) for i in range(2)]
     first = [c.post("/api/games").json()["id"] for c in newcomers]

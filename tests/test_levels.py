@@ -44,11 +44,11 @@ def test_the_expert_values_points_where_no_odds_are_tabled_and_searches_alone_wi
     spec, note = level_opponent("expert", three)
     assert spec == (f"guided:agent={default_opponent(three)[0]},samples={EXPERT_SAMPLES},prior=0.3,work={EXPERT_WORK},"
                     "name=expert")
-    assert "steering a search" in note
+    assert "thinks ahead before every move" in note and note.endswith(f"with a search of up to {EXPERT_SAMPLES} guesses)")
     untrained = make_rules("sniff", 2, max_pip=9)  # no shipped agent reads a double-nine set
     assert level_opponent("strong", untrained)[0] == "heuristic"
     spec, note = level_opponent("expert", untrained)
-    assert spec == SEARCH_ALONE and "the search alone" in note
+    assert spec == SEARCH_ALONE and "no trained agent fits sniff with 2 players)" in note
 
 
 def test_an_unknown_level_is_refused_with_the_ladder() -> None:
@@ -65,7 +65,8 @@ def test_sniff_play_takes_a_level(capsys: pytest.CaptureFixture[str]) -> None:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     args = parser.parse_args(["--level", "easy"])
-    assert chosen_opponents(args.opponent, SNIFF, args.level) == (["greedy"], "Easy: greedy plays")
+    assert chosen_opponents(args.opponent, SNIFF, args.level) == (
+        ["greedy"], "Easy takes the most points it can, move by move (engine: greedy)")
     assert parser.parse_args([]).level is None  # the default level is chosen by chosen_opponents
     with pytest.raises(SystemExit):
         parser.parse_args(["--level", "grandmaster"])

@@ -46,9 +46,9 @@ def test_games_are_counted_by_kind_with_best_score_and_runs(tmp_path: Path, monk
     for won in outcomes:
         run = run + 1 if won else 0
     assert row.streak == run == stats.streak and row.best_streak >= run
-    assert summary(row, stats).startswith(f"sniff, 2 players, against random: 6 played, {sum(outcomes)} won")
+    assert summary(row, stats).startswith(f"sniff, 2 players, to 20, against random: 6 played, {sum(outcomes)} won")
     other, _ = record_game(finished(7, 3, ("greedy", "random")))
-    assert other.key == "sniff · 3 players · greedy, random" and other.played == 1
+    assert other.key == "sniff · 3 players · to 20 · greedy, random" and other.played == 1
     again = load_stats()
     assert set(again.records) == {row.key, other.key} and again.played == 7
     lines = stats_lines(again, 60)
@@ -123,3 +123,65 @@ def test_game_logs_are_readable_by_their_owner_only(tmp_path: Path) -> None:
     session = finished(3)
     path = session.save(tmp_path / "game.json")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def finished_with(rules_args: dict[str, object], seed: int, players: int = 2, rated: bool = False,
+                  preset: str = "sniff") -> Session:
+    """A finished game of ``preset`` changed by ``rules_args``, against random players."""
+    session = Session.start(make_rules(preset, players, **{"target": 20, **rules_args}), ["random"], seed=seed,
+                            rated=rated)
+    rng = random.Random(seed)
+    session.advance()
+    while session.game.phase is not Phase.GAME_OVER:
+        if session.game.phase is Phase.HAND_OVER:
+            session.next_hand()
+        else:
+            session.play(rng.choice(session.game.legal_actions()))
+    return session
+
+
+def test_games_are_told_apart_by_every_rule_that_changes_them(tmp_path: Path) -> None:
+    path = tmp_path / "stats.json"
+    kinds = [({}, 4, False), ({"partnership": True}, 4, False), ({"target": 30}, 4, False),
+             ({"muggins_claims": True}, 4, False), ({}, 4, True), ({"max_pip": 9}, 4, False)]
+    rows = [record_game(finished_with(args, seed, players, rated), path)[0] for seed, (args, players, rated)
+            in enumerate(kinds)]
+    assert [r.key for r in rows] == [
+        "sniff · 4 players · to 20 · random", "sniff · 4 players · to 20 · partners · random",
+        "sniff · 4 players · to 30 · random", "sniff · 4 players · to 20 · muggins claims · random",
+        "sniff · 4 players · to 20 · random · rated", "sniff · 4 players · to 20 · double-9 · random"]
+    stats = load_stats(path)
+    assert len(stats.records) == len(kinds) and all(r.played == 1 for r in stats.records.values())
+    assert summary(rows[1], stats).startswith("sniff, 4 players, to 20, partners, against random: 1 played")
+    assert summary(rows[4], stats).startswith("sniff, 4 players, to 20, rated, against random: 1 played")
+    again, _ = record_game(finished_with({"partnership": True}, 9, 4), path)
+    assert again.key == rows[1].key and again.played == 2, "the same game counts into the same row"
+    lines = stats_lines(load_stats(path), 80)
+    assert max(map(len, lines)) <= 80
+    text = " ".join(" ".join(lines).split())
+    assert "sniff, 4p, to 20, partners, vs random" in text and "sniff, 4p, to 20, rated, vs random" in text
+
+
+FIRST_VERSION = {"format": "sniff-stats", "version": 1, "streak": 1, "best_streak": 2, "records": {
+    "sniff · 2 players · random": {"preset": "sniff", "players": 2, "opponent": "random", "played": 3, "won": 2,
+                                   "lost": 1, "drawn": 0, "best": 104, "streak": 1, "best_streak": 2,
+                                   "last": "2024-05-01 20:15"}}}
+
+
+def test_a_first_version_file_is_read_kept_and_shown_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "stats.json"
+    path.write_text(json.dumps(FIRST_VERSION))
+    old = load_stats(path).records["sniff · 2 players · random"]
+    assert (old.played, old.won, old.rules, old.rated) == (3, 2, None, None)
+    assert "rules not told apart" in " ".join(stats_lines(load_stats(path), 80))
+    row, _ = record_game(finished_with({}, 2), path)
+    assert row.key == "sniff · 2 players · to 20 · random" and row.played == 1, "a new game never counts into an old row"
+    data = json.loads(path.read_text())
+    assert data["version"] == 2 and data["records"]["sniff · 2 players · random"] == {
+        **FIRST_VERSION["records"]["sniff · 2 players · random"], "rules": None, "rated": None}
+    kept = load_stats(path)
+    assert kept.played == 4 and kept.records["sniff · 2 players · random"].played == 3
+    lines = stats_lines(kept, 80)
+    assert lines[-1].endswith("sniff, 2p, rules not told apart, vs random"), "the old row is shown last, as such"
+    assert summary(kept.records["sniff · 2 players · random"], kept).startswith(
+        "sniff, 2 players, rules not told apart (counted before they were), against random: 3 played")

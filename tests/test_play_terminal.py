@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sniff_env.gamelog import load_game_log
+from sniff_env.play.seat_replay import SeatLog, read_log
 
 pexpect = pytest.importorskip("pexpect")  # a dev dependency; the pty tests skip without it
 
@@ -99,10 +100,10 @@ def test_replay_steps_on_enter_and_quits(tmp_path: Path) -> None:
     child.sendline("quit")
     child.expect(pexpect.EOF)
     replay = spawn(tmp_path, str(log), module="sniff_env.cli.replay")
-    replay.expect(r"\[Enter: next move, b: back, q: quit\]")
+    replay.expect(r"\[Enter: next move, n: next hand, e: the end, b: back, q: quit\]")
     replay.sendline("")
     replay.expect("count")
-    replay.expect(r"\[Enter: next move, b: back, q: quit\]")
+    replay.expect(r"\[Enter: next move, n: next hand, e: the end, b: back, q: quit\]")
     replay.sendline("q")
     replay.expect(pexpect.EOF)
     replay.close()
@@ -132,6 +133,8 @@ def test_bad_inputs_explain_and_eof_saves(tmp_path: Path) -> None:
     child.sendline("")  # an empty line just asks again
     child.sendline("help")
     child.expect("take back your last move")
+    child.expect("press Enter for the table")
+    child.sendline("")
     child.expect(PROMPT)
     child.sendeof()
     child.expect("end of input: the game is saved in (\\S+)")
@@ -178,8 +181,9 @@ def test_save_quit_resume_and_interrupt(tmp_path: Path) -> None:
     held = TILES.findall(child.before)[-1]
     other = tmp_path / "copy.json"
     child.sendline(f"save {other}")
-    child.expect(f"saved in {other}")
-    assert load_game_log(other).game.scores == load_game_log(log).game.scores
+    child.expect(f"saved what you have seen so far \\(your own tiles only\\) in {other}")
+    record = read_log(other)
+    assert isinstance(record, SeatLog) and record.scores == load_game_log(log).game.scores
     child.sendline("quit")
     child.expect(rf"resume with:\s+sniff play --resume {re.escape(str(log))}")
     child.expect(pexpect.EOF)

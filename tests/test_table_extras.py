@@ -247,9 +247,9 @@ def test_the_record_across_games(browser: Any, quick: tuple[str, Path]) -> None:
     mine = next(x for x in s["sides"] if x["yours"])
     won = s["result"]["game_winner"] is not None and "You" in s["result"]["game_winner"]
     line = page.inner_text("#result-stats")
-    assert line.startswith("Your record: sniff, 2 players, against random: 1 played, " + ("1 won" if won else "0 won"))
+    assert line.startswith("Your record: sniff, 2 players, to 10, against random: 1 played, " + ("1 won" if won else "0 won"))
     stored = json.loads((home / "stats.json").read_text())
-    row = stored["records"]["sniff · 2 players · random"]
+    row = stored["records"]["sniff · 2 players · to 10 · random"]
     assert (row["played"], row["won"], row["best"]) == (1, int(won), mine["score"])
     # a second game; the record in the Stats dialog of the new-game form
     page.click("#result-new")

@@ -192,7 +192,7 @@ def test_the_new_game_form_and_the_rules(browser: Any, server: str) -> None:
     assert page.locator("#setup").is_hidden()
     assert (s["rules"]["name"], s["rules"]["players"], s["rules"]["partnership"], s["rules"]["target"]) == \
         ("sniff", 4, True, 50)
-    assert [seat["name"] for seat in s["seats"][1:]] == ["greedy#1", "greedy#2 (partner)", "greedy#3"]
+    assert [seat["name"] for seat in s["seats"][1:]] == ["Easy#1", "Easy#2 (partner)", "Easy#3"]
     assert s["setup"]["opponent"] == "easy"
     page.click("#help-open")
     page.wait_for_selector("#help[open] h3")

@@ -130,7 +130,7 @@ def test_sniff_replay_steps_through_what_the_seat_saw(tmp_path: Path, saved: dic
     child = spawn(tmp_path, size, "replay", str(saved["path"]))
     child.logfile_read = io.StringIO()
     child.expect("what you saw: your own tiles face up")
-    child.expect(r"\[Enter: next move, b: back, q: quit\]")
+    child.expect(r"\[Enter: next move, n: next hand, e: the end, b: back, q: quit\]")
     child.sendline("")
     child.expect(r"hand 1, move 1 of (\d+)\r\n([^\r\n]*)\r\n")
     first = child.match.group(2)
@@ -141,7 +141,7 @@ def test_sniff_replay_steps_through_what_the_seat_saw(tmp_path: Path, saved: dic
     child.sendline("b")
     child.expect(r"hand 1, move 1 of \d+\r\n([^\r\n]*)\r\n")
     assert child.match.group(1) == first, "back shows the move before again"
-    child.expect(r"\[Enter: next move, b: back, q: quit\]")
+    child.expect(r"\[Enter: next move, n: next hand, e: the end, b: back, q: quit\]")
     if size == (80, 24) and os.environ.get("SNIFF_UPDATE_SCREENSHOT"):
         shown = plain(child.logfile_read.getvalue())[-24:]
         (RESULTS / "pty-80x24-seat-replay.txt").write_text("\n".join(shown) + "\n")

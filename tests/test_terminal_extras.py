@@ -82,14 +82,21 @@ def test_the_hint_marks_its_tile_and_rules_says_how_to_play(tmp_path: Path, size
     assert sorted(marked.split("(")[0].replace(">", "").replace("<", "").split()[2:]) == sorted(hand.split())
     assert all(len(line) <= width for line in lines)
     child.sendline("rules")
-    child.expect("\n> ")
-    lines = plain(child.before)
+    said = ""
+    while child.expect(["press Enter for more", "press Enter for the table"]) == 0:
+        said += child.before
+        child.sendline("")
+    lines = plain(said + child.before)
     text = " ".join(" ".join(lines).split())
     assert "how to play sniff (2 players)" in text and "The end of a hand" in text and "divided by 5" in text
     assert not FIELD_WORDS.search(text) and all(len(line) <= width for line in lines)
-    child.sendline("help")
+    child.sendline("")
     child.expect("\n> ")
+    child.sendline("help")
+    child.expect("press Enter for the table")
     assert "how to play these rules, in words" in child.before and "your record across games" in child.before
+    child.sendline("")
+    child.expect("\n> ")
     child.sendline("quit")
     finished(child)
 
@@ -153,13 +160,13 @@ def test_cribbage_pegs_and_the_record_across_games(tmp_path: Path, size: tuple[i
     lines = plain(text)
     won = "the game is over: You win" in text
     record = "\n".join(lines[next(i for i, line in enumerate(lines) if line.startswith("your record: ")):])
-    assert re.search(rf"your record: sniff-cribbage, 2 players, against random: 1 played, {int(won)} won", record)
+    assert re.search(rf"your record: sniff-cribbage, 2 players, to 15, against random: 1 played, {int(won)} won", record)
     assert (home / "stats.json").is_file() and (home / "games").is_dir()
     listed = plain(finished(spawn(home, size, "play", "--stats")))
     if width == 80:
         capture("cribbage", screens)
         capture("stats", [listed])
-    row = next(line for line in listed if "sniff-cribbage, 2p, vs random" in line)
+    row = next(line for line in listed if "sniff-cribbage, 2p, to 15, vs random" in line)
     assert row.split()[:3] == ["1", str(int(won)), str(1 - int(won))]
     assert listed[0].startswith("your games: 1 played") and max(len(line) for line in listed) <= width
     # a damaged record: the game still ends and is saved, the record is not touched, and says why

@@ -104,9 +104,11 @@ def test_draws_read_as_one_line_and_the_board_is_labelled(tmp_path: Path) -> Non
     child = spawn(tmp_path, (80, 24), "play", "--preset", "sniff-digital", "--seed", "11", "--level", "strong")  # the shipped agent
     child.expect("\n> ")
     child.sendline("help")
-    child.expect("\n> ")
+    child.expect("press Enter for the table")
     help_lines = plain(child.before)
     save_capture("help", [screen(child.before, 80, 24)])
+    child.sendline("")
+    child.expect("\n> ")
     assert max(len(line) for line in help_lines) < 80
     assert any("(W) (E) (N) (S) label the open ends" in line for line in help_lines)
     texts, screens = [], []
@@ -123,7 +125,7 @@ def test_draws_read_as_one_line_and_the_board_is_labelled(tmp_path: Path) -> Non
     for a, b in itertools.pairwise(lines):
         drew = re.match(r"\s+(\S+) draws a tile$", a)
         assert not (drew and b.strip() == f"{drew.group(1)} draws a tile"), "each draw has a line of its own"
-    assert re.search(r"generalist-2p draws \d+ tiles", text), "a run of draws is one line"
+    assert re.search(r"Strong draws \d+ tiles", text), "a run of draws is one line"
     boards = [line for line in lines if line.lstrip().startswith("(W)")]
     assert boards and all(line.rstrip().endswith("(E)") or "|" not in line for line in boards)
     assert "(N)" in text and "(S)" in text, "the sniff's open sides are labelled"
@@ -178,7 +180,7 @@ def test_a_replay_steps_back_and_shows_the_running_scores(tmp_path: Path) -> Non
         game.step(rng.choice(game.legal_actions()))
     log = save_game_log(game, tmp_path / "g.json", ["human", "random"], {"human_seat": 0})
     child = spawn(tmp_path, (80, 24), "replay", str(log))
-    child.expect(r"\[Enter: next move, b: back, q: quit\]")
+    child.expect(r"\[Enter: next move, n: next hand, e: the end, b: back, q: quit\]")
     child.sendline("")
     child.expect(r"hand 1, move 1 of \d+\r\n([^\r\n]*)\r\n")
     first = child.match.group(1)
@@ -207,3 +209,70 @@ def test_demo_one_hand_bench_and_agents_fit(tmp_path: Path, capsys: pytest.Captu
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("8 shipped agents") and len(lines) <= 45
     assert max(len(line) for line in lines) <= 80
+
+
+HAND_END = ["press Enter for the next hand", "press Enter for the scores", "\n> ", pexpect.EOF]
+GAMES = {
+    "2p-long-hands": ["--preset", "sniff-us", "--rule", "target=80", "--seed", "3"],
+    "2p-double-nine": ["--rule", "max_pip=9", "--seed", "4"],
+    "3p": ["--players", "3", "--seed", "2"],
+    "3p-double-nine": ["--players", "3", "--rule", "max_pip=9", "--rule", "target=60", "--seed", "5"],
+    "4p-partners": ["--players", "4", "--rule", "partnership=true", "--seed", "5"],
+    "4p-cribbage": ["--players", "4", "--preset", "sniff-cribbage", "--seed", "9"],
+}
+
+
+def check_hand_end(shown: list[str], width: int, page: str) -> None:
+    """The end of a hand as the terminal shows it: its title, the last play under it, the layout
+    (``page``: ``top``, a first screen of a layout too tall to share one; ``scores``, the screen
+    after it; ``whole``), the scores; no line wider than the terminal."""
+    text = "\n".join(shown)
+    assert all(len(row) <= width for row in shown), text
+    titles = [i for i, row in enumerate(shown) if re.match(r"── hand \d+ is over", row)]
+    assert titles, f"the title is lost:\n{text}"
+    if page == "scores":
+        assert re.search(r"── hand \d+ is over: the scores ──", text) and "\nscores: " in text, text
+        return
+    below = shown[titles[-1] + 1:]
+    assert below and re.match(r"  \S", below[0]), f"the last play is not under the title:\n{text}"
+    layout = [row for row in below if TILE_RE.search(row) and LAYOUT_ROW.match(row)]
+    assert layout, f"no layout:\n{text}"
+    if page == "whole":
+        assert any(row.startswith("scores: ") for row in below), f"no scores:\n{text}"
+
+
+TILE_RE = re.compile(r"\d[-=]\d")
+LAYOUT_ROW = re.compile(r"^[\s\d=*|\[\]()WENS-]+$")
+"""A row of the layout: tiles, the sniff's star, brackets, joins and the ends' labels only."""
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_hand_end_keeps_its_title_last_plays_and_layout(tmp_path: Path, size: tuple[int, int], game: str) -> None:
+    """Every hand's end and the game's end, through a whole game: the title, the last plays and the
+    top of the layout on the screen (a layout too tall to share the screen with the scores gets a
+    screen of its own, the scores the next), and at the game's end the record and the replay
+    command under it."""
+    width, height = size
+    child = spawn(tmp_path, size, "play", "--opponent", "random", *GAMES[game])
+    seen, ends, pages = "", 0, "whole"
+    for _ in range(2000):
+        i = child.expect(HAND_END)
+        seen += child.before + (child.after if i < 3 else "")
+        if i == 2:
+            child.sendline("1!" if CLAIMABLE.search(child.before) else "1")
+            continue
+        shown = screen(seen, width, height)
+        if i == 3:
+            check_hand_end(shown, width, "scores" if pages == "top" else "whole")
+            watch = shown.index("watch it again:")
+            assert shown[watch + 1].startswith("  sniff replay ") and shown[-1] == "", "the shell's prompt goes under it"
+            assert any(row.startswith("your record: ") for row in shown)
+            break
+        check_hand_end(shown, width, "top" if i == 1 else "scores" if pages == "top" else "whole")
+        pages = "top" if i == 1 else "whole"
+        ends += i == 0
+        child.sendline("")
+    else:
+        raise AssertionError("the game did not end")
+    assert ends >= 1 or "hand 1 is over" in seen

@@ -406,9 +406,9 @@ def test_games_are_capped_and_expire(tmp_path: Path) -> None:
         assert r.status_code == 410 and "idle for more than 10 minutes" in r.json()["error"]
     assert client.get(f"/api/games/{fourth}").status_code == 200
     assert client.get("/api/games/never-was").status_code == 404
-    # every game's log was written when it started; those dropped before anyone moved are removed
-    assert len(list(tmp_path.glob("*.json"))) == 1
-    assert "No move was made in it, and its log is removed; start" in gone.json()["error"]
+    # a game's log is written at its first move: nobody played these, so none left a log
+    assert not list(tmp_path.glob("*.json"))
+    assert "Nobody played it, so it left no log; start" in gone.json()["error"]
 
 
 @pytest.mark.parametrize("bad", [{"max_games": 0}, {"idle_s": 0}, {"idle_s": float("inf")},
@@ -463,7 +463,8 @@ def test_a_game_chosen_in_the_form_and_its_rules_in_words(tmp_path: Path) -> Non
     choice = {"preset": "muggins", "players": 3, "opponent": "medium", "target": 100, "muggins_claims": True}
     view = client.post("/api/games", json=choice).json()
     assert (view["rules"]["name"], view["rules"]["players"], view["rules"]["target"]) == ("muggins", 3, 100)
-    assert view["rules"]["muggins_claims"] and [s["name"] for s in view["seats"]] == ["You", "heuristic#1", "heuristic#2"]
+    assert view["rules"]["muggins_claims"] and [s["name"] for s in view["seats"]] == ["You", "Medium#1", "Medium#2"]
+    assert [s["engine"] for s in view["seats"]] == ["", "heuristic", "heuristic"], "the engine is told second"
     assert view["setup"] == {**choice, "partnership": False, "rated": False}
     assert new(client)["setup"]["opponent"] == "server", "without a choice, the server's options"
     guide = client.get(f"/api/games/{view['id']}/guide").json()
@@ -526,3 +527,65 @@ def test_a_rated_game_gives_no_hint(tmp_path: Path) -> None:
     view = new(rated)
     body = refused(rated, view["id"], "GET", f"/api/games/{view['id']}/hint", 403)
     assert "hints are off in a rated game" in body["error"]
+
+
+def test_a_double_led_alone_counts_once_and_a_sniffs_sides_say_why(tmp_path: Path) -> None:
+    """The count's shares add up to the count, a double led alone (no sniff) is one share, and the
+    sniff's own sides are named as such; the rules in words say why."""
+    client = TestClient(create_app(TableOptions(make_rules("muggins", 2), ("random",), seed=2, games_dir=tmp_path)))
+    layout = new(client)["layout"]
+    assert layout["count"] == 6 and layout["shares"] == [
+        {"end": "lead", "value": 6, "note": "a double alone counts both halves, once"}]
+    assert layout["count_sum"] == "count 6 = lead 6 (a double alone counts both halves, once)"
+    assert not any(e["counts"] for e in layout["ends"]), "west and east are that one tile"
+    client = TestClient(create_app(TableOptions(make_rules("sniff", 2), ("random",), seed=2, games_dir=tmp_path)))
+    view = new(client)
+    layout = view["layout"]
+    assert sum(s["value"] for s in layout["shares"]) == layout["count"] == 6
+    assert [(s["end"], s["value"], s["note"]) for s in layout["shares"]] == [
+        ("west", 0, "sniff's side"), ("east", 0, "sniff's side"), ("north", 3, ""), ("south", 3, "")]
+    words = " ".join(" ".join(s["lines"]) for s in client.get(f"/api/games/{view['id']}/guide").json()["sections"])
+    assert "Its west and east sides count 0 (the count calls them the sniff's side)" in words
+    muggins = client.get("/api/guide", params={"preset": "muggins"}).json()
+    assert "A double that leads counts both halves once while it is alone" in " ".join(
+        " ".join(s["lines"]) for s in muggins["sections"])
+
+
+def test_each_preset_reads_as_itself_in_the_form() -> None:
+    client = TestClient(create_app(TableOptions(make_rules("sniff", 2), ("random",))))
+    presets = {p["name"]: p["summary"] for p in client.get("/api/setup").json()["presets"]}
+    assert len(set(presets.values())) == len(presets), "no two presets read the same"
+    assert "no sniff" not in presets["muggins-sniff"] and "in line, your choice" in presets["muggins-sniff"]
+    assert "doubles lie across" in presets["muggins"] and "the highest double leads" in presets["muggins-digital"]
+
+
+def test_a_page_that_only_looks_deals_nothing_and_an_unplayed_game_leaves_no_log(tmp_path: Path) -> None:
+    """Opening the page (and what it asks before a game: the form's choices, the stats, the help)
+    deals nothing and writes nothing; a game is dealt when asked for, its log written at its first
+    move; a game nobody played leaves no log when it is dropped, and says so."""
+    clock = Clock()
+    app = create_app(TableOptions(make_rules("sniff", 2, target=60), ("random",), seed=5, games_dir=tmp_path,
+                                  max_games=2, idle_s=600), clock=clock)
+    client = TestClient(app)
+    for path in ("/", "/static/app.js", "/api/setup", "/api/stats", "/api/guide?preset=muggins"):
+        assert client.get(path).status_code == 200, path
+    assert client.head("/").status_code == 200
+    store = app.state.store
+    assert not store.tables and not list(tmp_path.iterdir()), "looking deals no game and writes no file"
+    server = client.get("/api/setup").json()["server"]
+    assert (server["rules"], server["players"], server["target"], server["opponent"]) == ("sniff", 2, 60, "random")
+    assert server["sections"][0]["title"] == "The game"
+    view = new(client)
+    assert view["hand"] and view["version"] == 0 and len(store.tables) == 1
+    assert not list(tmp_path.iterdir()), "a game just dealt has no log yet"
+    moved = client.post(f"/api/games/{view['id']}/move", json={"version": 0, "action": view["options"][0]["action"]})
+    assert moved.status_code == 200
+    logs = list(tmp_path.glob("*.json"))
+    assert len(logs) == 1 and parse_game_log(json.loads(logs[0].read_text())).game.hand_actions, "its first move logs it"
+    unplayed = new(client)["id"]
+    clock.now += 601
+    gone = client.get(f"/api/games/{unplayed}")
+    assert gone.status_code == 410 and "Nobody played it, so it left no log" in gone.json()["error"]
+    played = client.get(f"/api/games/{view['id']}")
+    assert played.status_code == 410 and "Its log is kept" in played.json()["error"]
+    assert list(tmp_path.glob("*.json")) == logs, "the played game's log stays, the unplayed one never had one"

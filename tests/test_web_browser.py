@@ -19,6 +19,7 @@ from web_server import (  # noqa: F401  (the games fixture)
     ARGS,
     CHROMIUM,
     click_move,
+    deal,
     games_folder,
     require_browser,
     run_server,
@@ -44,6 +45,7 @@ def page(server: str) -> Iterator[Any]:
         pg = browser.new_page(viewport={"width": 1280, "height": 860})
         pg.set_default_timeout(10_000)
         pg.goto(server)
+        deal(pg)
         pg.wait_for_function("window.sniff && window.sniff.state")
         yield pg
         browser.close()
@@ -144,3 +146,42 @@ def test_replay_a_saved_log(page: Any, server: str, games: Path) -> None:
     assert page.locator("#layout .tile").count() >= 1
     page.click("#rp-close")
     assert page.locator("#replay-bar").is_hidden()
+
+
+def test_opening_the_page_deals_nothing_until_deal(page: Any, server: str, games: Path) -> None:
+    """A visit that only looks (the page, its help, the rules of the game it offers) deals no game
+    and writes no log; Deal deals the game offered, and the form's game is offered next time."""
+    page = page.context.browser.new_page(viewport={"width": 1280, "height": 860})  # a visitor of its own
+    page.set_default_timeout(10_000)
+    before = set(games.glob("*.json"))
+    page.goto(server)
+    page.wait_for_selector("#welcome:not([hidden]) #deal")
+    assert "sniff, 2 players, to 30, against random" in page.inner_text("#welcome-game")
+    page.click("#help-open")
+    page.wait_for_selector("#help[open] h3")
+    assert "The end of a hand" in page.inner_text("#help")
+    page.click("#help-close")
+    page.reload()
+    page.wait_for_selector("#welcome:not([hidden]) #deal")
+    assert page.evaluate("window.sniff.state") is None and "game=" not in page.url
+    assert page.locator("#me").is_hidden()
+    assert set(games.glob("*.json")) == before, "looking wrote no log"
+    deal(page)
+    page.wait_for_function("window.sniff.state && window.sniff.state.your_turn")
+    s = state(page)
+    assert page.locator("#welcome").is_hidden() and "game=" in page.url and s["rules"]["target"] == 30
+    assert set(games.glob("*.json")) == before, "a game nobody has played yet has no log"
+    click_move(page, s["options"][0])
+    wait_past(page, s["version"])
+    assert len(set(games.glob("*.json")) - before) == 1, "the first move writes the log"
+    # a game chosen in the form is the one offered on the next visit
+    page.click("#new-game")
+    page.wait_for_selector("#setup[open]")
+    page.select_option("#setup-preset", "muggins")
+    page.select_option("#setup-opponent", "easy")
+    page.click("#setup-start")
+    page.wait_for_function(f"window.sniff.state.id !== {s['id']!r}")
+    page.goto(server)
+    page.wait_for_selector("#welcome:not([hidden]) #deal")
+    assert "muggins, 2 players, to 30, against Easy" in page.inner_text("#welcome-game")
+    page.close()

@@ -113,12 +113,22 @@ def browser_fixture() -> Iterator[Any]:
 
 
 def open_page(browser: Any, url: str, viewport: dict[str, int]) -> Any:
-    """A page of the table at ``url`` in ``viewport`` (touch on the phone), once its state is in."""
+    """A page of the table at ``url`` in ``viewport`` (touch on the phone), once its state is in:
+    the game named in ``url`` (``?game=``), else one dealt as a player deals it (opening the page
+    deals nothing)."""
     page = browser.new_page(viewport=viewport, has_touch=viewport is PHONE)
     page.set_default_timeout(15_000)
     page.goto(url)
+    if "game=" not in url:
+        deal(page)
     page.wait_for_function("window.sniff && window.sniff.state")
     return page
+
+
+def deal(page: Any) -> None:
+    """Press Deal on the page's welcome, as a player starts the game it offers."""
+    page.wait_for_selector("#welcome:not([hidden]) #deal")
+    page.click("#deal")
 
 
 def state(page: Any) -> dict[str, Any]:

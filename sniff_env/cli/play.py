@@ -17,7 +17,7 @@ from sniff_env.gamelog import load_game_log
 from sniff_env.options import add_rules_arguments, check_output_file, rules_from_args
 from sniff_env.play.howto import howto_lines
 from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS, prepare_searches
-from sniff_env.play.session import Session, chosen_opponents
+from sniff_env.play.session import Session, chosen_level, chosen_opponents
 from sniff_env.play.stats import load_stats, stats_lines
 from sniff_env.play.terminal import Terminal, terminal_console
 
@@ -86,15 +86,16 @@ def run(args: argparse.Namespace) -> int:
         opponents, note = chosen_opponents(args.opponent, rules, args.level)
         session = Session.start(
             rules, opponents, human=args.seat, partner=args.partner, seed=args.seed,
-            rated=args.rated, save_path=args.save,
+            rated=args.rated, save_path=args.save, level=chosen_level(args.opponent, args.level),
         )
         if note and note not in session.notes:
             session.notes.insert(0, note)
     session.overwrite = args.force
     session.warming = prepare_searches(session.seats)
     if session.warming is not None:
-        session.notes.append(f"{session.warming.progress()}, in the background: the table is open, and the "
-                             "search waits for it only at its first move")
+        about = f" (about {session.warming.estimate:.0f} s)" if session.warming.estimate else ""
+        session.notes.append(f"the search gets ready in the background, once on this computer{about}: play "
+                             "on; the computer's first move may wait for it")
     path = session.save()  # the log file exists from the start: a bad --save stops here, before any move
     clean_stale_temps(path.parent)  # what earlier games killed mid-write left in the folder
     try:

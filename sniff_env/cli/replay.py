@@ -1,7 +1,7 @@
 """``sniff replay LOG``: step through a saved game move by move, every hand shown.
 
-Enter shows the next move, ``b`` goes back one, ``q`` quits; every step shows the board and the
-running scores. ``--all`` prints the whole game without waiting. A log is checked before it is
+Enter shows the next move, ``n`` jumps to the next hand's deal, ``e`` to the end of the game,
+``b`` goes back one, ``q`` quits; every step shows the board and the running scores. ``--all`` prints the whole game without waiting. A log is checked before it is
 shown; the names in it are printed as text (no markup, no control characters), so a log cannot
 restyle or take over the terminal.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -32,7 +32,7 @@ from sniff_env.render import count_sum, layout_picture
 from sniff_env.tiles import mask_tiles
 
 INDENT = "    "
-STEP_PROMPT = "[Enter: next move, b: back, q: quit] "
+STEP_PROMPT = "[Enter: next move, n: next hand, e: the end, b: back, q: quit] "
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,9 +65,11 @@ class Pages:
         self.console.file.flush()
 
 
-def step_through(count: int, show: Callable[[int], None], say: Callable[[str], None]) -> bool:
-    """Show position 0, then the next at each Enter (``b``: the one before, ``q``: stop); False
-    where the player quit before the last position."""
+def step_through(count: int, show: Callable[[int], None], say: Callable[[str], None],
+                 starts: Sequence[int] = ()) -> bool:
+    """Show position 0, then the next at each Enter (``n``: the next of the hands' first
+    positions ``starts``, else the last; ``e``: the last; ``b``: the one before; ``q``: stop);
+    False where the player quit before the last position."""
     i, shown = 0, -1
     while i < count:
         if i != shown:
@@ -81,6 +83,12 @@ def step_through(count: int, show: Callable[[int], None], say: Callable[[str], N
             answer = "q"
         if answer.startswith("q"):
             return False
+        if answer.startswith("n"):
+            i = next((start for start in starts if start > i), count - 1)
+            continue
+        if answer.startswith("e"):
+            i = count - 1
+            continue
         if answer.startswith(("b", "p")):
             if i == 0:
                 say("[dim]this is the first position[/]")
@@ -168,7 +176,8 @@ def run_seat(args: argparse.Namespace, log: SeatLog, console: Console) -> int:
     if args.all:
         for pos in positions:
             show(pos)
-    elif not step_through(len(positions), lambda i: show(positions[i]), say):
+    elif not step_through(len(positions), lambda i: show(positions[i]), say,
+                          [i for i, pos in enumerate(positions) if pos.number == 0]):
         return 0
     final = " / ".join(map(str, log.scores))
     say(f"[bold]{'final scores' if log.finished else 'the record ends mid-game; scores'}: {final}[/]")
@@ -244,8 +253,11 @@ def run_game(args: argparse.Namespace, log: GameLog, console: Console) -> int:
     if args.all:
         for _ in positions():
             pass
-    elif not step_through(sum(1 + len(rec.actions) for rec in log.records), Pages(console, positions()).show, say):
-        return 0
+    else:
+        sizes = [1 + len(rec.actions) for rec in log.records]
+        starts = [sum(sizes[:k]) for k in range(len(sizes))]
+        if not step_through(sum(sizes), Pages(console, positions()).show, say, starts):
+            return 0
     view.game = game
     if log.finished:
         say(f"[bold]final scores: {' / '.join(map(str, game.scores))} — {escape(screen.winner_text(view))}[/]")

@@ -3,8 +3,9 @@
 The options of new games are those of ``sniff play``. Open the printed address; each game has
 an id in the address, so a reload (or a bookmark, while the server runs) brings it back. The
 server keeps ``--max-games`` games (the least recently used one is dropped beyond that) and
-drops a game idle for ``--idle-minutes``; a dropped game's log stays in ``--games-dir`` (unless
-nobody moved in it). At start, and every hundred new games, the server removes its own logs
+drops a game idle for ``--idle-minutes``; a dropped game's log stays in ``--games-dir``. A game
+is dealt when the player starts one (opening the page deals nothing), and its log is written at
+its first move: a game nobody played leaves no log. At start, and every hundred new games, the server removes its own logs
 older than ``--keep-days`` days or beyond the newest ``--keep-logs`` (named ``web-...``; other
 files there, and the logs of the games it holds, are left alone), and temporary files left
 there by an interrupted write. A game continued with ``--resume`` is open as soon as the
@@ -31,7 +32,7 @@ from sniff_env.options import (
     whole_number,
 )
 from sniff_env.play.levels import prepare_searches
-from sniff_env.play.session import Session, chosen_opponents, default_save_path
+from sniff_env.play.session import Session, chosen_level, chosen_opponents, default_save_path
 from sniff_env.web.housekeeping import KEEP_DAYS, KEEP_LOGS, clean_games_folder
 from sniff_env.web.sessions import IDLE_S, MAX_GAMES, MAX_HINT_BUDGET_S, TableOptions
 
@@ -108,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed, rated=args.rated, games_dir=args.games_dir, save_path=args.save,
         overwrite=args.force, hint_budget_s=args.hint_budget, max_games=args.max_games,
         idle_s=args.idle_minutes * 60, hosts=served_hosts(args.host), keep_logs=args.keep_logs,
-        keep_days=args.keep_days,
+        keep_days=args.keep_days, level=chosen_level(args.opponent, args.level),
     )
     check_games_dir(options.games_dir)
     if options.save_path is not None:

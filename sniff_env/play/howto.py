@@ -34,14 +34,24 @@ DRAW = {
 }
 SNIFF = {
     "spinner": "The first double played is the sniff (marked ★ on the web, * at the terminal): it lies across "
-               "the line and is open on all four sides, so the line grows north and south from it too.",
+               "the line and is open on all four sides, so the line grows north and south from it too. It counts "
+               "by its two halves, north and south, each while nothing is laid on it (alone it counts both). Its "
+               "west and east sides count 0 (the count calls them the sniff's side): they only carry the line, "
+               "as the touching halves of any two tiles do.",
     "stubby": "The first double played is the sniff (marked ★ on the web, * at the terminal): it lies in line "
-              "and takes one tile on each of its long sides, north and south.",
+              "and takes one tile on each of its long sides, north and south. At an end of the line it counts "
+              "one half; a side counts 0 until its tile is laid, then that tile's outer half.",
     "none": "There is no sniff: the line has two ends, west and east.",
 }
 DOUBLES = {
     "crosswise": "A double is laid across the line, and at an end it counts both halves (5-5 counts 10).",
     "choice": "A double may be laid across the line (counting both halves at an end) or in line (one half).",
+}
+LONE_DOUBLE = {
+    "crosswise": "A double that leads counts both halves once while it is alone on the table (it is both ends of "
+                 "the line, and a tile counts once); once a tile joins it, each end counts on its own.",
+    "choice": "A double that leads counts both halves once while it is alone on the table, whichever way it lies; "
+              "once a tile joins it, it counts at its open end: both halves across, one half in line.",
 }
 SCORING = {
     "fives": "After each play the open ends are added up: that is the count. A count that is a multiple of 5 "
@@ -68,7 +78,10 @@ HAND_END = {
     "bonus_div5_fewest_tiles": "The winner of the hand (who went out, else the fewest tiles) scores the "
                                f"opponents' pips {ROUNDED}, divided by 5.",
 }
-SHORT_SNIFF = {"spinner": "a sniff open on four sides", "stubby": "a stubby sniff", "none": "no sniff"}
+SHORT_SNIFF = {"spinner": "a sniff (spinner) open on four sides", "stubby": "a stubby sniff (one tile a side)",
+               "none": "no spinner: doubles lie across"}
+SHORT_CHOICE = "no spinner; doubles lie across or in line, your choice (the “sniff” of this Muggins)"
+"""What sets doubles apart where there is no sniff tile but each double lies as its player chooses."""
 SHORT_DRAW = {"until_playable": "draw until a tile plays", "max_two": "draw up to two", "none": "no drawing"}
 SHORT_END = {"bonus_div5": "a bonus for the lightest hand", "subtract_own": "each loses their own pips",
              "domino_takes_pips": "who goes out takes the pips", "bonus_div5_fewest_tiles": "a bonus for the fewest tiles"}
@@ -97,6 +110,8 @@ def how_to_play(rules: Rules) -> list[dict[str, Any]]:
     if rules.must_play_drawn:
         play.append("A tile you draw that plays must be played at once.")
     doubles = [SNIFF[_value(rules, "sniff")], DOUBLES[_value(rules, "double_placement")]]
+    if _value(rules, "sniff") == "none":
+        doubles.append(LONE_DOUBLE[_value(rules, "double_placement")])
     if _value(rules, "sniff") != "none" and _value(rules, "sniff_sides_open") == "after_both_ends":
         doubles.append("The sniff's north and south sides open once west and east each have a tile off it.")
     scoring = [SCORING[_value(rules, "scoring")], POINTS[_value(rules, "points")]]
@@ -124,10 +139,17 @@ def how_to_play(rules: Rules) -> list[dict[str, Any]]:
 
 
 def summary(rules: Rules) -> str:
-    """What sets these rules apart, in a line: the sniff, what scores, drawing, the end of a hand."""
-    return ", ".join([SHORT_SNIFF[_value(rules, "sniff")], _value(rules, "scoring").replace("_", " "),
+    """What sets these rules apart, in a line: the sniff and the doubles, the lead, what scores,
+    drawing, the end of a hand (each preset's line differs from every other's)."""
+    sniff, choice = _value(rules, "sniff"), _value(rules, "double_placement") == "choice"
+    doubles = SHORT_CHOICE if sniff == "none" and choice else SHORT_SNIFF[sniff]
+    if choice and sniff != "none":
+        doubles += ", other doubles across or in line"
+    return ", ".join([doubles, *(["the highest double leads"] if _value(rules, "lead_tile") == "highest_double" else []),
+                      _value(rules, "scoring").replace("_", " "),
                       *(["a point per five"] if _value(rules, "points") == "count_div5" else []),
-                      SHORT_DRAW[_value(rules, "draw")], SHORT_END[_value(rules, "hand_end")]])
+                      SHORT_DRAW[_value(rules, "draw")], SHORT_END[_value(rules, "hand_end")],
+                      *(["the game ends the moment a side reaches the target"] if rules.win_during_hand else [])])
 
 
 def howto_lines(rules: Rules, width: int | None = None) -> list[str]:

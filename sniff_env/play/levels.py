@@ -31,8 +31,8 @@ class Level:
 
 LEVELS: dict[str, Level] = {level.name: level for level in (
     Level("beginner", "Beginner", "plays a legal tile at random", "random"),
-    Level("easy", "Easy", "takes the most points it can, move by move (greedy)", "greedy"),
-    Level("medium", "Medium", "scores, blocks and keeps a balanced hand (the heuristic)", "heuristic"),
+    Level("easy", "Easy", "takes the most points it can, move by move", "greedy"),
+    Level("medium", "Medium", "scores, blocks and keeps a balanced hand", "heuristic"),
     Level("strong", "Strong", "the trained agent made for these rules, on its own (Medium where none was)"),
     Level("expert", "Expert", "the trained agent steering a search over the tiles it cannot see, under 50 ms a move "
                               "(the search alone where no agent was trained)"),
@@ -69,19 +69,24 @@ def expert_spec(rules: Rules, agent: str) -> str:
 
 
 def level_opponent(level: str, rules: Rules) -> tuple[str, str]:
-    """The player spec of ``level`` for ``rules`` and one line saying who plays; ``ValueError``
-    naming the levels for an unknown one."""
+    """The player spec of ``level`` for ``rules`` and one line, in plain words, saying how that
+    level plays (the engine's name second, in brackets); ``ValueError`` naming the levels for an
+    unknown one."""
     if level not in LEVELS:
         raise ValueError(f"there is no level {level!r}; choose one of {level_names()}")
     label, fixed = LEVELS[level].label, LEVELS[level].spec
     if fixed is not None:
-        return fixed, f"{label}: {fixed} plays"
-    spec, note = agents.default_opponent(rules)
+        return fixed, f"{label} {LEVELS[level].about} (engine: {fixed})"
+    spec, _ = agents.default_opponent(rules)
+    table = f"{rules.name} with {rules.num_players} players" + (" in partnerships" if rules.partnership else "")
     if level == "strong":
-        return spec, note
+        if spec == "heuristic":
+            return spec, f"{label} plays as Medium does: no trained agent fits {table} (engine: heuristic)"
+        return spec, f"{label} plays by what a trained agent learnt from many games of {table} (engine: {spec})"
+    thinks = f"{label} thinks ahead before every move, trying it against many guesses of the tiles it cannot see"
     if spec == "heuristic":  # no agent was trained for these rules
-        return SEARCH_ALONE, f"{label}: {SEARCH} plays, the search alone (no shipped agent fits these rules)"
-    return expert_spec(rules, spec), f"{label}: {spec} plays, steering a search of up to {EXPERT_SAMPLES} deals a move"
+        return SEARCH_ALONE, f"{thinks} (engine: {SEARCH}; no trained agent fits {table})"
+    return expert_spec(rules, spec), f"{thinks} (engine: {spec} with a search of up to {EXPERT_SAMPLES} guesses)"
 
 
 SEARCHING = ("guided", "rollouts")

@@ -12,14 +12,15 @@ every hand sit just above the moves and the prompt, folded between names, never 
 happened since the human's last move is cut to its latest lines where the screen is short, and
 a run of draws by one player reads as one line (:func:`event_lines`). Rules that score a point per
 five show each side's pegs on a text cribbage board under the scores (:func:`pegging`); the
-hint marks its tile in the hand, ``>5-0<`` (:func:`hint_lines`).
+hint lists the moves again, best first, and marks its tile in the hand, ``>5-0<``. The end of a
+hand fits the screen too (:class:`HandOver`), its title, last plays, layout and scores kept.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.markup import escape
 from rich.text import Text
@@ -37,17 +38,21 @@ COMMANDS_HELP = """\
          line, where allowed); draw. A tile that fits one place needs no end
 [bold]claim[/]    with muggins, add ! to a move (1!, 50w!) to claim its points;
          autoclaim: claim every scoring move without ! (autoclaim again: stop)
-[bold]hint[/]     each move's value to the search player: the expected points margin
-         to the end of the hand; >5-0< marks its tile in your hand (not rated)
+[bold]hint[/]     your moves again, best first, each with its value to the search
+         player: the expected points margin to the end of the hand; >5-0<
+         marks the best move's tile in your hand (not in a rated game)
 [bold]undo[/]     take back your last move and the replies to it (not in a rated game)
 [bold]scores[/]   the score sheet, hand by hand      [bold]log[/]   every move of this hand
 [bold]rules[/]    how to play these rules, in words  [bold]stats[/] your record across games
-[bold]save[/]     save now (save PATH: a copy); the game is saved after every move
+[bold]save[/]     what you have seen so far, to watch with sniff replay (save PATH:
+         in that file); the game itself is saved after every move
 [bold]quit[/]     save and leave (sniff play --resume LOG goes on later)
-[bold]board[/]    (W) (E) (N) (S) label the open ends; [3-5] is the last tile played;
-         5=5 is a double, * the sniff; | joins a row to the row it turns from"""
-PROMPT_HELP = "type a move (1, 5-0 west, 50w, draw) or hint, undo, scores, help, quit"
-RATED_PROMPT_HELP = "type a move (1, 5-0 west, 50w, draw) or scores, log, save, help, quit (rated)"
+[bold]board[/]    the table again: (W) (E) (N) (S) label the open ends; [3-5] is the
+         last tile played; 5=5 is a double, * the sniff; | joins a row to the
+         row it turns from"""
+PROMPT_HELP = "type a move (1, 5-0 west, 50w, draw) or hint, undo, scores, board, help, quit"
+RATED_PROMPT_HELP = "type a move (1, 5-0 west, 50w, draw) or scores, board, help, quit (rated)"
+HINTED = "your moves, best first by the hint (the expected points margin this hand):"
 SEP = " · "
 
 
@@ -247,19 +252,31 @@ def title_line(session: Session) -> str:
     return f"[bold]── {escape(title)} ──[/]"
 
 
-def table_lines(session: Session, width: int | None = None, height: int | None = None,
-                below: int = 0) -> list[str]:
-    """The table as the human sees it: the layout, what happened since the human's last move,
-    the scores and tile counts, the human's tiles. With ``height``, what happened is cut to its
-    latest events so that the whole screen, with ``below`` more lines under it, fits."""
+def hand_line(session: Session, best: int | None = None) -> str:
+    """``your tiles: 1-2 5-0 …``; with ``best`` (the hint's move), its tile marked ``>5-0<``."""
     game = session.game
+    tile = game.codec.decode(best)[0] if best is not None else -1
+    names = [f">{game.ts.name(t)}<" if t == tile else game.ts.name(t) for t in mask_tiles(game.hands[session.human])]
+    line = f"your tiles: [bold]{escape(' '.join(names)) or '(none)'}[/]"
+    if best is not None:
+        text = game.codec.describe(best)
+        why = f"the hint: {text}" if tile < 0 else f"the hint's tile, to play {text}"
+        line += f"  ({escape(why)})"
+    return line
+
+
+def table_lines(session: Session, width: int | None = None, height: int | None = None,
+                below: int = 0, best: int | None = None) -> list[str]:
+    """The table as the human sees it: the layout, what happened since the human's last move,
+    the scores and tile counts, the human's tiles (``best``: the hint's move, its tile marked).
+    With ``height``, what happened is cut to its latest events so that the whole screen, with
+    ``below`` more lines under it, fits."""
     top = [title_line(session), *board_lines(session, width)]
     bottom = status_lines(session, width)
     note = target_note(session)
     if note:
         bottom.append(f"[yellow]{escape(note)}[/]")
-    hand = " ".join(game.ts.name(t) for t in mask_tiles(game.hands[session.human]))
-    bottom.append(f"your tiles: [bold]{hand or '(none)'}[/]")
+    bottom.append(hand_line(session, best))
     recent = session_event_lines(session, session.recent_events(limit=40))[-12:]
     if height is not None and recent:
         used = sum(rows(line, width) for line in top + bottom) + below + 1
@@ -270,22 +287,29 @@ def table_lines(session: Session, width: int | None = None, height: int | None =
     return top + middle + bottom
 
 
-def option_text(o: MoveOption, number: int, claims: bool, autoclaim: bool) -> str:
+def option_text(o: MoveOption, number: int, claims: bool, autoclaim: bool, hint: float | None = None) -> str:
     score = f"+{o.points}" if o.points else ""
     if o.points and claims:
         score += " (claimed)" if autoclaim else f" (claim: {number}!)"
     if o.domino:
         score += " domino!"
+    if hint is not None:
+        return f"{number:>2}) {o.text:<12} hint {hint:+5.1f}  {score}".rstrip()
     return f"{number:>2}) {o.text:<12} {score}".rstrip()
 
 
 def options_lines(session: Session, options: list[MoveOption], width: int | None = None,
-                  height: int | None = None, autoclaim: bool = False) -> list[str]:
+                  height: int | None = None, autoclaim: bool = False,
+                  hints: dict[int, float] | None = None) -> list[str]:
     """The numbered moves (in columns when a list would not fit ``height`` rows), what ! does
-    with muggins, and what may be typed."""
+    with muggins, and what may be typed. With ``hints`` (each move's value to the search player),
+    the moves are listed best first, each with its value, under their own numbers."""
     claims = session.rules.muggins_claims
-    texts = [option_text(o, i, claims, autoclaim) for i, o in enumerate(options, 1)]
-    lines = ["your moves:"]
+    numbered = list(enumerate(options, 1))
+    if hints:
+        numbered.sort(key=lambda item: -hints.get(item[1].action, float("-inf")))
+    texts = [option_text(o, i, claims, autoclaim, hints.get(o.action) if hints else None) for i, o in numbered]
+    lines = [HINTED if hints else "your moves:"]
     cell = max((len(t) for t in texts), default=0) + 3
     across = max(1, ((width or 80) - 2) // cell) if height is not None and len(texts) > height else 1
     for r in range(0, len(texts), across):
@@ -299,36 +323,21 @@ def options_lines(session: Session, options: list[MoveOption], width: int | None
 
 
 def turn_lines(session: Session, options: list[MoveOption], width: int | None = None,
-               height: int | None = None, autoclaim: bool = False) -> list[str]:
+               height: int | None = None, autoclaim: bool = False,
+               hints: dict[int, float] | None = None) -> list[str]:
     """The whole screen of a turn, to fit ``height`` rows with the prompt under it: the moves
-    in columns where one column would not leave room, and what happened cut to its latest."""
-    moves = options_lines(session, options, width, None, autoclaim)
+    in columns where one column would not leave room, and what happened cut to its latest.
+    With ``hints`` (each move's value to the search player), the moves best first, each with its
+    value, and the best move's tile marked in the hand."""
+    moves = options_lines(session, options, width, None, autoclaim, hints)
     if height is not None:
         top = [title_line(session), *board_lines(session, width), *status_lines(session, width), ""]
         room = height - sum(rows(line, width) for line in top) - 3
         if len(moves) > room:
-            moves = options_lines(session, options, width, max(room - 3, 1), autoclaim)
+            moves = options_lines(session, options, width, max(room - 3, 1), autoclaim, hints)
     below = sum(rows(line, width) for line in moves)
-    return table_lines(session, width, height, below) + moves
-
-
-def hint_lines(hints: list[tuple[MoveOption, float]], options: list[MoveOption],
-               session: Session | None = None) -> list[str]:
-    """Each move's points now and its value to the search player, best first; with ``session``,
-    the human's tiles again, the best move's tile marked ``>5-0<``."""
-    lines = ["hint (search player): each move's points now, and its expected points",
-             "margin to the end of the hand"]
-    for o, value in hints:
-        lines.append(f"  {options.index(o) + 1:>2}) {o.text:<18} now +{o.points:<3} margin {value:+.1f}")
-    if session is not None and hints:
-        best = hints[0][0]
-        game = session.game
-        tile = game.codec.decode(best.action)[0]
-        names = [f">{game.ts.name(t)}<" if t == tile else game.ts.name(t)
-                 for t in mask_tiles(game.hands[session.human])]
-        where = f"the hint's tile, to play {best.text}" if tile >= 0 else "the hint: draw"
-        lines.append(f"your tiles: [bold]{escape(' '.join(names))}[/]  ({escape(where)})")
-    return lines
+    best = max(hints, key=lambda a: hints[a]) if hints else None
+    return table_lines(session, width, height, below, best) + moves
 
 
 def hand_summary(session: Session, width: int | None = None) -> list[str]:
@@ -367,35 +376,113 @@ def sheet_lines(session: Session) -> list[str]:
     return lines
 
 
-def hand_over_lines(session: Session, width: int | None = None, height: int | None = None) -> list[str]:
-    """The final layout, every hand revealed and the end-of-hand scoring explained, with names,
-    what the hand gave each side and the new scores (with ``height``, what happened is cut to
-    its latest events so that the whole fits)."""
-    game = session.game
-    result = game.results[-1]
-    names = [p.name for p in session.seats]
-    lines = [f"[bold]── hand {game.hand_index + 1} is over ──[/]"]
-    tail = ["", *board_lines(session, width), ""]
-    held = [f"{p.name} {' '.join(game.ts.name(t) for t in mask_tiles(game.hands[s])) or 'none'} ({result.pips[s]})"
-            for s, p in enumerate(session.seats)]
-    held_lines = fold(held, width and width - 2 - len("left in hand: "))
-    held_lines[0] = "left in hand: " + held_lines[0]
-    tail += [f"  {escape(line)}" for line in held_lines]
-    said = [with_names(line, names) for line in result.lines if not line.startswith("pips left:")]
-    tail += [f"  {escape(line)}" for line in fold(said, width and width - 2)]
-    note = hand_end_note(session.rules)
-    if note and any("round5" in line for line in result.lines):
-        tail.append(f"  [dim]{escape(note)}[/]")
-    tail += hand_summary(session, width)
-    tail.append(scores_line(session))
-    tail += [escape(line) for line in pegging(session, width)]
-    if game.phase is Phase.GAME_OVER:
-        tail.append(f"[bold]the game is over: {escape(winner_text(session))}[/]")
-    recent = [f"  {line}" for line in session_event_lines(session, session.recent_events(limit=60))]
-    if height is not None:
-        room = max(height - sum(rows(line, width) for line in lines + tail) - 2, 1)
-        recent = recent[-room:]
-    return lines + recent + tail
+class HandOver:
+    """The end of a hand as parts of a screen: its title, the last plays, the final layout, every
+    hand revealed, the end-of-hand scoring explained with names, what the hand gave each side,
+    the new scores (and the pegs) and, once the game is over, who won.
+
+    :meth:`fit` makes them fit a number of rows, dropping what helps least one step at a time
+    (older plays, blank lines, the open ends, the note on rounding, the ends' labels, the count,
+    what the hand gave, the pegs), never the title, the last play, the layout, the hands left or
+    the scores; :meth:`pages` splits them in two screens where even that does not fit."""
+
+    def __init__(self, session: Session, width: int | None = None) -> None:
+        game = session.game
+        result = game.results[-1]
+        self.width = width
+        names = [p.name for p in session.seats]
+        self.over = game.phase is Phase.GAME_OVER
+        self.title = f"hand {game.hand_index + 1} is over"
+        self.won = f"the game is over: {winner_text(session)}" if self.over else ""
+        recent = [f"  {line}" for line in session_event_lines(session, session.recent_events(limit=60))]
+        self.bare = [escape(t) for t in render.layout_picture(game, width, labels=False, last=True)]
+        ends: list[str] = []
+        count: list[str] = []
+        if game.plays:
+            first, count_line = ends_lines(game)
+            last = f"[ ] last played, by {session.seats[game.plays[-1][1]].name}"
+            ends = [escape(line) for line in fold([first, last], width)]
+            count = [count_line]
+        held = [f"{p.name} {' '.join(game.ts.name(t) for t in mask_tiles(game.hands[s])) or 'none'} ({result.pips[s]})"
+                for s, p in enumerate(session.seats)]
+        held_lines = fold(held, width and width - 2 - len("left in hand: "))
+        held_lines[0] = "left in hand: " + held_lines[0]
+        said = [with_names(line, names) for line in result.lines if not line.startswith("pips left:")]
+        self.kept = ([f"  {escape(line)}" for line in held_lines]
+                     + [f"  {escape(line)}" for line in fold(said, width and width - 2)])
+        note = hand_end_note(session.rules)
+        notes = [f"  [dim]{escape(note)}[/]"] if note and any("round5" in line for line in result.lines) else []
+        self.scores = scores_line(session)
+        self.recent = recent
+        self.parts: dict[str, list[str]] = {
+            "recent": recent, "gap": [""],
+            "board": [escape(t) for t in render.layout_picture(game, width, labels=True, last=True)],
+            "ends": ends, "count": count, "gap2": [""], "notes": notes, "summary": hand_summary(session, width),
+            "pegs": [escape(line) for line in pegging(session, width)], "won": [f"[bold]{escape(self.won)}[/]"] if self.won else [],
+            "title": [f"[bold]── {escape(self.title)} ──[/]"],
+        }
+        self.full = dict(self.parts)
+
+    def top(self) -> list[str]:
+        """The title, the last plays and the layout."""
+        p = self.parts
+        return [*p["title"], *p["recent"], *p["gap"], *p["board"], *p["ends"], *p["count"]]
+
+    def bottom(self) -> list[str]:
+        """The hands left, the scoring, the scores and who won."""
+        p = self.parts
+        return [*p["gap2"], *self.kept, *p["notes"], *p["summary"], self.scores, *p["pegs"], *p["won"]]
+
+    def rows(self, lines: list[str]) -> int:
+        return sum(rows(line, self.width) for line in lines)
+
+    def _latest(self, keep: int) -> None:
+        self.parts["recent"] = self.recent[-keep:] if keep else []
+
+    def _won_in_title(self) -> None:
+        if self.won:
+            self.parts.update(title=[f"[bold]── {escape(self.title)} · {escape(self.won)} ──[/]"], won=[])
+
+    def fit(self, height: int) -> bool:
+        """Drop what helps least until the whole takes ``height`` rows at most; whether it does."""
+        p = self.parts
+        self._latest(max(height - self.rows(self.top() + self.bottom()) + self.rows(p["recent"]), 3))
+        steps: list[Callable[[], object]] = [lambda: self._latest(3), lambda: p.update(gap=[], gap2=[]), lambda: p.update(ends=[]),
+                 lambda: p.update(notes=[]), lambda: p.update(board=self.bare), lambda: self._latest(2),
+                 lambda: p.update(count=[]), lambda: p.update(summary=[]), self._won_in_title,
+                 lambda: p.update(pegs=[]), lambda: self._latest(1)]
+        for step in steps:
+            if self.rows(self.top() + self.bottom()) <= height:
+                break
+            step()
+        while len(p["recent"]) < len(self.recent) and self.rows(self.top() + self.bottom()) < height:
+            self._latest(len(p["recent"]) + 1)  # the room a later step made goes to the plays
+        if self.rows(self.top() + self.bottom()) > height and len(p["recent"]) > 1:
+            self._latest(len(p["recent"]) - 1)
+        return self.rows(self.top() + self.bottom()) <= height
+
+    def pages(self, height: int, last: int | None = None) -> list[list[str]]:
+        """One screen of at most ``last`` rows (default ``height``), or, where the layout is too
+        tall for that, two: the title, the last plays and the layout in ``height`` rows, then the
+        rest, under the title again, in ``last``."""
+        last = height if last is None else last
+        if self.fit(last):
+            return [self.top() + self.bottom()]
+        p = self.parts
+        p.update({**self.full, "board": self.bare})
+        for drop in ("gap", "ends", "count"):
+            if self.rows(self.top()) <= height:
+                break
+            p[drop] = []
+        while self.rows(self.top()) > height and len(p["recent"]) > 1:
+            self._latest(len(p["recent"]) - 1)
+        first = self.top()
+        title = [f"[bold]── {escape(self.title)}: the scores ──[/]"]
+        for drop in ("gap2", "notes", "summary", "pegs"):
+            if self.rows(title + self.bottom()) <= last:
+                break
+            p[drop] = []
+        return [first, title + self.bottom()]
 
 
 def winner_text(session: Session) -> str:

@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sniff_env.atomic import PRIVATE, write_json_atomic
 from sniff_env.errors import GameOverError, SniffError
 from sniff_env.game import Event, Game, Phase, new_game
-from sniff_env.gamelog import GameLog, save_game_log
+from sniff_env.gamelog import GameLog, game_log, save_game_log, seat_log
 from sniff_env.infostate import info_state
-from sniff_env.play.levels import DEFAULT_LEVEL, SEARCHING, level_opponent
+from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS, SEARCHING, level_opponent
 from sniff_env.play.table_limits import check_table_player
 from sniff_env.play.warm import Warming
 from sniff_env.players import (
@@ -66,6 +67,9 @@ class SeatPlayer:
     name: str
     spec: str
     agent: Player | None = None
+    engine: str = ""
+    """The player's own name where the seat goes by its level's (``Expert`` played by ``expert``
+    on ``sniff-2p-tiles``): shown second, for those who want to know."""
 
 
 class LogWriteError(SniffError):
@@ -260,6 +264,10 @@ class Session:
     :func:`~sniff_env.play.levels.prepare_searches`): such an agent waits for them at its move."""
     on_wait: Callable[[str], None] | None = None
     """Told what compiles, and for how long so far, while an agent waits for :attr:`warming`."""
+    level: str | None = None
+    """The level (:data:`~sniff_env.play.levels.LEVELS`) whose player sits in the seats
+    :attr:`level_seats`, each named by the level's label."""
+    level_seats: tuple[int, ...] = ()
 
     # -- construction --------------------------------------------------------------------------
     @classmethod
@@ -273,8 +281,11 @@ class Session:
         rated: bool = False,
         save_path: Path | None = None,
         agents: AgentCache | None = None,
+        level: str | None = None,
     ) -> Session:
-        """A new game; ``opponents`` fill the other seats in order (the last one repeats)."""
+        """A new game; ``opponents`` fill the other seats in order (the last one repeats). With
+        ``level``, the opponents are that level's player: their seats (a partner named apart
+        aside) go by the level's label (``Expert``), the player's own name second."""
         n = rules.num_players
         if not 0 <= human < n:
             raise SniffError(f"--seat must be a seat 0..{n - 1}; got {human}")
@@ -290,6 +301,12 @@ class Session:
             else:
                 specs.append(queue.pop(0) if len(queue) > 1 else queue[0])
         session = cls(game, [], human, rated, save_path, game.seed)
+        if level is not None:
+            if level not in LEVELS:
+                raise SniffError(f"there is no level {level!r}; choose one of {', '.join(LEVELS)}")
+            session.level = level
+            session.level_seats = tuple(s for s in range(n) if s != human and not (
+                partner and rules.partnership and rules.side_of(s) == rules.side_of(human)))
         session._seat_players(specs, fallback, agents)
         return session
 
@@ -306,6 +323,11 @@ class Session:
             if seat != human:
                 check_log_player(seat, spec, trusted)
         session = cls(log.game, [], human, bool(log.meta.get("rated", False)), save_path, log.seed)
+        level, seats = log.meta.get("level"), log.meta.get("level_seats")
+        if level in LEVELS and isinstance(seats, list) and all(
+                isinstance(x, int) and not isinstance(x, bool) and 0 <= x < len(log.players) and x != human
+                for x in seats):
+            session.level, session.level_seats = str(level), tuple(seats)
         session._seat_players(log.players, fallback=True, agents=agents)
         session.mark = len(log.game.events)
         return session
@@ -339,7 +361,10 @@ class Session:
             notice = fit.notice(name) if fit is not None else None
             if notice and notice not in self.notes:
                 self.notes.append(notice)
-            self.seats.append(SeatPlayer(name, spec, agent))
+            if self.level is not None and s in self.level_seats:
+                self.seats.append(SeatPlayer(LEVELS[self.level].label, spec, agent, engine=name))
+            else:
+                self.seats.append(SeatPlayer(name, spec, agent))
         names = [p.name for p in self.seats]
         for p in self.seats:
             if names.count(p.name) > 1 and p.spec != HUMAN:
@@ -436,7 +461,8 @@ class Session:
     # -- log -----------------------------------------------------------------------------------
     @property
     def meta(self) -> dict[str, Any]:
-        return {"human_seat": self.human, "rated": self.rated, "names": [p.name for p in self.seats]}
+        level = {"level": self.level, "level_seats": list(self.level_seats)} if self.level else {}
+        return {"human_seat": self.human, "rated": self.rated, "names": [p.name for p in self.seats], **level}
 
     def own(self, path: Path) -> None:
         """Count ``path`` as this session's own file (a resumed log): saving may replace it."""
@@ -462,6 +488,29 @@ class Session:
         self._written.add(resolved)
         return Path(target)
 
+    def save_record(self, path: Path | None = None) -> Path:
+        """Write what the human's seat has seen of the game so far (a seat's record,
+        :func:`~sniff_env.gamelog.seat_log`: its own tiles, the public events, no seed and no
+        other hand; the whole log once the game is over), for ``sniff replay`` to show: to ``path``,
+        else to a new file beside the game's log (a name without the seed). A file the session did
+        not write itself is never replaced; :class:`LogWriteError` says what went wrong."""
+        folder = self.save_path.parent if self.save_path is not None else data_folder() / "games"
+        target = path or folder / f"{time.strftime('%Y%m%d-%H%M%S')}-so-far-{secrets.token_hex(4)}.json"
+        resolved = Path(target).resolve()
+        players = [p.spec for p in self.seats]
+        data = (game_log(self.game, players, self.meta) if self.game.phase is Phase.GAME_OVER
+                else seat_log(self.game, self.human, players, self.meta))
+        try:
+            write_json_atomic(target, data, exclusive=resolved not in self._written, mode=PRIVATE)
+        except FileExistsError:
+            raise LogWriteError(f"{str(target)!r} already exists and was not written by this game; choose another file",
+                                "the file exists") from None
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise LogWriteError(f"cannot write {str(target)!r}: {reason}", reason) from None
+        self._written.add(resolved)
+        return Path(target)
+
     def commit(self, change: Callable[[], None], what: str = "the move") -> None:
         """Make ``change`` and write the log: both or neither. When the log cannot be written the
         session is put back as it was and :class:`LogWriteError` says that ``what`` did not happen."""
@@ -472,6 +521,12 @@ class Session:
         except LogWriteError as exc:
             self.game, self.mark, self._undo = before
             raise LogWriteError(f"{what} did not happen: {exc}; the game is as it was", exc.reason) from None
+
+
+def chosen_level(opponents: list[str], level: str | None = None) -> str | None:
+    """The level whose player :func:`chosen_opponents` seats: ``level`` (by default the
+    strongest) where no opponent is named, else None."""
+    return None if opponents else level or DEFAULT_LEVEL
 
 
 def chosen_opponents(opponents: list[str], rules: Rules, level: str | None = None) -> tuple[list[str], str | None]:

@@ -1,8 +1,12 @@
 """The player's record across games, kept in the player's data folder (``stats.json``).
 
 Each finished game of the person at the table (in the terminal or in the browser) counts once,
-under its preset, its player count and its opponents: games played, won, lost and drawn, the
-best score, the current run of wins and the longest. The file lives beside the games folder, in
+under what makes it the game it was: its preset, its player count, every rule that differs from
+the preset's (the target always, partnerships, muggins claims, any other rule changed), its
+opponents (a level by its name) and whether it was rated. A row holds games played, won, lost
+and drawn, the best score, the current run of wins and the longest. Rows counted by the first
+version of the file, which told games apart by preset, players and opponents only, are read and
+kept as they were, shown as such ("rules not told apart"); new games never count into them. The file lives beside the games folder, in
 ``$SNIFF_HOME`` (``~/.sniff`` unless set), readable by its owner only, and is replaced
 atomically, so a crash never leaves it half-written. An update reads, changes and writes the
 file while holding a lock on ``.stats.json.lock`` beside it, so that two programs counting games
@@ -29,10 +33,14 @@ from sniff_env.errors import SniffError
 from sniff_env.game import Phase
 from sniff_env.gamelog import GameLogError, read_json
 from sniff_env.play.session import HUMAN, Session, data_folder, safe_name
+from sniff_env.presets import PRESET_NAMES, make_rules
+from sniff_env.rules import Rules
 from sniff_env.untrusted import InputFileError, read_bounded
 
 FORMAT = "sniff-stats"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)
+"""The versions read: version 1 rows lack the rules and the rating (see :attr:`Record.rules`)."""
 FILE_NAME = "stats.json"
 MAX_BYTES = 4 * 2**20
 """The largest statistics file read (a row takes about 200 bytes)."""
@@ -48,7 +56,8 @@ class StatsError(SniffError):
 
 @dataclass
 class Record:
-    """The games of one kind: a preset, a player count, the opponents."""
+    """The games of one kind: a preset, a player count, the rules as changed from the preset's,
+    the opponents, rated or not."""
 
     preset: str
     players: int
@@ -64,10 +73,21 @@ class Record:
     best_streak: int = 0
     last: str = ""
     """When the latest game ended (local time, ``YYYY-MM-DD HH:MM``)."""
+    rules: str | None = None
+    """What sets the rules apart from the preset's (:func:`rules_text`: ``to 100 · partners``);
+    None in a row of the first version of the file, which did not tell rules apart."""
+    rated: bool | None = None
+    """Whether the games were rated; None where the row did not tell (the first version)."""
 
     @property
     def key(self) -> str:
-        return record_key(self.preset, self.players, self.opponent)
+        return record_key(self.preset, self.players, self.opponent, self.rules, self.rated)
+
+    @property
+    def kind(self) -> str:
+        """The kind of game in words: ``sniff, 2 players, to 100, partners, rated``."""
+        rules = "rules not told apart (counted before they were)" if self.rules is None else self.rules.replace(" · ", ", ")
+        return f"{safe_name(self.preset)}, {self.players} players, {safe_name(rules)}{', rated' if self.rated else ''}"
 
 
 @dataclass
@@ -87,8 +107,42 @@ class Stats:
         return sum(r.won for r in self.records.values())
 
 
-def record_key(preset: str, players: int, opponent: str) -> str:
-    return f"{preset} · {players} players · {opponent}"
+def record_key(preset: str, players: int, opponent: str, rules: str | None = None, rated: bool | None = None) -> str:
+    """A row's name: ``sniff · 2 players · to 100 · partners · Expert · rated`` (a row of the first
+    version, ``rules`` None: ``sniff · 2 players · random``)."""
+    if rules is None:
+        return f"{preset} · {players} players · {opponent}"
+    return f"{preset} · {players} players · {rules} · {opponent}" + (" · rated" if rated else "")
+
+
+WORDS = {"partnership": "partners", "muggins_claims": "muggins claims"}
+"""Rules that read as words where they are on (and are left out where off, as in every preset)."""
+
+
+def rules_text(rules: Rules) -> str:
+    """What makes these rules the game they are, beside the preset and the player count: the
+    target, then each rule that differs from the preset's, ``to 61 · partners · muggins claims ·
+    double-9 · scoring=primes``."""
+    base: dict[str, Any] = {}
+    if rules.name in PRESET_NAMES:
+        try:
+            base = make_rules(rules.name, rules.num_players).to_dict()
+        except SniffError:
+            base = {}
+    parts = [f"to {rules.target}"]
+    for key, value in rules.to_dict().items():
+        if key in ("name", "num_players", "target") or base.get(key, object()) == value:
+            continue
+        if key in WORDS:
+            if value:
+                parts.append(WORDS[key])
+            elif key in base:
+                parts.append(f"no {WORDS[key]}")
+        elif key == "max_pip":
+            parts.append(f"double-{value}")
+        else:
+            parts.append(f"{key}={value}")
+    return " · ".join(parts)
 
 
 def stats_path(folder: Path | None = None) -> Path:
@@ -104,8 +158,9 @@ def _damaged(path: Path, why: str) -> StatsError:
 _INTS = {"players", "played", "won", "lost", "drawn", "streak", "best_streak"}
 
 
-def _record(data: Any, path: Path, key: str) -> Record:
-    if not isinstance(data, dict) or set(data) - {f.name for f in fields(Record)}:
+def _record(data: Any, path: Path, key: str, version: int) -> Record:
+    known = {f.name for f in fields(Record)} - ({"rules", "rated"} if version == 1 else set())
+    if not isinstance(data, dict) or set(data) - known:
         raise _damaged(path, f"the row {key!r} is not a record of games")
     try:
         record = Record(**data)
@@ -118,6 +173,9 @@ def _record(data: Any, path: Path, key: str) -> Record:
         raise _damaged(path, f"the row {key!r} does not add up")
     if not (record.best is None or (isinstance(record.best, int) and not isinstance(record.best, bool))):
         raise _damaged(path, f"the row {key!r} has a best score that is no whole number")
+    if not (record.rules is None or isinstance(record.rules, str)) or not (
+            record.rated is None or isinstance(record.rated, bool)) or (record.rules is None) != (record.rated is None):
+        raise _damaged(path, f"the row {key!r} has rules or a rating that cannot be read")
     if not all(isinstance(v, str) for v in (record.preset, record.opponent, record.last)) or record.key != key:
         raise _damaged(path, f"the row {key!r} does not match its name")
     return record
@@ -141,14 +199,15 @@ def load_stats(path: Path | None = None) -> Stats:
         raise _damaged(path, str(exc)) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise _damaged(path, f"it is not a {FORMAT} file")
-    if data.get("version") != VERSION:
-        raise _damaged(path, f"version {data.get('version')!r}; this program reads version {VERSION}")
+    version = data.get("version")
+    if version not in READS or isinstance(version, bool):
+        raise _damaged(path, f"version {version!r}; this program reads versions {' and '.join(map(str, READS))}")
     rows, streak, best = data.get("records"), data.get("streak", 0), data.get("best_streak", 0)
     if not isinstance(rows, dict):
         raise _damaged(path, "'records' is not a mapping")
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (streak, best)) or streak > best:
         raise _damaged(path, "the run of wins is not a whole number, 0 or more")
-    return Stats({key: _record(row, path, key) for key, row in rows.items()}, streak, best)
+    return Stats({key: _record(row, path, key, version) for key, row in rows.items()}, streak, best)
 
 
 def save_stats(stats: Stats, path: Path | None = None) -> Path:
@@ -229,9 +288,9 @@ def record_game(session: Session, path: Path | None = None) -> tuple[Record, Sta
     path = path or stats_path()
     with _LOCK, file_lock(path):
         stats = load_stats(path)
-        label = opponent_label(session)
-        key = record_key(rules.name, rules.num_players, label)
-        row = stats.records.setdefault(key, Record(rules.name, rules.num_players, label))
+        label, kind, rated = opponent_label(session), rules_text(rules), bool(session.rated)
+        key = record_key(rules.name, rules.num_players, label, kind, rated)
+        row = stats.records.setdefault(key, Record(rules.name, rules.num_players, label, rules=kind, rated=rated))
         row.played += 1
         setattr(row, how, getattr(row, how) + 1)
         row.best = score if row.best is None else max(row.best, score)
@@ -245,24 +304,24 @@ def record_game(session: Session, path: Path | None = None) -> tuple[Record, Sta
 
 
 def summary(row: Record, stats: Stats) -> str:
-    """One line on the kind of game just played: ``sniff, 2 players, against heuristic: 3 played,
-    2 won (67%), best score 104, 2 won in a row (longest 2); all games: …``."""
+    """One line on the kind of game just played: ``sniff, 2 players, to 100, against Expert: 3
+    played, 2 won (67%), best score 104, 2 won in a row (longest 2); all games: …``."""
     share = f" ({100 * row.won / row.played:.0f}%)" if row.played else ""
     run = f"{row.streak} won in a row (longest {row.best_streak})"
-    return (f"{safe_name(row.preset)}, {row.players} players, against {safe_name(row.opponent)}: {row.played} played, "
-            f"{row.won} won{share}, "
+    return (f"{row.kind}, against {safe_name(row.opponent)}: {row.played} played, {row.won} won{share}, "
             f"best score {row.best}, {run}; all games: {stats.played} played, {stats.won} won")
 
 
 def stats_rows(stats: Stats) -> list[dict[str, Any]]:
     """Every row, the most played first, as JSON-ready data (with the share won)."""
-    rows = sorted(stats.records.values(), key=lambda r: (-r.played, r.key))
-    return [{**asdict(r), "share": round(100 * r.won / r.played) if r.played else 0} for r in rows]
+    rows = sorted(stats.records.values(), key=lambda r: (r.rules is None, -r.played, r.key))
+    return [{**asdict(r), "kind": r.kind, "share": round(100 * r.won / r.played) if r.played else 0} for r in rows]
 
 
 def stats_lines(stats: Stats, width: int | None = None) -> list[str]:
-    """The record as plain text lines for a terminal ``width`` columns wide: a header and one
-    line per kind of game (preset, players, opponents; then the numbers)."""
+    """The record as plain text lines for a terminal ``width`` columns wide: a header and, per
+    kind of game, its numbers and what it was (preset, players, rules, rated, opponents), wrapped
+    under the header's ``game``."""
     if not stats.records:
         return ["no finished games yet: a game counts here once it is over"]
     lines = textwrap.wrap(f"your games: {stats.played} played, {stats.won} won; {stats.streak} won in a row now, "
@@ -272,10 +331,11 @@ def stats_lines(stats: Stats, width: int | None = None) -> list[str]:
     for row in stats_rows(stats):
         numbers = (f"  {row['played']:>6} {row['won']:>4} {row['lost']:>4} {row['drawn']:>5} "
                    f"{'-' if row['best'] is None else row['best']:>5} {row['streak']:>4}  ")
-        what = f"{safe_name(row['preset'])}, {row['players']}p, vs {safe_name(row['opponent'])}"
-        room = (width or 10**6) - len(numbers)
-        if len(what) > room:
-            what = what[: max(room - 1, 8)] + "…"
-        lines.append(numbers + what)
+        rules = "rules not told apart" if row["rules"] is None else safe_name(row["rules"]).replace(" · ", ", ")
+        what = (f"{safe_name(row['preset'])}, {row['players']}p, {rules}{', rated' if row['rated'] else ''}, "
+                f"vs {safe_name(row['opponent'])}")
+        room = max((width or 10**6) - len(numbers), 20)
+        first, *rest = textwrap.wrap(what, room, break_on_hyphens=False) or [""]
+        lines += [numbers + first, *[" " * len(numbers) + more for more in rest]]
     return lines
 

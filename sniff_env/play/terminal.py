@@ -5,8 +5,12 @@ a move whose log cannot be written is taken back, with a message. End of input (
 Ctrl-C save and leave with a note saying how to resume.
 
 Each turn's screen is made to fit the terminal (see :func:`.screen.turn_lines`): the scores and
-the tiles in every hand stay on it above the prompt. Text is wrapped between words; a command
-to type again (resume, replay) has a line of its own, so that it can be copied whole.
+the tiles in every hand stay on it above the prompt; so does the end of a hand (its title, last
+plays, layout and scores, :class:`.screen.HandOver`). What is longer than a few lines (help,
+rules, the score sheet, the hand's log, the record) is shown a screen at a time and the table is
+drawn again after it; ``board`` draws it again at any time. Keys typed while the computer plays
+are thrown away before the next prompt. Text is wrapped between words; a command to type again
+(resume, replay) has a line of its own, so that it can be copied whole.
 """
 
 from __future__ import annotations
@@ -34,6 +38,26 @@ from sniff_env.play.stats import StatsError, load_stats, record_game, stats_line
 from sniff_env.play.stats import summary as stats_summary
 
 QUIT_WORDS = {"quit", "exit", "q"}
+NEXT_HAND_PROMPT = "press Enter for the next hand (or scores, board, quit) "
+MORE_PROMPT = "press Enter for more (q: back) "
+BACK_PROMPT = "press Enter for the table (or type a move) "
+HAND_BACK_PROMPT = "press Enter for the end of the hand "
+SCORES_PROMPT = "press Enter for the scores "
+
+
+def discard_typeahead() -> None:
+    """Throw away what was typed at the terminal and not read yet (``tcflush``); nothing where the
+    input is no terminal (a pipe, a file) or the platform has no ``termios``."""
+    try:
+        import termios
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    try:
+        fd = sys.stdin.fileno()
+        if os.isatty(fd):
+            termios.tcflush(fd, termios.TCIFLUSH)
+    except (OSError, ValueError, termios.error):
+        pass
 
 
 def terminal_console() -> Console:
@@ -81,7 +105,10 @@ class Terminal:
         """Print rich markup, wrapped between words at the terminal's width (``fold=False``:
         left to the terminal, for a line that names a file, which must not be cut)."""
         for line in [lines] if isinstance(lines, str) else lines:
-            self.console.print(line, soft_wrap=not fold, overflow="fold")
+            if fold:
+                self.console.print(line, overflow="fold")
+            else:  # an overflow method would crop the line at the width
+                self.console.print(line, soft_wrap=True)
 
     def say_command(self, lead: str, *words: str | Path) -> None:
         """``lead`` and, on a line of its own, a command to type (never folded by this program)."""
@@ -126,6 +153,38 @@ class Terminal:
             self.say(f"{why}: the game is saved in {escape(str(path))}", fold=False)
             self.say_command("resume with:", "sniff", "play", "--resume", path)
 
+    def ask(self, prompt: str, discard: bool = False) -> str:
+        """Read a line after ``prompt``; with ``discard``, keys typed before it (while the computer
+        played) are thrown away first, so that they never make a move the player did not see."""
+        if discard:
+            discard_typeahead()
+        return self.read(prompt)
+
+    def page(self, lines: list[str], last: str = BACK_PROMPT) -> str:
+        """Show ``lines`` a screen at a time (Enter: the next, ``q``: stop), then wait at ``last``
+        before the caller draws the table again; returns what the player typed there (or at a
+        "more" prompt, other than ``q``): a move or a command to take up, or "". Where the output
+        is no terminal, the lines are printed and nothing waits."""
+        height = self.height
+        if height is None:
+            self.say(lines)
+            return ""
+        width, room = self.console.width, max(height - 1, 1)
+        chunk: list[str] = []
+        used = 0
+        for line in lines:
+            size = screen.rows(line, width)
+            if chunk and used + size > room:
+                self.say(chunk)
+                answer = self.read(MORE_PROMPT).strip()
+                if answer:
+                    return "" if answer.lower() == "q" else answer
+                chunk, used = [], 0
+            chunk.append(line)
+            used += size
+        self.say(chunk)
+        return self.read(last).strip()
+
     def _loop(self) -> int:
         session = self.session
         for note in session.notes:
@@ -133,34 +192,80 @@ class Terminal:
         session.advance()
         while True:
             game = session.game
+            if game.phase is Phase.GAME_OVER:
+                self._game_over()
+                return 0
             if game.phase is not Phase.PLAY:
-                height = self.height
-                self.say(screen.hand_over_lines(session, self.console.width, height and height - 1))
-                if game.phase is Phase.GAME_OVER:
-                    path = session.save()
-                    self.count_game()
-                    self.say(f"game log: {escape(str(path))}", fold=False)
-                    self.say_command("watch it again:", "sniff", "replay", path)
+                if not self._hand_over():
                     return 0
-                answer = self.read("press Enter for the next hand (or quit, scores) ").strip().lower()
-                if answer in QUIT_WORDS:
-                    self._leave("bye")
-                    return 0
-                if answer == "scores":
-                    self.say(screen.sheet_lines(session))
-                    self.read("press Enter for the next hand ")
                 self._try(lambda: session.commit(session.next_hand, "the next deal"))
                 continue
             if not self._turn():
                 return 0
 
+    def _hand_over(self) -> bool:
+        """Show the end of the hand until the player asks for the next one (True) or quits."""
+        discard = True
+        while True:
+            *first, last = self.hand_over_pages(1)
+            for page in first:
+                self.say(page)
+                self.ask(SCORES_PROMPT, discard)
+                discard = False
+            self.say(last)
+            answer = self.ask(NEXT_HAND_PROMPT, discard).strip().lower()
+            discard = False
+            if answer in QUIT_WORDS:
+                self._leave("bye")
+                return False
+            if answer in ("scores", "sheet"):
+                self.page(screen.sheet_lines(self.session), HAND_BACK_PROMPT)
+            elif answer != "board":
+                return True
+
+    def hand_over_pages(self, below: int) -> list[list[str]]:
+        """The end of the hand as screens (:class:`.screen.HandOver`), the last with ``below``
+        rows under it; one screen, not cut, where the output is no terminal."""
+        view = screen.HandOver(self.session, self.console.width)
+        height = self.height
+        if height is None:
+            return [view.top() + view.bottom()]
+        return view.pages(height - 1, height - below)
+
+    def _game_over(self) -> None:
+        """The last hand's end, who won, the player's record and how to watch the game again, all
+        on one screen (the shell's prompt under it)."""
+        session = self.session
+        path = session.save()
+        record = self.count_game()
+        replay = ["watch it again:", "  " + escape(command_line("sniff", "replay", path))]
+        below = sum(screen.rows(line, self.console.width) for line in [record, *replay]) + 1
+        *first, last = self.hand_over_pages(below)
+        for page in first:
+            self.say(page)
+            self.ask(SCORES_PROMPT, discard=True)
+        self.say(last)
+        self.say(record)
+        self.say_command("watch it again:", "sniff", "replay", path)
+
     def _turn(self) -> bool:
-        """Show the table and read until the human moves (True) or quits (False)."""
+        """Show the table and read until the human moves (True) or quits (False). The first
+        prompt throws away keys typed while the computer played; what shows more than a few lines
+        (help, rules, scores, log, stats) is paged, and the table comes back after it."""
         session = self.session
         options = session.options()
-        self.say(screen.turn_lines(session, options, self.console.width, self.height, self.autoclaim))
+        hints: dict[int, float] | None = None
+        typed: str | None = None
+        draw, discard = True, True
         while True:
-            text = self.read("> ").strip()
+            if draw:
+                self.say(screen.turn_lines(session, options, self.console.width, self.height, self.autoclaim, hints))
+                draw = False
+            if typed is None:
+                text = self.ask("> ", discard).strip()
+                discard = False
+            else:
+                text, typed = typed, None
             word, _, rest = text.partition(" ")
             word = word.lower()
             if not text:
@@ -169,38 +274,34 @@ class Terminal:
                 self._leave("bye")
                 return False
             if word in ("help", "?", "h"):
-                self.say(screen.COMMANDS_HELP)
+                typed, draw = self.page(screen.COMMANDS_HELP.split("\n")), True
+            elif word == "board":
+                draw = True
             elif word == "hint":
                 if session.rated:
                     self.say("[red]hints are off in a rated game[/]")
                     continue
                 self.say("thinking…")
-                self.say(screen.hint_lines(session.hint(), options, session))
+                hints, draw = {o.action: value for o, value in session.hint()}, True
             elif word == "undo":
                 if not self._try(lambda: session.commit(session.undo, "the undo")):
                     continue
                 self.say("[yellow]your last move is taken back[/]")
                 return True
             elif word in ("scores", "sheet"):
-                self.say(screen.sheet_lines(session))
+                typed, draw = self.page(screen.sheet_lines(session)), True
             elif word in ("rules", "how"):
-                self.say([escape(line) for line in howto_lines(session.rules, self.console.width)])
+                typed, draw = self.page([escape(line) for line in howto_lines(session.rules, self.console.width)]), True
             elif word == "stats":
-                self.show_stats()
+                typed, draw = self.page(self.stats_lines()), True
             elif word == "log":
                 start = (hand_starts(session.game.events) or [0])[-1]
-                self.say(["this hand so far:", *[f"  {line}" for line in screen.session_event_lines(
-                    session, session.game.public_events(session.human, start))]])
+                typed, draw = self.page(["this hand so far:", *[f"  {line}" for line in screen.session_event_lines(
+                    session, session.game.public_events(session.human, start))]]), True
             elif word == "autoclaim" or text.lower() in ("claim always", "always claim"):
                 self._toggle_autoclaim(rest.strip().lower())
             elif word == "save":
-                try:
-                    path = session.save(Path(rest.strip()) if rest.strip() else None)
-                except SniffError as exc:
-                    self.say(f"[red]cannot save: {escape(str(exc))}[/]")
-                    continue
-                self.say(f"saved in {escape(str(path))}", fold=False)
-                self.say_command("resume with:", "sniff", "play", "--resume", path)
+                self._save_record(rest.strip())
             else:
                 try:
                     move = parse_move(session.game, text, [o.action for o in options])
@@ -216,24 +317,37 @@ class Terminal:
                 if self._try(partial(session.commit, partial(session.play, move.action, claim))):
                     return True
 
-    def count_game(self) -> None:
-        """Count the finished game in the player's record and say how the record stands (or why
-        it could not be counted: the game itself is saved either way)."""
+    def _save_record(self, where: str) -> None:
+        """``save [PATH]``: what the player has seen so far, to watch again (never another hand's
+        tiles); the game itself is saved after every move."""
+        session = self.session
+        try:
+            path = session.save_record(Path(where) if where else None)
+        except SniffError as exc:
+            self.say(f"[red]cannot save: {escape(str(exc))}[/]")
+            return
+        self.say(f"saved what you have seen so far (your own tiles only) in {escape(str(path))}", fold=False)
+        self.say_command("watch it with:", "sniff", "replay", path)
+        if session.save_path is not None:
+            self.say_command("the game itself is saved after every move; resume it with:",
+                             "sniff", "play", "--resume", session.save_path)
+
+    def count_game(self) -> str:
+        """Count the finished game in the player's record; one line (markup) on how the record
+        stands, or why the game could not be counted (the game itself is saved either way)."""
         try:
             row, record = record_game(self.session)
         except StatsError as exc:
-            self.say(f"[red]the game is not counted in your record: {escape(str(exc))}[/]")
-            return
-        self.say(f"your record: {escape(stats_summary(row, record))}")
+            return f"[red]the game is not counted in your record: {escape(str(exc))}[/]"
+        return f"your record: {escape(stats_summary(row, record))}"
 
-    def show_stats(self) -> None:
-        """The player's record across finished games (or why it cannot be read)."""
+    def stats_lines(self) -> list[str]:
+        """The player's record across finished games (or why it cannot be read), as markup."""
         try:
             record = load_stats()
         except StatsError as exc:
-            self.say(f"[red]{escape(str(exc))}[/]")
-            return
-        self.say([escape(line) for line in stats_lines(record, self.console.width)])
+            return [f"[red]{escape(str(exc))}[/]"]
+        return [escape(line) for line in stats_lines(record, self.console.width)]
 
     def _toggle_autoclaim(self, how: str) -> None:
         if not self.session.rules.muggins_claims:

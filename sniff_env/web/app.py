@@ -3,6 +3,7 @@
 ======================================  =========================================================
 ``GET  /``                              the page (``?game=ID`` reopens a game; ``#replay``: replays)
 ``GET  /api/setup``                     what the new-game form offers (presets, opponents, targets)
+                                        and the game the server deals unasked (``server``)
 ``POST /api/games``                     a new game with the server's options, or as chosen:
                                         ``{"preset", "players", "partnership",
                                         "muggins_claims", "target", "opponent", "rated"}``;
@@ -26,7 +27,8 @@
 ======================================  =========================================================
 
 No answer holds a tile the human's seat may not see, nor the game's seed, until the game is
-over (the full log is written on the server all along). Every refusal is a 4xx or 5xx answer
+over (the full log is written on the server from the game's first change on; a game nobody
+played leaves none, and ``GET /`` deals nothing). Every refusal is a 4xx or 5xx answer
 ``{"error": "...", ...}`` and changes nothing: 404 for an unknown game, 410 for one the server
 has dropped (see :mod:`.sessions`), 409 for a stale version or a move out of turn, 400 for an
 illegal move, 422 for a malformed body or log, 413 for a body over ``MAX_BODY`` bytes or a log
@@ -73,7 +75,7 @@ from sniff_env.play.stats import summary as stats_summary
 from sniff_env.players import BUILTIN, agents
 from sniff_env.vector.notices import NOTICES
 from sniff_env.web.borders import Borders
-from sniff_env.web.guide import guide, setup_choices
+from sniff_env.web.guide import guide, server_game, setup_choices
 from sniff_env.web.replays import Stopped, replay_answer
 from sniff_env.web.sessions import (
     GameChoice,
@@ -197,7 +199,7 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
     replays = threading.BoundedSemaphore(MAX_REPLAYS)
     page_html = (STATIC / "index.html").read_bytes()
     icon = (STATIC / "favicon.svg").read_bytes()
-    choices = setup_choices()
+    choices = {**setup_choices(), "server": server_game(options.rules, options.opponents, options.level, options.rated)}
 
     @app.exception_handler(WebError)
     async def web_error(_: Request, exc: WebError) -> JSONResponse:
@@ -281,7 +283,6 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
         """Make a change and write the log, both or neither; count the change (in a worker)."""
         with held(table):
             table.check(version)
-            table.fresh = False
             try:
                 table.session.commit(act, what)
             except WebError:
@@ -293,6 +294,7 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
             except SniffError as exc:
                 raise WebError(400, str(exc)) from None
             table.version += 1
+            table.fresh = False  # the log is on disk now
             if table.session.game.phase is Phase.GAME_OVER and table.stats is None:
                 count_game(table)
             return JSONResponse(table.view())

@@ -7,6 +7,7 @@ new-game form offers, each preset with a line on what sets it apart.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sniff_env.play.howto import how_to_play, summary
@@ -37,6 +38,24 @@ TABLE_HELP = [
 def guide(rules: Rules) -> list[dict[str, Any]]:
     """The rules in effect, section by section (``{"title", "lines"}``), and how this table works."""
     return [*how_to_play(rules), {"title": "At this table", "lines": TABLE_HELP}]
+
+
+def server_game(rules: Rules, opponents: Sequence[str], level: str | None, rated: bool) -> dict[str, Any]:
+    """The game the server deals when the player asks for one without choosing (the page offers
+    it before any game is dealt): its rules in a line and in words, the opponents by level or by
+    name (a file of the server's own by no name), rated or not."""
+    from sniff_env.players import BUILTIN, agents
+
+    if level is not None:
+        against = LEVELS[level].label
+    else:
+        shipped = agents.shipped_agents()
+        names = [spec.partition(":")[0] if spec.partition(":")[0] in BUILTIN or spec in shipped
+                 else "the server's own player" for spec in opponents]
+        against = ", ".join(dict.fromkeys(names)) or LEVELS[DEFAULT_LEVEL].label
+    return {"rules": rules.name, "players": rules.num_players, "partnership": rules.partnership,
+            "target": rules.target, "rated": rated, "opponent": against, "summary": summary(rules),
+            "sections": guide(rules)}
 
 
 def setup_choices() -> dict[str, Any]:

@@ -13,8 +13,9 @@ address its requests come from): a client's new game beyond its share drops its 
 recently used game, and a new game on a full server drops the least recently used game of the
 client holding the most, so that nobody's new games push out another's. A game left idle for
 ``idle_s`` seconds is dropped too. A request for a dropped game is answered 410 (its log stays
-on disk, and ``sniff serve --resume LOG`` continues it), except that a dropped game nobody made
-a move in takes its log with it (the server wrote it when the game was asked for). The policy
+on disk, and ``sniff serve --resume LOG`` continues it). A game's log is written at its first
+change (a move, a deal, an undo), not when it is dealt: a game nobody played (a page opened to
+look, a game started and left) leaves no log behind. The policy
 players are loaded once per server and shared by its games. The logs the server names itself start with
 :data:`LOG_PREFIX`, which tells them from other logs in the same folder when old ones are
 cleaned away (see :mod:`.housekeeping`).
@@ -156,6 +157,8 @@ class TableOptions:
     keep_logs: int = KEEP_LOGS
     keep_days: float = KEEP_DAYS
     """The server's own logs kept when its games folder is cleaned (see :mod:`.housekeeping`)."""
+    level: str | None = None
+    """The level whose player ``opponents`` are (their seats go by its label), None where they were named."""
 
     def __post_init__(self) -> None:
         _positive("the hint budget", self.hint_budget_s)
@@ -187,7 +190,7 @@ class Table:
     client: str = ""
     """Who asked for the game (the address of the request)."""
     fresh: bool = False
-    """Whether the server wrote the game's log when it was asked for, and nobody has moved since."""
+    """Whether nobody has changed the game since it was dealt (its log is not written until then)."""
     opponent: str = "server"
     """The opponent level the game was asked with (``server``: the server's own opponents)."""
     stats: dict[str, Any] | None = None
@@ -288,14 +291,7 @@ class TableStore:
 
     def _drop(self, game_id: str, why: str) -> None:
         table = self.tables.pop(game_id)
-        path = table.session.save_path
-        stub = table.fresh and path is not None and path.name.startswith(LOG_PREFIX)
-        if stub and path is not None:
-            try:
-                path.unlink()
-            except OSError:  # gone already, or not ours to remove: leave it
-                pass
-        self._gone[game_id] = (why, not stub)
+        self._gone[game_id] = (why, not table.fresh)
         while len(self._gone) > FORGOTTEN:
             self._gone.popitem(last=False)
 
@@ -342,29 +338,29 @@ class TableStore:
 
     def new(self, choice: GameChoice | None = None, client: str = "") -> Table:
         """A new game for ``client`` with the server's options (its seed for the first game
-        only), or as the player chose it in the browser; its log is written at once, to a new file."""
+        only), or as the player chose it in the browser. Its log, a new file, is written at the
+        game's first change (:meth:`Table` ``fresh`` until then): a game nobody plays leaves none."""
         o = self.options
         if choice is not None:
             rules = choice.rules()
             opponents, note = chosen_opponents([], rules, choice.opponent)
-            session = Session.start(rules, opponents, rated=choice.rated or o.rated, agents=self.agents)
+            session = Session.start(rules, opponents, rated=choice.rated or o.rated, agents=self.agents,
+                                    level=choice.opponent)
             session.warming = self.warming
             if note and note not in session.notes:
                 session.notes.insert(0, note)
             session.save_path = server_log_path(session.seed, o.games_dir)
             session.advance()
-            self._log_first(session)
             return self._add(session, choice.opponent, client, fresh=True)
         with self._lock:
             first, self._first = self._first, False
         session = Session.start(o.rules, list(o.opponents), human=o.seat, partner=o.partner,
-                                seed=o.seed if first else None, rated=o.rated, agents=self.agents)
+                                seed=o.seed if first else None, rated=o.rated, agents=self.agents, level=o.level)
         session.warming = self.warming
         session.save_path = (first and o.save_path) or server_log_path(session.seed, o.games_dir)
         session.overwrite = bool(first and o.overwrite)
         session.advance()
-        self._log_first(session)
-        return self._add(session, client=client, fresh=session.save_path != o.save_path)
+        return self._add(session, client=client, fresh=True)
 
     def resume(self, path: Path, advance: bool = True) -> Table:
         """A game continued from a saved log (the policy files it may name: the shipped ones and
@@ -407,7 +403,7 @@ class TableStore:
         if gone is not None:
             why, kept = gone
             log = ("Its log is kept in the server's games folder (sniff serve --resume LOG continues it)" if kept
-                   else "No move was made in it, and its log is removed")
+                   else "Nobody played it, so it left no log")
             raise WebError(410, f"game {game_id!r} has expired: {why}. {log}; start a new game", expired=True)
         raise WebError(404, f"there is no game {game_id!r} on this server (it may have been started by "
                             "an earlier run of the server); start a new game")

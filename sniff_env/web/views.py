@@ -78,7 +78,8 @@ def layout_json(ts: TileSet, info: InfoState, inline: list[bool]) -> dict[str, A
         for e in (WEST, EAST, NORTH, SOUTH)
         if info.plays and (e < NORTH or info.sniff_tile >= 0)
     ]
-    return {"centre": centre, "arms": arms, "ends": ends, "count": info.count,
+    terms = [{"end": t.name, "value": t.value, "note": t.note} for t in shares.values()]
+    return {"centre": centre, "arms": arms, "ends": ends, "count": info.count, "shares": terms,
             "count_sum": count_sum(info, info.count) if info.plays else ""}
 
 
@@ -177,7 +178,7 @@ def _table(session: Session, info: InfoState, events: list[dict[str, Any]], inli
         "turn": info.turn,
         "leader": info.leader,
         "sides": _sides(session, info.scores),
-        "seats": [{"seat": s, "name": p.name, "human": p.spec == HUMAN, "side": session.rules.side_of(s),
+        "seats": [{"seat": s, "name": p.name, "engine": p.engine, "human": p.spec == HUMAN, "side": session.rules.side_of(s),
                    "tiles": info.hand_sizes[s], "you": s == session.human} for s, p in enumerate(session.seats)],
         "boneyard": {"size": info.boneyard_size, "drawable": max(info.drawable, 0)},
         "layout": layout_json(session.game.ts, info, inline),

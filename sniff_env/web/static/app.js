@@ -115,10 +115,17 @@ async function load(id) {
   return data;
 }
 
-// A new game: with the server's options, or as chosen in the new-game form (`choice`).
+// A new game: with the server's options, or as chosen in the new-game form (`choice`, then
+// remembered, so that the next visit offers to deal the same game).
 async function newGame(choice) {
-  const data = await api("POST", "/api/games", choice && choice.preset ? choice : undefined);
+  const chosen = choice && choice.preset ? choice : undefined;
+  const data = await api("POST", "/api/games", chosen);
   if (!data) return null;
+  try {
+    if (chosen) localStorage.setItem("sniff-last-choice", JSON.stringify(chosen));
+    else localStorage.removeItem("sniff-last-choice");
+  } catch (e) { /* private mode: nothing is remembered */ }
+  $("welcome").hidden = true;
   history.replaceState(null, "", `/?game=${encodeURIComponent(data.id)}`);
   notice("");
   app.closed = null;
@@ -564,7 +571,8 @@ function drawSeats(view, hands) {
     div.className = `seat ${s.you ? "you" : "opponent"}${toPlay ? " to-play" : ""}`;
     div.dataset.seat = s.seat;
     div.dataset.pos = pos;
-    div.title = `${s.name}: ${pos === "south" ? "at the bottom" : `on the ${pos === "north" ? "far side" : pos === "west" ? "left" : "right"}`}` +
+    div.title = `${s.name}${s.engine ? ` (engine: ${s.engine})` : ""}: ` +
+      `${pos === "south" ? "at the bottom" : `on the ${pos === "north" ? "far side" : pos === "west" ? "left" : "right"}`}` +
       (toPlay ? ", to play" : "");
     const pct = Math.max(0, Math.min(100, (100 * scoreOf(s)) / target));
     const score = view.rules.partnership ? "" :
@@ -670,7 +678,7 @@ function drawCommon(view, hands) {
   drawScores(view);
   $("count").textContent = view.layout.count;
   $("count-sum").replaceChildren();
-  const shares = view.layout.ends.filter((e) => e.counts);
+  const shares = view.layout.shares;
   if (shares.length) {
     $("count-sum").append(`${view.layout.count} = `);
     shares.forEach((e, i) => {
@@ -901,11 +909,9 @@ function render() {
   // the hint's summary, under the moves (so that they stay where they are)
   $("hint-note").textContent = app.hints ? app.hintText || "" : "";
   $("hint-note").hidden = !app.hints;
-  // a note about the players (who plays and why) is shown once, when the game is first drawn
-  if (view.notes.length && app.noted !== view.id) {
-    app.noted = view.id;
-    notice(view.notes.join(" "), "info");
-  }
+  // a note about the players (who plays and why) is shown once a game, when it is first drawn
+  // (a reload of the page does not show it again)
+  if (view.notes.length && !noted(view.id)) notice(view.notes.join(" "), "info");
 }
 
 // The move the hint values most (while the hint is for this position), or null.
@@ -963,6 +969,16 @@ async function hint() {
     $("hint").textContent = "Hint";
     render();
   }
+}
+
+// Whether the notes of game `id` were shown already (remembered across reloads); marks them shown.
+function noted(id) {
+  let seen = [];
+  try { seen = JSON.parse(localStorage.getItem("sniff-noted") || "[]"); } catch (e) { seen = []; }
+  if (!Array.isArray(seen)) seen = [];
+  if (seen.includes(id)) return true;
+  try { localStorage.setItem("sniff-noted", JSON.stringify([...seen.slice(-49), id])); } catch (e) { /* private mode */ }
+  return false;
 }
 
 // -- the new-game form and the help ----------------------------------------------------------
@@ -1063,7 +1079,7 @@ async function openStats() {
     body.innerHTML = `<p>${data.played} played, ${data.won} won; ${data.streak} won in a row now, longest run ` +
       `${data.best_streak}.</p><table id="stats-table"><thead><tr><th>game</th><th>played</th><th>won</th>` +
       `<th>best</th><th>run</th></tr></thead><tbody>` + data.rows.map((r) => `<tr data-preset="${esc(r.preset)}">` +
-      `<th>${esc(r.preset)} · ${r.players}p<br><span class="muted">vs ${esc(r.opponent)}</span></th><td>${r.played}</td>` +
+      `<th>${esc(r.kind)}<br><span class="muted">vs ${esc(r.opponent)}</span></th><td>${r.played}</td>` +
       `<td>${r.won} <span class="muted">${r.share}%</span></td><td>${r.best ?? "–"}</td>` +
       `<td title="won in a row now (longest ${r.best_streak})">${r.streak}</td></tr>`).join("") + "</tbody></table>";
   }
@@ -1073,12 +1089,21 @@ async function openStats() {
 async function openHelp() {
   const body = $("help-body");
   const id = app.state && app.state.id;
+  let sections = null;
   if (id) {
     const data = await api("GET", `/api/games/${encodeURIComponent(id)}/guide`);
-    if (data) {
-      body.replaceChildren();
-      appendSections(body, data.sections);
-    }
+    sections = data && data.sections;
+  } else if (app.dealChoice) {  // no game yet: the rules of the game the page offers to deal
+    const c = app.dealChoice;
+    const data = await api("GET", `/api/guide?${new URLSearchParams({ preset: c.preset, players: c.players,
+      partnership: c.partnership, muggins_claims: c.muggins_claims })}`);
+    sections = data && data.sections;
+  } else if (app.setup) {
+    sections = app.setup.server.sections;
+  }
+  if (sections) {
+    body.replaceChildren();
+    appendSections(body, sections);
   }
   $("help").showModal();
 }
@@ -1096,6 +1121,7 @@ async function openReplay(file) {
 function showFrame() {
   const r = app.replay;
   const frame = r.frames[r.index];
+  $("welcome").hidden = true;
   $("replay-bar").hidden = false;
   $("me").hidden = true;
   $("moves-panel").hidden = true;
@@ -1124,6 +1150,8 @@ function redraw() {
 
 // -- wiring ------------------------------------------------------------------------------------
 $("new-game").addEventListener("click", openSetup);
+$("deal").addEventListener("click", () => newGame(app.dealChoice || undefined));
+$("welcome-choose").addEventListener("click", openSetup);
 $("setup-preset").addEventListener("change", () => setupChanged());
 $("setup-opponent").addEventListener("change", () => setupChanged());
 $("setup-players").addEventListener("change", () => setupChanged());
@@ -1151,7 +1179,10 @@ $("rp-back").addEventListener("click", () => step(app.replay.index - 1));
 $("rp-forward").addEventListener("click", () => step(app.replay.index + 1));
 $("rp-last").addEventListener("click", () => step(Infinity));
 $("rp-slider").addEventListener("input", (ev) => step(Number(ev.target.value)));
-$("rp-close").addEventListener("click", () => { app.replay = null; render(); });
+$("rp-close").addEventListener("click", () => {
+  app.replay = null;
+  if (app.state) render(); else { $("replay-bar").hidden = true; welcome(); }
+});
 document.addEventListener("keydown", (ev) => {
   if (document.querySelector("dialog[open]")) return;
   if (app.replay && ev.key === "ArrowRight") step(app.replay.index + 1);
@@ -1163,11 +1194,47 @@ window.addEventListener("resize", () => { clearTimeout(resizing); resizing = set
 app.openReplayText = async (text, name = "log.json") => openReplay({ text: async () => text, name });
 app.newGame = newGame;
 
+// Before any game: the game to deal (the last one chosen in the form, else the server's) and the
+// form to choose another. Opening the page deals nothing: the server deals when Deal is pressed.
+function lastChoice() {
+  try {
+    const c = JSON.parse(localStorage.getItem("sniff-last-choice") || "null");
+    if (c && app.setup.presets.some((p) => p.name === c.preset)) return c;
+  } catch (e) { /* nothing remembered */ }
+  return null;
+}
+
+async function welcome() {
+  if (!app.setup) app.setup = await api("GET", "/api/setup");
+  if (!app.setup) return;
+  const choice = lastChoice();
+  const server = app.setup.server;
+  let text;
+  if (choice) {
+    const level = app.setup.levels.find((l) => l.name === choice.opponent);
+    const p = app.setup.presets.find((x) => x.name === choice.preset);
+    const target = choice.target || p.targets[String(choice.players)];
+    text = `${choice.preset}, ${choice.players} players${choice.partnership ? " in partnerships" : ""}, to ${target}, ` +
+      `against ${level ? level.label : choice.opponent}${choice.rated ? ", rated" : ""}`;
+    $("welcome-about").textContent = p.summary;
+  } else {
+    text = `${server.rules}, ${server.players} players${server.partnership ? " in partnerships" : ""}, to ${server.target}, ` +
+      `against ${server.opponent}${server.rated ? ", rated" : ""}`;
+    $("welcome-about").textContent = server.summary;
+  }
+  $("welcome-game").textContent = `Deal ${text}, or choose another game.`;
+  app.dealChoice = choice;
+  $("me").hidden = true;
+  $("moves-panel").hidden = true;
+  $("welcome").hidden = false;
+}
+
 (async function start() {
   const id = new URLSearchParams(location.search).get("game");
   if (id && await load(id)) return;
-  if (id) notice(`game ${id} is not on this server any more; a new game has started`, "error");
-  const keep = $("notice").textContent;
-  await newGame();
-  if (keep) notice(keep, "error");
+  if (id) {
+    history.replaceState(null, "", "/");
+    notice(`game ${id} is not on this server any more; deal a new one`, "error");
+  }
+  await welcome();
 })();
