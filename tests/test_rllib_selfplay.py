@@ -5,6 +5,7 @@ and exports a policy ``sniff eval`` plays."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -171,6 +172,7 @@ def test_short_run_checkpoints_resumes_and_exports_a_playable_policy(tmp_path: P
         out = subprocess.run(
             [sys.executable, "-m", "sniff_env.cli", "eval", str(policy), "greedy", "--games", "20", "--no-progress"],
             capture_output=True, text=True, timeout=120, check=False,
+            env={**os.environ, "COLUMNS": "400"},  # the tables cut a long temporary path to fit 80 columns
         )
         assert out.returncode == 0, out.stderr
         assert "policy" in out.stdout and "greedy" in out.stdout

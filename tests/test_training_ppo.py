@@ -100,7 +100,8 @@ def test_shipped_training_configs_parse() -> None:
     from training.lib.config import parse_config
 
     trainers = {"sb3": "training.libraries.sb3_maskable", "imitation": "training.imitation", "rllib": "training.libraries.rllib_selfplay",
-                "tianshou": "training.libraries.tianshou_dqn", "expert": "training.expert_iteration"}
+                "tianshou": "training.libraries.tianshou_dqn", "expert": "training.expert_iteration",
+                "torchrl": "training.libraries.torchrl_mappo"}
     configs = sorted(Path("configs/training").glob("*.toml"))
     assert configs
     for cfg in configs:
