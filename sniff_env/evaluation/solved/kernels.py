@@ -16,6 +16,18 @@ from sniff_env.vector import compiled
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 
 
+@compiled(inline=True)
+def expected(n: int, first: np.ndarray, degree: np.ndarray, child: np.ndarray, weights: np.ndarray, w0: int,
+             value: np.ndarray) -> float:
+    """Node ``n``'s children's values weighted by ``weights[w0:]`` (chance probabilities or a
+    profile's probabilities, one per edge in order)."""
+    e0 = first[n]
+    v = 0.0
+    for j in range(degree[n]):
+        v += weights[w0 + j] * value[child[e0 + j]]
+    return v
+
+
 @compiled()
 def reach_down(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray, degree: np.ndarray, child: np.ndarray,
                prob: np.ndarray, owner: np.ndarray, offset: np.ndarray, profile: np.ndarray, seat: int,
@@ -90,17 +102,12 @@ def cfr_plus_update(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray, de
             value[n] = sign * util[n]
             continue
         e0 = first[n]
-        v = 0.0
         if k == CHANCE:
-            for j in range(degree[n]):
-                v += prob[e0 + j] * value[child[e0 + j]]
-            value[n] = v
+            value[n] = expected(n, first, degree, child, prob, e0, value)
             continue
         i = infoset[n]
         a0 = offset[i]
-        for j in range(degree[n]):
-            v += profile[a0 + j] * value[child[e0 + j]]
-        value[n] = v
+        v = value[n] = expected(n, first, degree, child, profile, a0, value)
         if owner[i] == seat:
             o, s = other[n], own[n]
             for j in range(degree[n]):
@@ -124,16 +131,10 @@ def profile_value(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray, degr
         if k == TERMINAL:
             value[n] = util[n]
             continue
-        e0 = first[n]
-        v = 0.0
         if k == CHANCE:
-            for j in range(degree[n]):
-                v += prob[e0 + j] * value[child[e0 + j]]
+            value[n] = expected(n, first, degree, child, prob, first[n], value)
         else:
-            a0 = offset[infoset[n]]
-            for j in range(degree[n]):
-                v += profile[a0 + j] * value[child[e0 + j]]
-        value[n] = v
+            value[n] = expected(n, first, degree, child, profile, offset[infoset[n]], value)
     return value[0]
 
 
@@ -154,18 +155,13 @@ def best_response_level(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray
             value[n] = sign * util[n]
             continue
         e0 = first[n]
-        v = 0.0
         if k == CHANCE:
-            for j in range(degree[n]):
-                v += prob[e0 + j] * value[child[e0 + j]]
-            value[n] = v
+            value[n] = expected(n, first, degree, child, prob, e0, value)
             continue
         i = infoset[n]
         a0 = offset[i]
         if owner[i] != seat:
-            for j in range(degree[n]):
-                v += profile[a0 + j] * value[child[e0 + j]]
-            value[n] = v
+            value[n] = expected(n, first, degree, child, profile, a0, value)
         elif depth[n] > level:
             value[n] = value[child[e0 + best[i]]]
         elif depth[n] == level:
