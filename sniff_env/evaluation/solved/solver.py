@@ -47,6 +47,8 @@ class Solver:
         t = tree
         self.reward = np.sign(t.margin)
         """The solved game's payoff: seat 0 wins (+1), loses (-1) or ties (0) the hand."""
+        self.win0 = (t.margin > 0).astype(float)
+        self.tie = (t.margin == 0).astype(float)
         self.action_owner = np.repeat(t.owner, np.diff(t.offset)).astype(np.int8)
         nodes, acts = t.nodes, int(t.actions.size)
         self.own = np.zeros(nodes)
@@ -114,12 +116,11 @@ class Solver:
 
     def result(self, a: np.ndarray, b: np.ndarray) -> Result:
         """``a`` against ``b`` (profiles; each plays its own seat's part), both seatings averaged."""
-        win0, tie = (self.tree.margin > 0).astype(float), (self.tree.margin == 0).astype(float)
         out = np.zeros(4)
         for seat_a in (0, 1):
             prof = self.combine(a, b) if seat_a == 0 else self.combine(b, a)
-            w = self.value_of(prof, win0)
-            ti = self.value_of(prof, tie)
+            w = self.value_of(prof, self.win0)
+            ti = self.value_of(prof, self.tie)
             m = self.value_of(prof, self.tree.margin)
             lose = 1.0 - w - ti
             out += (w, ti, lose, m) if seat_a == 0 else (lose, ti, w, -m)
