@@ -1314,7 +1314,10 @@ const chipOf = (seat) => document.querySelector(`#opponents .seat[data-seat="${s
 // chips of the sides it paid; the moves and scores are said in the page's live region.
 function feelShown(before, view) {
   const fresh = before && before.id === view.id && before.version !== view.version;
-  if (!fresh) return;
+  if (!fresh) {  // a game opened or dealt: said, not scored again
+    if (!before || before.id !== view.id) announce(spokenChange(view));
+    return;
+  }
   const step = reducedMotion() ? 0 : paceStep();
   const first = recentPlayOrder(view);
   const mine = bottomSeat(view);
