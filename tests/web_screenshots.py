@@ -16,7 +16,7 @@ import io
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from web_server import (
     ARGS,
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:
             for name, viewport in (("table", DESKTOP), ("phone", PHONE)):
-                page = browser.new_page(viewport=viewport, has_touch=viewport is PHONE)
+                page = browser.new_page(viewport=cast(Any, viewport), has_touch=viewport is PHONE)
                 page.set_default_timeout(15_000)
                 page.goto(address)
                 deal(page)
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                     page.keyboard.press("Escape")
                     finish(page)
                 page.close()
-            page = browser.new_page(viewport=DESKTOP)
+            page = browser.new_page(viewport=cast(Any, DESKTOP))
             page.goto(address)
             page.wait_for_selector("#welcome-recent li")
             size = save(still(page), args.out / "web-recent.png")

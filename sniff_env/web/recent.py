@@ -57,9 +57,10 @@ def _finished(data: Any) -> bool:
 
 def _names(data: dict[str, Any]) -> list[str]:
     """Each seat's name as the table showed it (safe to show as text)."""
-    players = data.get("players") if isinstance(data.get("players"), list) else []
-    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
-    names = meta.get("names")
+    players, meta = data.get("players"), data.get("meta")
+    if not isinstance(players, list):
+        players = []
+    names = meta.get("names") if isinstance(meta, dict) else None
     if not (isinstance(names, list) and len(names) == len(players)):
         names = players
     return [safe_name(n) for n in names]
