@@ -3,13 +3,12 @@ scrolls sideways, panels do not cover each other, touch targets are at least 44 
 up end by end, muggins shows what a click does with the points, results can be closed and name
 the players, replays show each hand once with the players' names.
 
-With ``SNIFF_UPDATE_SCREENSHOT=1`` the phone screenshot replaces the README's
-``checkpoints/results/web-phone.png``; otherwise it goes to a temporary folder.
+The phone screenshot goes to a temporary folder (the README's pictures are taken by
+``tests/web_screenshots.py``).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +29,6 @@ from web_server import (  # noqa: F401  (the games and browser fixtures)
 )
 from web_server import play_until as shared_play_until
 
-RESULTS = Path(__file__).resolve().parents[1] / "checkpoints" / "results"
 TOUCH = 44
 
 playwright_api = require_browser()
@@ -106,7 +104,7 @@ def test_the_table_fits_the_screen(browser: Any, server: str, viewport: dict[str
         for button in page.locator("#controls button:visible, #moves .move").all():
             b = button.bounding_box()
             assert b["height"] >= TOUCH, f"{button.inner_text()!r} is {b['height']:.0f} px tall"
-        shot = RESULTS / "web-phone.png" if os.environ.get("SNIFF_UPDATE_SCREENSHOT") else tmp_path / "phone.png"
+        shot = tmp_path / "phone.png"
         page.screenshot(path=str(shot))
         assert shot.read_bytes()[:4] == b"\x89PNG"
     page.close()

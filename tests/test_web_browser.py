@@ -1,15 +1,13 @@
 """The web table end to end: the real server, headless Chromium, a hand played by clicking.
 
 Needs Debian's ``chromium`` at /usr/bin/chromium and the ``playwright`` Python package (its own
-browser downloads are not used). Takes a screenshot of a fixed-seed game; with
-``SNIFF_UPDATE_SCREENSHOT=1`` it replaces the README's ``checkpoints/results/web-table.png``,
-otherwise it goes to a temporary folder, so a test run leaves the repository as it was.
+browser downloads are not used). Takes a screenshot of a fixed-seed game, in a temporary folder
+(the README's pictures are taken by ``tests/web_screenshots.py``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,8 +24,6 @@ from web_server import (  # noqa: F401  (the games fixture)
     state,
     wait_past,
 )
-
-README_SCREENSHOT = Path(__file__).resolve().parents[1] / "checkpoints" / "results" / "web-table.png"
 
 playwright_api = require_browser()
 
@@ -60,7 +56,7 @@ def worth_a_picture(s: dict[str, Any]) -> bool:
 
 
 def test_a_hand_in_the_browser(page: Any, tmp_path: Path) -> None:
-    screenshot = README_SCREENSHOT if os.environ.get("SNIFF_UPDATE_SCREENSHOT") else tmp_path / "web-table.png"
+    screenshot = tmp_path / "web-table.png"
     s = state(page)
     assert s["phase"] == "play" and s["your_turn"]
     assert page.locator("#hand .hand-tile").count() == len(s["hand"])

@@ -24,6 +24,9 @@
                                         know of it (``sniff-seat-log``: no seed, no other hand)
 ``POST /api/replay``                    a game log in the body; every position, hands face up (a
                                         seat's record: that seat's view, other hands hidden)
+``GET  /api/recent``                    the newest finished games in the games folder (see
+                                        :mod:`.recent`): name, date, preset, players, result
+``GET  /api/recent/{name}``             the replay of one of them, as ``POST /api/replay`` gives it
 ======================================  =========================================================
 
 No answer holds a tile the human's seat may not see, nor the game's seed, until the game is
@@ -49,6 +52,7 @@ loop, without a worker, so they stay quick while the pool is full.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -69,13 +73,14 @@ from sniff_env.errors import GameOverError, SniffError
 from sniff_env.game import Phase
 from sniff_env.gamelog import game_log, seat_log
 from sniff_env.play.howto import how_to_play, summary
-from sniff_env.play.session import HUMAN, LogWriteError, SeatPlayer, check_log_player
+from sniff_env.play.session import HUMAN, LogWriteError, SeatPlayer, check_log_player, default_save_path
 from sniff_env.play.stats import StatsError, load_stats, record_game, stats_rows
 from sniff_env.play.stats import summary as stats_summary
 from sniff_env.players import BUILTIN, agents
 from sniff_env.vector.notices import NOTICES
 from sniff_env.web.borders import Borders
 from sniff_env.web.guide import guide, server_game, setup_choices
+from sniff_env.web.recent import finished_log, recent_games
 from sniff_env.web.replays import Stopped, replay_answer
 from sniff_env.web.sessions import (
     GameChoice,
@@ -393,4 +398,36 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
         return await pool.run(replay_answer, body, given_up, done=replays.release,
                               gone=lambda: disconnected(request), stop=stop, client=client_of(request))
 
+    add_recent_routes(app, options, pool, replays)
     return app
+
+
+def add_recent_routes(app: FastAPI, options: TableOptions, pool: Workers, replays: threading.BoundedSemaphore) -> None:
+    """``GET /api/recent`` and ``GET /api/recent/{name}``: the finished games in the games folder
+    and the replay of one (read in a worker; nothing is dealt or written)."""
+    folder = default_save_path(0, options.games_dir).parent
+
+    @app.get("/api/recent")
+    async def recent(request: Request) -> JSONResponse:
+        return await pool.run(lambda: JSONResponse({"games": recent_games(folder)}), client=client_of(request))
+
+    @app.get("/api/recent/{name}")
+    async def recent_replay(request: Request, name: str) -> Response:
+        if not replays.acquire(blocking=False):
+            raise Busy(f"the server is replaying {MAX_REPLAYS} logs already; try again in a moment")
+        stop = threading.Event()
+
+        def replay_one() -> Response:
+            data = finished_log(folder, name)
+            # the players as a log sent to the browser names them: never a file of the server's
+            specs = data.get("players")
+            if isinstance(specs, list) and all(isinstance(p, str) for p in specs):
+                names = data.get("meta", {}).get("names") if isinstance(data.get("meta"), dict) else None
+                if not (isinstance(names, list) and len(names) == len(specs)):
+                    names = [f"seat {s + 1}" for s in range(len(specs))]
+                data["players"] = told_players([SeatPlayer(str(n), p) for n, p in zip(names, specs)])
+            body = json.dumps(data, allow_nan=False).encode()
+            return replay_answer(body, lambda: stop.is_set() or pool.closing.is_set())
+
+        return await pool.run(replay_one, done=replays.release, gone=lambda: disconnected(request), stop=stop,
+                              client=client_of(request))

@@ -200,6 +200,7 @@ function tileBack(parent, x, y, size, vertical = true) {
 function tileSvg(pips, size, cls = "") {
   const svg = el("svg", { width: size + 2, height: 2 * size + 2, viewBox: `-1 -1 ${size + 2} ${2 * size + 2}` });
   tile(svg, 0, 0, pips[0], pips[1], true, size, cls);
+  svg.dataset.tile = key(pips);
   return svg;
 }
 
@@ -374,7 +375,7 @@ function drawLayout(svg, layout, stubby, targets, freshFrom, view = null, opts =
     g.dataset.tile = key(q.t.pips);
     g.dataset.order = q.t.order;
     g.dataset.seat = q.t.seat;
-    const delay = `${(q.t.order - freshFrom) * PACE}ms`;
+    const delay = `${(q.t.order - freshFrom) * paceStep()}ms`;
     if (fresh && opts.pace) g.style.animationDelay = delay;
     if (q.t.sniff) {
       const star = el("text", { x: q.x + (q.vertical ? U / 2 : U), y: q.y - units(3, s), class: "sniff-mark",
@@ -813,16 +814,19 @@ function drawResult(view) {
 const resultKey = (view) => `${view.id || "replay"}:${view.version ?? view.title}`;
 
 function show(view) {
+  const before = app.state;
   if (app.state && view.version !== app.state.version) { app.hints = null; app.selected = null; }
   if (app.state && app.state.id !== view.id) app.hints = null;
   app.state = view;
   app.replay = null;
   render();
+  feelShown(before, view);
 }
 
 function render() {
   const view = app.state;
   if (!view) return;
+  const focused = focusPlace();
   $("replay-bar").hidden = true;
   $("me").hidden = false;
   $("moves-panel").hidden = false;
@@ -836,9 +840,9 @@ function render() {
   const best = bestHint(view);
   // the moves since the player's last one come down one by one, once per version of the game
   const paceKey = `${view.id}:${view.version}`;
-  const pace = app.paced !== null && app.paced !== paceKey && firstRecent !== null;
+  const pace = app.paced !== null && app.paced !== paceKey && firstRecent !== null && paceStep() > 0;
   app.paced = paceKey;
-  if (pace) app.pacedUntil = Date.now() + PACE * (view.layout.arms ? tilesDown(view.layout) - firstRecent : 0) + 450;
+  if (pace) app.pacedUntil = Date.now() + paceStep() * (view.layout.arms ? tilesDown(view.layout) - firstRecent : 0) + 450;
   drawLayout($("layout"), view.layout, view.rules.sniff === "stubby", mine, firstRecent ?? Infinity, view,
              { pace, hint: best });
   // the hand
@@ -912,6 +916,8 @@ function render() {
   // a note about the players (who plays and why) is shown once a game, when it is first drawn
   // (a reload of the page does not show it again)
   if (view.notes.length && !noted(view.id)) notice(view.notes.join(" "), "info");
+  speakable(view);
+  refocus(focused, view);
 }
 
 // The move the hint values most (while the hint is for this position), or null.
@@ -951,6 +957,7 @@ function pick(k) {
     app.selected = app.selected === k ? null : k;
   }
   render();
+  focusEnds(k);
 }
 
 async function hint() {
@@ -1135,6 +1142,7 @@ function showFrame() {
   drawCommon(frame, frame.hands);  // every seat face up (a seat's record: only its own), each once
   const last = frame.events.filter((e) => e.kind === "play").findIndex((e) => e.recent);
   drawLayout($("layout"), frame.layout, frame.rules.sniff === "stubby", [], last < 0 ? Infinity : last, frame);
+  speakable(frame);
 }
 
 function step(to) {
@@ -1227,7 +1235,377 @@ async function welcome() {
   $("me").hidden = true;
   $("moves-panel").hidden = true;
   $("welcome").hidden = false;
+  showRecent($("welcome-recent"), WELCOME_RECENT);
 }
+
+// -- score you can feel: a "+N" where points score, a short sound, the pace of the others' moves --
+// The sound (off unless turned on) and the pace are remembered in this browser (localStorage).
+const PACES = { fast: 220, normal: PACE, off: 0 };
+const POP_MS = 1700;      // how long a "+N" stays up
+const feel = { sound: false, pace: "normal", audio: null };
+app.felt = [];            // every "+N" shown: {points, seat, at: "play" | "hand"}, for the curious and the tests
+app.sounds = 0;           // sounds played
+
+function loadFeel() {
+  try {
+    feel.sound = localStorage.getItem("sniff-sound") === "on";
+    const pace = localStorage.getItem("sniff-pace");
+    if (pace in PACES) feel.pace = pace;
+  } catch (e) { /* private mode: the defaults */ }
+  $("sound").checked = feel.sound;
+  $("pace").value = feel.pace;
+}
+
+function saveFeel() {
+  try {
+    localStorage.setItem("sniff-sound", feel.sound ? "on" : "off");
+    localStorage.setItem("sniff-pace", feel.pace);
+  } catch (e) { /* private mode: kept for this page only */ }
+}
+
+// Milliseconds between two tiles coming down after the player's move (0: all at once).
+function paceStep() {
+  return PACES[feel.pace] ?? PACE;
+}
+
+const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+// A short beep made by the browser (no sound file): higher for the player's side.
+function beep(ours) {
+  if (!feel.sound) return;
+  try {
+    const Audio = window.AudioContext || window.webkitAudioContext;
+    if (!Audio) return;
+    feel.audio = feel.audio || new Audio();
+    const ctx = feel.audio;
+    if (ctx.state === "suspended") ctx.resume();
+    const osc = ctx.createOscillator(), gain = ctx.createGain();
+    osc.type = "sine";
+    osc.frequency.value = ours ? 880 : 523;
+    gain.gain.setValueAtTime(0.0001, ctx.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.18, ctx.currentTime + 0.015);
+    gain.gain.exponentialRampToValueAtTime(0.0001, ctx.currentTime + 0.16);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start();
+    osc.stop(ctx.currentTime + 0.18);
+    app.sounds += 1;
+  } catch (e) { /* no sound here: the "+N" says it */ }
+}
+
+// A "+N" floating up from `target` (an element on the page), after `delay` ms.
+function popAt(target, text, cls, delay) {
+  if (!target) return;
+  const r = target.getBoundingClientRect();
+  if (!r.width && !r.height) return;
+  const pop = document.createElement("div");
+  pop.className = `score-pop ${cls}`;
+  pop.textContent = text;
+  pop.style.left = `${r.left + r.width / 2 + window.scrollX}px`;
+  pop.style.top = `${r.top + window.scrollY}px`;
+  pop.style.animationDelay = `${delay}ms`;
+  $("pops").appendChild(pop);
+  setTimeout(() => pop.remove(), delay + POP_MS + 100);
+}
+
+const chipOf = (seat) => document.querySelector(`#opponents .seat[data-seat="${seat}"]`);
+
+// After a change of the game: each score since the player's last move pops up where it was made
+// (on its tile and on the scorer's chip), as its tile comes down; the hand's end pops up on the
+// chips of the sides it paid; the moves and scores are said in the page's live region.
+function feelShown(before, view) {
+  const fresh = before && before.id === view.id && before.version !== view.version;
+  if (!fresh) {  // a game opened or dealt: said, not scored again
+    if (!before || before.id !== view.id) announce(spokenChange(view));
+    return;
+  }
+  const step = reducedMotion() ? 0 : paceStep();
+  const first = recentPlayOrder(view);
+  const mine = bottomSeat(view);
+  const side = (seat) => { const s = view.seats.find((x) => x.seat === seat); return s ? s.side : -1; };
+  const ourSide = side(mine);
+  let order = -1, delay = 0, lastDelay = 0;
+  for (const e of view.events) {
+    if (e.kind === "play") order += 1;
+    if (!e.recent || !(e.kind === "play" || e.kind === "muggins")) continue;
+    delay = first === null || e.kind === "muggins" ? lastDelay : Math.max(0, order - first) * step;
+    lastDelay = delay;
+    if (!e.points) continue;
+    const text = `+${e.points}`;
+    if (e.kind === "play") popAt(document.querySelector(`#layout .tile[data-order="${order}"]`), text, "on-layout", delay);
+    popAt(chipOf(e.seat), text, "on-chip", delay);
+    app.felt.push({ points: e.points, seat: e.seat, at: "play" });
+    setTimeout(() => beep(side(e.seat) === ourSide), delay);
+  }
+  const r = view.result;
+  if (r && r.scores && !(before.result && before.version === view.version)) {
+    const end = (first === null ? 0 : lastDelay) + (step ? step + 300 : 0);
+    for (const s of r.scores) {
+      if (!s.end) continue;
+      const seats = view.seats.filter((x) => x.side === s.side);
+      for (const x of seats) popAt(chipOf(x.seat), `${s.end > 0 ? "+" : "−"}${Math.abs(s.end)}`, "on-chip hand-end", end);
+      app.felt.push({ points: s.end, seat: seats.length ? seats[0].seat : -1, at: "hand" });
+      if (s.end > 0) setTimeout(() => beep(s.side === ourSide), end);
+    }
+  }
+  announce(spokenChange(view));
+}
+
+// -- keyboard and screen reader --------------------------------------------------------------------
+const WORDS = ["blank", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+const pipWord = (n) => WORDS[n] ?? String(n);
+// A tile in words: "five-three", "double six".
+const tileWords = (pips) => (pips[0] === pips[1] ? `double ${pipWord(pips[0])}` : `${pipWord(pips[0])}-${pipWord(pips[1])}`);
+// A line of the game's log as said aloud: tiles in words, the count and the points spelled out.
+const spoken = (text) => text
+  .replace(/\b(\d+)[-=](\d+)\b/g, (_, a, b) => tileWords([Number(a), Number(b)]))
+  .replace(/\s*\(count (\d+)\)/, ", count $1")
+  .replace(/\s+\+(\d+)$/, ", scores $1");
+
+function announce(text) {
+  const box = $("announce");
+  box.textContent = "";
+  if (text) setTimeout(() => { box.textContent = text; }, 60);  // a change, so it is read even if it repeats
+  app.announced = text;
+}
+
+// What changed since the player's last move, in words: each move (the others' too), each score,
+// the hand's end, whose turn it is.
+function spokenChange(view) {
+  const said = grouped(view.events).filter((e) => e.recent && e.kind !== "hand_end" && e.kind !== "game_end")
+    .map((e) => spoken(e.text) + ".");
+  const r = view.result;
+  if (r && r.winner_text !== undefined) said.push(`Game over: ${r.winner_text}.`);
+  else if (r) said.push(`Hand ${view.hand_number} is over.`);
+  if (r && r.scores) {
+    said.push(r.scores.map((s) => `${s.names} ${s.play + s.end >= 0 ? "+" : "minus "}${Math.abs(s.play + s.end)} this hand, ` +
+      `${s.after} points`).join("; ") + ".");
+  } else if (view.phase === "play") {
+    const turn = view.seats.find((x) => x.seat === view.turn);
+    said.push(view.your_turn ? "Your turn." : `${turn ? turn.name : "the next player"} to play.`);
+  }
+  return said.join(" ");
+}
+
+// Names for what the table draws: the tiles in the hand, the ends where the picked tile may go,
+// the open ends, the seats' chips as a line of text; the pictures themselves are hidden from
+// screen readers (their words say what they show).
+function speakable(view) {
+  const options = view.options || [];
+  document.querySelectorAll("#hand .hand-tile").forEach((b, i) => {
+    const pips = b.dataset.tile.split("-").map(Number);
+    const playable = view.your_turn && options.some((o) => o.tile && key(o.tile) === b.dataset.tile);
+    b.setAttribute("aria-label", tileWords(pips));
+    b.setAttribute("aria-pressed", String(app.selected === b.dataset.tile));
+    b.setAttribute("aria-description", playable ? "playable" : "cannot be played now");
+    if (i < 9) b.dataset.key = String(i + 1); else delete b.dataset.key;
+    for (const part of b.querySelectorAll("svg, .hint-badge")) part.setAttribute("aria-hidden", "true");
+  });
+  const svg = $("layout");
+  const ends = view.layout.ends.filter((e) => e.open);
+  svg.setAttribute("role", "group");
+  svg.setAttribute("aria-label", view.layout.centre
+    ? `the layout: ${tilesDown(view.layout)} tiles, count ${view.layout.count}; open ends: ` +
+      ends.map((e) => `${e.end} ${e.pip}`).join(", ")
+    : "the layout: the table is empty");
+  for (const part of svg.querySelectorAll(".tile, .sniff-mark, .by-mark, .empty-note")) part.setAttribute("aria-hidden", "true");
+  const pipAt = Object.fromEntries(view.layout.ends.map((e) => [e.end, e.pip]));
+  for (const g of svg.querySelectorAll(".target")) {
+    const o = options.find((x) => String(x.action) === g.dataset.action);
+    if (!o) continue;
+    const where = o.end === "lead" ? "lead" : `${o.end} end, open ${pipAt[o.end]}`;
+    const points = o.points ? `, ${pointsText(o, false).replace(/^\+/, "scores ")}` : "";
+    g.setAttribute("aria-label", `${where}: ${tileWords(o.tile)}${o.inline ? " in line" : ""}${points}`);
+    g.setAttribute("aria-keyshortcuts", "Enter");
+    for (const part of g.children) part.setAttribute("aria-hidden", "true");
+  }
+  for (const g of svg.querySelectorAll(".open-end")) {
+    g.setAttribute("role", "img");
+    g.setAttribute("aria-label", `${g.dataset.end} end, open ${pipAt[g.dataset.end]}`);
+  }
+  const hint = svg.querySelector(".hint-spot");
+  if (hint) { hint.setAttribute("role", "img"); hint.setAttribute("aria-label", hint.querySelector("title").textContent); }
+  for (const chip of document.querySelectorAll("#opponents .seat")) {
+    const s = view.seats.find((x) => String(x.seat) === chip.dataset.seat);
+    if (!s) continue;
+    const score = view.sides[s.side] ? view.sides[s.side].score : 0;
+    const last = lastTiles(view)[s.seat];
+    const toPlay = view.phase === "play" && view.turn === s.seat;
+    for (const part of chip.children) part.setAttribute("aria-hidden", "true");
+    const words = document.createElement("span");
+    words.className = "sr-only";
+    words.textContent = `${s.name}, ${score} point${score === 1 ? "" : "s"}, ${s.tiles} tile${s.tiles === 1 ? "" : "s"}` +
+      `${toPlay ? ", to play" : ""}${last ? `, played ${tileWords(last)} last` : ""}`;
+    chip.prepend(words);
+  }
+  $("boneyard").querySelector("svg")?.setAttribute("aria-hidden", "true");
+  for (const t of document.querySelectorAll("#result .reveal svg[data-tile]")) {
+    t.setAttribute("role", "img");
+    t.setAttribute("aria-label", tileWords(t.dataset.tile.split("-").map(Number)));
+  }
+}
+
+// Where the keyboard's focus is on the table (a tile of the hand, an end), to be found again once
+// the table is drawn anew; "lost" where it fell to the page after a keyboard move.
+function focusPlace() {
+  const a = document.activeElement;
+  if (!a || a === document.body) return app.keyboard ? { lost: true } : null;
+  const tile = a.closest && a.closest("#hand .hand-tile");
+  if (tile) return { tile: tile.dataset.tile };
+  const target = a.closest && a.closest("#layout .target");
+  if (target) return { action: target.dataset.action };
+  return null;
+}
+
+function refocus(place, view) {
+  if (!place) return;
+  const a = document.activeElement;
+  if (a && a !== document.body && document.contains(a)) return;
+  const byAction = place.action && document.querySelector(`#layout .target[data-action="${place.action}"]`);
+  const byTile = place.tile && document.querySelector(`#hand .hand-tile[data-tile="${place.tile}"]`);
+  const next = byAction || byTile || firstTile() || (view.phase === "hand_over" && $("result-next"))
+    || (view.phase === "game_over" && $("result-new"));
+  if (next) next.focus();
+}
+
+const firstTile = () => document.querySelector("#hand .hand-tile.playable") || document.querySelector("#hand .hand-tile");
+
+// After a tile is picked: the focus on the first end it may go to (where there is one).
+function focusEnds(k) {
+  if (app.selected !== k) return;
+  const first = document.querySelector("#layout .target");
+  if (first) first.focus();
+}
+
+// The next item of `items` after the one holding the focus (`by`: +1 or -1, round the end).
+function cycle(items, by) {
+  if (!items.length) return;
+  const at = items.indexOf(document.activeElement);
+  items[((at < 0 ? (by > 0 ? -1 : 0) : at) + by + items.length) % items.length].focus();
+}
+
+const typing = (el) => el && (el.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName));
+
+function shortcuts(ev) {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey || document.querySelector("dialog[open]") || typing(ev.target)) return;
+  const k = ev.key;
+  if (k === "Tab") { app.keyboard = true; document.body.classList.add("keys"); return; }
+  const done = () => { ev.preventDefault(); app.keyboard = true; document.body.classList.add("keys"); };
+  if (k === "?") { done(); openHelp(); return; }
+  if (k === "m") { done(); setSound(!feel.sound); return; }
+  if (app.replay) {
+    if (k === "n") { done(); replayNextHand(); } else if (k === "e") { done(); step(Infinity); }
+    else if (k === "b") { done(); step(app.replay.index - 1); } else if (k === "Escape") { done(); $("rp-close").click(); }
+    return;
+  }
+  if (k === "r") { done(); openReplays(); return; }
+  const view = app.state;
+  if (!view || !$("welcome").hidden) return;
+  const target = ev.target.closest && ev.target.closest("#layout .target");
+  if (/^[1-9]$/.test(k)) {
+    const tile = document.querySelectorAll("#hand .hand-tile")[Number(k) - 1];
+    if (tile) { done(); tile.focus(); pick(tile.dataset.tile); }
+  } else if (k === " " && target) {
+    done(); app.play(Number(target.dataset.action));
+  } else if (k.startsWith("Arrow") && (target || ev.target.closest("#hand"))) {
+    done();
+    const by = k === "ArrowLeft" || k === "ArrowUp" ? -1 : 1;
+    cycle([...document.querySelectorAll(target ? "#layout .target" : "#hand .hand-tile")], by);
+  } else if (k === "h" && !$("hint").hidden && !$("hint").disabled) { done(); hint(); }
+  else if (k === "u" && !$("undo").hidden && !$("undo").disabled) { done(); change("undo"); }
+  else if (k === "d" && !$("draw").hidden) { done(); $("draw").click(); }
+  else if (k === "n" && view.phase !== "play") {
+    done(); (view.phase === "hand_over" ? $("next-hand") : $("result-new"))?.click();
+  }
+}
+
+function setSound(on) {
+  feel.sound = on;
+  $("sound").checked = on;
+  saveFeel();
+  announce(on ? "Sound on." : "Sound off.");
+  if (on) beep(true);
+}
+
+// -- one click to the past: the recent finished games, the replay's jumps --------------------------
+const WELCOME_RECENT = 3;
+
+// The newest finished games of the server's games folder into `box` (at most `most`), each with
+// its Replay button; nothing is dealt or written.
+async function showRecent(box, most) {
+  let data = null;
+  try {
+    const response = await fetch("/api/recent");
+    data = response.ok ? await response.json() : null;
+  } catch (e) { data = null; }
+  const games = data ? data.games.slice(0, most) : [];
+  box.replaceChildren();
+  box.hidden = !games.length && box.id === "welcome-recent";
+  if (!data) { box.innerHTML = `<p class="stats-error">The list of games cannot be read now.</p>`; return; }
+  if (!games.length) { box.innerHTML = `<p class="muted">No finished games yet: a game is listed here once it is over.</p>`; return; }
+  if (box.id === "welcome-recent") {
+    const h = document.createElement("h3");
+    h.textContent = "Your recent games";
+    box.appendChild(h);
+  }
+  const list = document.createElement("ul");
+  list.className = "recent-games";
+  for (const g of games) {
+    const li = document.createElement("li");
+    li.dataset.name = g.name;
+    const when = new Date(g.date);
+    const date = isNaN(when) ? g.date : when.toLocaleString([], { weekday: "short", day: "numeric", month: "short",
+                                                                  hour: "2-digit", minute: "2-digit" });
+    const text = document.createElement("span");
+    text.className = `game${g.yours === true ? " won" : g.yours === false ? " lost" : ""}`;
+    text.textContent = `${date} · ${g.preset} to ${g.target} · ${g.players.join(", ")} · ${g.result} ${g.scores.join("–")}`;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "replay-one";
+    button.textContent = "Replay";
+    button.setAttribute("aria-label", `replay ${text.textContent}`);
+    button.addEventListener("click", () => replayRecent(g.name));
+    li.append(text, button);
+    list.appendChild(li);
+  }
+  box.appendChild(list);
+}
+
+async function openReplays() {
+  $("replays").showModal();
+  await showRecent($("replays-list"), 20);
+  const first = $("replays-list").querySelector("button") || $("replay-file-open");
+  first.focus();
+}
+
+async function replayRecent(name) {
+  const data = await api("GET", `/api/recent/${encodeURIComponent(name)}`);
+  if (!data) return;
+  if ($("replays").open) $("replays").close();
+  app.replay = { frames: data.frames, index: 0, name, record: data.record };
+  notice("");
+  showFrame();
+  $("rp-next-hand").focus();
+}
+
+// The replay's next hand: the next frame of a later hand (its deal), else the end.
+function replayNextHand() {
+  const r = app.replay;
+  if (!r) return;
+  const hand = r.frames[r.index].hand_number;
+  const next = r.frames.findIndex((f, i) => i > r.index && f.hand_number !== hand);
+  step(next < 0 ? Infinity : next);
+}
+
+loadFeel();
+$("sound").addEventListener("change", (ev) => setSound(ev.target.checked));
+$("pace").addEventListener("change", (ev) => { feel.pace = ev.target.value in PACES ? ev.target.value : "normal"; saveFeel(); });
+$("replay-open").addEventListener("click", openReplays);
+$("replays-close").addEventListener("click", () => $("replays").close());
+$("replay-file-open").addEventListener("click", () => { $("replays").close(); $("replay-file").click(); });
+$("rp-next-hand").addEventListener("click", replayNextHand);
+document.addEventListener("keydown", shortcuts);
+document.addEventListener("pointerdown", () => { app.keyboard = false; document.body.classList.remove("keys"); });
+app.tileWords = tileWords;
 
 (async function start() {
   const id = new URLSearchParams(location.search).get("game");
