@@ -188,3 +188,17 @@ def test_supersuit_vectorizes_the_parallel_env() -> None:
     assert ends >= 4  # whole hands were played, each ending for both agents of its game
     assert returns[0] == -returns[1] and returns[2] == -returns[3]  # zero-sum in each game
     vec.close()
+
+
+def test_supersuits_box_observation_wrappers_refuse_the_dict_saying_why() -> None:
+    ss = pytest.importorskip("supersuit")
+    wrappers = {"dtype": lambda e: ss.dtype_v0(e, np.float64), "flatten": ss.flatten_v0, "normalize_obs": ss.normalize_obs_v0,
+                "frame_stack": lambda e: ss.frame_stack_v1(e, 2), "pad_observations": ss.pad_observations_v0,
+                "black_death": ss.black_death_v3}
+    for name, wrap in wrappers.items():
+        with pytest.raises((AttributeError, AssertionError), match="Box") as caught:
+            wrap(sniff_v0.parallel_env()).reset(seed=0)
+        if isinstance(caught.value, AttributeError):  # the ones that ask for a Box's bounds hear why and what to use
+            assert "action mask" in str(caught.value) and "gymnasium.make('sniff_env/Sniff-v0')" in str(caught.value), name
+    space = sniff_v0.env().observation_space("player_0")
+    assert isinstance(space, gymnasium.spaces.Dict) and not hasattr(space, "low")  # a Dict as any other

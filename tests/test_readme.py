@@ -70,7 +70,7 @@ OPTIONAL = {
     "torch": "train", "sb3_contrib": "integrations", "stable_baselines3": "integrations",
     "tianshou": "integrations", "torchrl": "integrations", "shimmy": "integrations",
     "pyspiel": "openspiel", "open_spiel": "openspiel", "ray": "rllib", "supersuit": "integrations",
-    "moviepy": "integrations",
+    "moviepy": "integrations", "benchmarl": "benchmarl",
 }
 """Top-level modules of the optional extras: where one is missing, what needs it is skipped."""
 
@@ -192,7 +192,7 @@ def _missing_extra(modules: set[str]) -> str | None:
 
 
 NEEDS = {"sniff_env.integrations.openspiel": "pyspiel", "sniff_env.integrations.sb3": "stable_baselines3",
-         "sniff_env.integrations.rllib": "ray"}
+         "sniff_env.integrations.rllib": "ray", "sniff_env.integrations.benchmarl": "benchmarl"}
 """The project's adapters and the optional library each imports."""
 
 
@@ -356,7 +356,7 @@ def test_other_block_is_valid(block: Block) -> None:
 def test_the_library_section_shows_every_library() -> None:
     code = "\n".join(b.code for b in PYTHON if (b.file, b.section) == LIBRARY_SECTION)
     for needle in ("pettingzoo.make", "gymnasium.make(", "make_vec", "MaskablePPO", "PettingZooEnv",
-                   "PettingZooWrapper", "pyspiel.load_game", "OpenSpielCompatibilityV0"):
+                   "PettingZooWrapper", "pyspiel.load_game", "OpenSpielCompatibilityV0", "Experiment("):
         assert needle in code, f"the section {LIBRARY_SECTION!r} has no block using {needle}"
 
 

@@ -101,7 +101,7 @@ def test_shipped_training_configs_parse() -> None:
 
     trainers = {"sb3": "training.libraries.sb3_maskable", "imitation": "training.imitation", "rllib": "training.libraries.rllib_selfplay",
                 "tianshou": "training.libraries.tianshou_dqn", "expert": "training.expert_iteration",
-                "torchrl": "training.libraries.torchrl_mappo"}
+                "torchrl": "training.libraries.torchrl_mappo", "benchmarl": "training.libraries.benchmarl_mappo"}
     configs = sorted(Path("configs/training").glob("*.toml"))
     assert configs
     for cfg in configs:

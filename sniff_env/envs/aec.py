@@ -155,6 +155,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from sniff_env.actions import END_NAMES, LEAD, Move
+from sniff_env.envs.masks import MaskedObservationSpace
 from sniff_env.envs.rewards import points_rewards, win_rewards
 from sniff_env.envs.seat_record import info_state_of, record
 from sniff_env.errors import GameOverError, IllegalMoveError, UnknownOptionError, unknown_options
@@ -376,7 +377,7 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
         self._side = [self.rules.side_of(s) for s in range(n)]
         low, high = self._obs_bounds()
         self.observation_spaces = {
-            a: spaces.Dict(
+            a: MaskedObservationSpace(
                 {
                     "observation": spaces.Box(low, high, (size,), np.float32),
                     "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),

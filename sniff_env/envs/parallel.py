@@ -36,6 +36,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from sniff_env.envs.aec import SeatObservation, env
+from sniff_env.envs.masks import MaskedObservationSpace
 
 AgentID = str
 
@@ -69,7 +70,7 @@ class SniffParallelEnv(ParallelEnv[AgentID, dict[str, np.ndarray], int]):  # typ
         self.noop_action: int = self.num_actions
         """The no-op: the one legal action of an agent not to act (the env ignores that agent's action)."""
         inner = raw.observation_space(self.possible_agents[0])
-        obs_space = spaces.Dict({
+        obs_space = MaskedObservationSpace({
             "observation": inner["observation"],
             "action_mask": spaces.Box(0, 1, (self.num_actions + 1,), np.int8),
             ACTING_KEY: spaces.Box(0, 1, (1,), np.int8),
