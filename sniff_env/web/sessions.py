@@ -255,14 +255,6 @@ class Table:
         """Make ``change`` and write the log, both or neither (:meth:`Session.commit`)."""
         self.session.commit(change, what)
 
-
-def check_legal(game: Game, action: int) -> None:
-    """Refuse (400) an ``action`` that is not legal now, listing the legal ones."""
-    legal = game.legal_actions()
-    if action not in legal:
-        texts = ", ".join(f"{a} ({game.codec.describe(a)})" for a in legal)
-        raise WebError(400, f"move {action} is not legal now; legal moves: {texts}", legal=list(legal))
-
     def check(self, version: int) -> None:
         if version != self.version:
             raise WebError(409, f"this request was made for version {version} of the game, which is now at "
@@ -279,6 +271,14 @@ def check_legal(game: Game, action: int) -> None:
 
     def release(self) -> None:
         self.changing = False
+
+
+def check_legal(game: Game, action: int) -> None:
+    """Refuse (400) an ``action`` that is not legal now, listing the legal ones."""
+    legal = game.legal_actions()
+    if action not in legal:
+        texts = ", ".join(f"{a} ({game.codec.describe(a)})" for a in legal)
+        raise WebError(400, f"move {action} is not legal now; legal moves: {texts}", legal=list(legal))
 
 
 def busy(table: Table) -> WebError:
