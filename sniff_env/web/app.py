@@ -8,6 +8,11 @@
                                         ``{"preset", "players", "partnership",
                                         "muggins_claims", "target", "opponent", "rated"}``;
                                         its view
+``POST /api/tables``                    a table shared with friends (:mod:`.tables`): the
+                                        game's fields less ``opponent``, ``"seats"`` (per seat
+                                        ``"me"``, ``"friend"`` or a level) and ``"takeover_s"``;
+                                        the host's view, whose ``id`` is the host seat's key and
+                                        whose ``table.links`` are the friends'
 ``GET  /api/games/{id}/guide``          the game's rules in words, for the help panel
 ``GET  /api/guide``                     how to play a preset, in words, before a game of it:
                                         ``?preset=&players=&partnership=&muggins_claims=``
@@ -26,6 +31,8 @@
                                         seat's record: that seat's view, other hands hidden)
 ======================================  =========================================================
 
+``{id}`` is a game's key: the id of a game of one person, or at a shared table the key of one
+person's seat, which opens that seat and no other (a move for another seat is refused, 403).
 No answer holds a tile the human's seat may not see, nor the game's seed, until the game is
 over (the full log is written on the server from the game's first change on; a game nobody
 played leaves none, and ``GET /`` deals nothing). Every refusal is a 4xx or 5xx answer
@@ -114,9 +121,9 @@ def request_model(name: str, choice: type, doc: str, **types: Any) -> type[BaseM
     """A strict request model with the fields of the dataclass ``choice`` (``types``: a field's
     type as the JSON body gives it, where it differs)."""
     hints = get_type_hints(choice)
-    return create_model(name, __config__=ConfigDict(extra="forbid", strict=True), __doc__=doc,
-                        **{f.name: (types.get(f.name, hints[f.name]), ... if f.default is MISSING else f.default)
-                           for f in fields(choice)})
+    given: dict[str, Any] = {f.name: (types.get(f.name, hints[f.name]), ... if f.default is MISSING else f.default)
+                             for f in fields(choice)}
+    return create_model(name, __config__=ConfigDict(extra="forbid", strict=True), __doc__=doc, **given)
 
 
 _NewGameRequest = request_model(
@@ -260,7 +267,8 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
 
     @app.post("/api/tables")
     async def new_table(request: Request, body: _NewTableRequest) -> JSONResponse:  # type: ignore[valid-type]
-        choice = TableChoice(**{**body.model_dump(), "seats": tuple(body.seats)})
+        asked = body.model_dump()  # type: ignore[attr-defined]
+        choice = TableChoice(**{**asked, "seats": tuple(asked["seats"])})
         choice.rules()  # a bad choice is refused here, before a worker is taken
         client = client_of(request)
 

@@ -181,6 +181,7 @@ class SharedTable(Table):
 
     def _move(self, seat: int) -> None:
         """The move of the agent in ``seat``: its own, or a person's stand-in."""
+        player: Player | None
         if seat in self.people:
             player, spec = self.stand_ins[seat], self.stand_in_spec
         else:
