@@ -1247,7 +1247,7 @@ function drawFriends(view) {
     const state = p.you ? "" : p.stand_in ? "away: an agent plays for them" : !p.joined ? "has not opened their link yet"
       : p.here ? "here" : "away";
     span.className = p.here || p.you ? "here" : "away";
-    span.textContent = `${p.name}${p.host ? " (host)" : ""}${state ? `: ${state}` : ""}`;
+    span.textContent = `${p.name}${state ? `: ${state}` : ""}`;
     people.appendChild(span);
   }
   box.append(clock, people);
