@@ -1,8 +1,9 @@
 """Friends at one table in the browser: the real server, headless Chromium, two people in a
 partnership (two browser contexts at once, as two machines would be) against two agents, played
 by clicking to the end of the game. The host seats them with the new-game form and copies the
-friend's link from the table; the friend's page never holds the host's tiles, and a move sent
-with the host's link while the friend is to play is refused and changes nothing."""
+friend's link from the table; the friend's page never holds the host's tiles, a move sent with
+the host's link while the friend is to play is refused and changes nothing, and the friend
+closes the tab and comes back to the same seat through the same link."""
 
 from __future__ import annotations
 
@@ -50,6 +51,15 @@ def seat_the_table(browser: Any, server: str) -> tuple[Any, str]:
     return page, link
 
 
+def open_seat(context: Any, link: str) -> Any:
+    """A page of the seat that ``link`` opens, once its state is in."""
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(link)
+    page.wait_for_function("window.sniff.state && window.sniff.state.seat === 2")
+    return page
+
+
 def caught_up(pages: list[Any], version: int) -> list[dict[str, Any]]:
     """Every page's state once it shows ``version`` at least (each page asks every second)."""
     for page in pages:
@@ -71,10 +81,8 @@ def acting_for_the_other(host: Any, friend: dict[str, Any]) -> None:
 
 def test_two_friends_play_a_partnership_game_to_the_end(browser: Any, server: str) -> None:
     host, link = seat_the_table(browser, server)
-    friend = browser.new_context(viewport=DESKTOP).new_page()
-    friend.set_default_timeout(15_000)
-    friend.goto(link)
-    friend.wait_for_function("window.sniff.state && window.sniff.state.seat === 2")
+    friends = browser.new_context(viewport=DESKTOP)
+    friend = open_seat(friends, link)
     pages = [host, friend]
     tried, waited = False, False
     for _ in range(200):
@@ -95,6 +103,9 @@ def test_two_friends_play_a_partnership_game_to_the_end(browser: Any, server: st
                 acting_for_the_other(host, states[1])
                 tried = True
                 assert caught_up(pages, version)[0]["version"] == version, "a refused move changed the game"
+                friend.close()  # the friend closes the tab, and comes back through the same link
+                friend = pages[1] = open_seat(friends, link)
+                assert state(friend)["hand"] == states[1]["hand"] and state(friend)["your_turn"]
             click_move(pages[mover], states[mover]["options"][0])
         pages[0].wait_for_function(f"window.sniff.state.version > {version}")
     else:

@@ -50,7 +50,9 @@ it is full, or holds as many of this client's requests as one client may have, o
 while another change of the game is under way is answered 503 with ``Retry-After``, before
 either takes a worker; a game still busy with an earlier request after ``LOCK_WAIT_S`` seconds
 is answered 503 with ``Retry-After``. The page and a game's view are answered on the event
-loop, without a worker, so they stay quick while the pool is full.
+loop, without a worker, so they stay quick while the pool is full (but for the view of a shared
+table whose stand-in is due to move: that move takes a worker, and waits for a later view when
+none is free).
 """
 
 from __future__ import annotations
@@ -304,7 +306,7 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
     @app.get("/api/games/{game_id}")
     async def view(request: Request, game_id: str) -> JSONResponse:
         table = store.get(game_id)
-        if table.due(store.clock()) and not table.changing:
+        if not table.changing and table.due(store.clock()):
             try:  # a stand-in's move is due (a shared table): made now, or at a later request
                 return await changed(request, table, game_id, table.version, table.take_over, "the stand-in's move")
             except WebError as exc:

@@ -250,6 +250,10 @@ class SharedTable(Table):
                 else replace(p, name=f"{p.name} (partner)") if rules.partnership and rules.side_of(s) == rules.side_of(seat)
                 else p for s, p in enumerate(self.session.seats)]
 
+    def view(self) -> dict[str, Any]:
+        """The host's view (a shared table has no view but a seat's)."""
+        return self.view_for(self.host_key)
+
     def seat_session(self, key: str) -> Session:
         seat = self.seat_of(key)
         seen = copy.copy(self.session)
