@@ -4,6 +4,9 @@ A game has the server's options (``sniff serve``'s), or those a player chose in 
 new-game form (:class:`GameChoice`: a preset, the players, partnerships, muggins claims, a
 target among :data:`TARGETS` and an opponent level among :data:`LEVELS`, never a file).
 
+A game is asked for by its keys (:attr:`Table.keys`): the id of a game of one person, or at a
+table shared with friends (:mod:`.tables`) each person's seat key, which opens that seat alone.
+
 The version counts the changes of a game. Every request that changes one names the version it
 was made for, so a move sent from an old page (another tab, a double click) is refused instead
 of being applied to a position its sender never saw.
@@ -282,7 +285,7 @@ def check_legal(game: Game, action: int) -> None:
 
 
 def busy(table: Table) -> WebError:
-    return WebError(503, f"game {table.id!r} is still busy with an earlier request (its agents are thinking); "
+    return WebError(503, "the game is still busy with an earlier request (its agents are thinking); "
                          "try again in a moment", retry_after_s=2)
 
 
