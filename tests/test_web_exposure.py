@@ -1,6 +1,7 @@
 """What the web table gives out: its static files under their own names only, logs that name
 the server's players but never its files, and replays judged by the list they replay (a decoy
-list cannot hide a log's length); a resumed game is open as soon as the server listens."""
+list cannot hide a log's length); a resumed game is open as soon as the server listens; a
+server on an address other than loopback says what that exposes."""
 
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ with warnings.catch_warnings():
 
 import httpx
 
+from sniff_env.cli.serve import exposure
+from sniff_env.cli.serve import main as serve_main
 from sniff_env.game import Phase, new_game
 from sniff_env.gamelog import game_log, seat_log
 from sniff_env.play.session import HUMAN, SeatPlayer
 from sniff_env.players import agents
 from sniff_env.presets import make_rules
-from sniff_env.web import replays, views
+from sniff_env.web import replays, server, views
 from sniff_env.web.app import create_app, told_players
 from sniff_env.web.sessions import TableOptions
 
@@ -107,3 +110,21 @@ def test_a_resumed_game_is_open_as_soon_as_the_server_listens(tmp_path: Path) ->
         proc.terminate()
         proc.wait(10)
     assert listening < 30, f"the server listened after {listening:.0f} s"
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2"])
+def test_a_loopback_server_exposes_nothing_and_says_nothing(host: str) -> None:
+    assert exposure(host) is None
+
+
+def test_a_server_on_another_address_says_what_it_exposes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    for host in ("0.0.0.0", "::", "192.168.1.20", "table.example"):
+        said = exposure(host)
+        assert said and "anyone who can reach it can open the page" in said and "held by its link alone" in said
+    assert "every address of this machine" in str(exposure("0.0.0.0"))
+    monkeypatch.setattr(server, "serve", lambda app, sock, **kwargs: sock.close())
+    assert serve_main(["--host", "0.0.0.0", "--port", "0", "--opponent", "random", "--games-dir", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    address = next(i for i, line in enumerate(lines) if line.startswith("sniff table at http://0.0.0.0:"))
+    assert lines[address + 1] == exposure("0.0.0.0")

@@ -1,4 +1,5 @@
-"""``sniff serve``: play in the browser, at a table served on this machine (127.0.0.1 by default).
+"""``sniff serve``: play in the browser, at a table served on this machine (127.0.0.1 by default;
+``--host`` another address, and the server says what that exposes).
 
 The options of new games are those of ``sniff play``. Open the printed address; each game has
 an id in the address, so a reload (or a bookmark, while the server runs) brings it back. The
@@ -9,7 +10,8 @@ its first move: a game nobody played leaves no log. At start, and every hundred 
 older than ``--keep-days`` days or beyond the newest ``--keep-logs`` (named ``web-...``; other
 files there, and the logs of the games it holds, are left alone), and temporary files left
 there by an interrupted write. A game continued with ``--resume`` is open as soon as the
-server listens; its agents to move play then, while the page waits for them.
+server listens; its agents to move play then, while the page waits for them. Friends play at one
+table through the new-game form (see :mod:`sniff_env.web.tables`): each joins by their seat's link.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_game_arguments(parser)
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine alone; another, 0.0.0.0 for "
+                             "all, lets other machines in, as friends at a table need: the server says what that exposes)")
     parser.add_argument("--port", type=whole_number(0, 65535, "a port, 0 to 65535"), default=8765,
                         help="port, 0..65535 (default: 8765; 0 picks a free one)")
     parser.add_argument("--games-dir", type=Path, metavar="DIR",
@@ -75,6 +78,25 @@ def served_hosts(host: str) -> tuple[str, ...]:
     if address.is_loopback:
         return tuple(dict.fromkeys((str(address), *LOOPBACK_NAMES)))
     return (str(address),)
+
+
+def exposure(host: str) -> str | None:
+    """What a server listening on ``host`` exposes, in words for its console; None on a loopback
+    address (this machine only)."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        if host.lower() == "localhost":
+            return None
+        where = f"the address {host} names"
+    else:
+        if address.is_loopback:
+            return None
+        where = "every address of this machine" if address.is_unspecified else f"{address}"
+    return (f"Listening on {where}, not on this machine alone: anyone who can reach it can open the page, deal "
+            "tables of their own and replay logs, with no password. A seat at a table shared with friends is held "
+            "by its link alone (…/?game=…): send each friend their own link, and to nobody else. The traffic is "
+            "plain HTTP, not encrypted: serve on a network you trust.")
 
 
 def check_games_dir(folder: Path | None) -> None:
@@ -135,6 +157,9 @@ def run(args: argparse.Namespace) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"sniff table at http://{shown}:{port}/{query}  (Ctrl-C stops the server)", flush=True)
+    exposed = exposure(args.host)
+    if exposed:
+        print(exposed, flush=True)
     if cleaned.logs or cleaned.temporary:
         print(f"{cleaned} in {folder}", flush=True)
     def start() -> None:

@@ -201,6 +201,28 @@ def load_agent(spec: str, rules: Rules, seed: int, fallback: bool = False,
         return load("heuristic", seed=seed), f"{safe_name(spec, 200)} cannot be used ({exc}); heuristic plays instead"
 
 
+def seat_agent(seat: int, spec: str, rules: Rules, seed: int, fallback: bool = False,
+               agents: AgentCache | None = None, notes: list[str] | None = None,
+               label: str | None = None) -> SeatPlayer:
+    """The agent of ``spec`` in ``seat`` (held to the table's limits), named ``label`` where given
+    (the player's own name second); what the table should know of it (a policy replaced by
+    ``heuristic`` under ``fallback``, a policy trained for other rules) goes to ``notes``."""
+    # a built-in player that cannot be built is an error even where a policy may fall back
+    may_fall_back = fallback and spec.partition(":")[0] not in BUILTIN
+    agent, note = load_agent(spec, rules, seed, may_fall_back, agents)
+    check_table_player(seat, spec)  # within the spec's own bounds, a move at the table is held to half a minute
+    told = notes if notes is not None else []
+    if note:
+        told.append(note)
+        spec = "heuristic"
+    name = printable(agent.name)  # a name may come from a log or a file: shown as text
+    fit = policy_fit(agent, rules)
+    notice = fit.notice(name) if fit is not None else None
+    if notice and notice not in told:
+        told.append(notice)
+    return SeatPlayer(label, spec, agent, engine=name) if label is not None else SeatPlayer(name, spec, agent)
+
+
 def _trusted(spec: str, trusted: Collection[str]) -> bool:
     """Whether ``spec`` is one of the ``trusted`` specs, or names the same file as one that is no
     built-in player."""
@@ -349,22 +371,8 @@ class Session:
             if s == self.human:
                 self.seats.append(SeatPlayer("You", HUMAN))
                 continue
-            # a built-in player that cannot be built is an error even where a policy may fall back
-            may_fall_back = fallback and spec.partition(":")[0] not in BUILTIN
-            agent, note = load_agent(spec, rules, self.seed + 1000 * s, may_fall_back, agents)
-            check_table_player(s, spec)  # within the spec's own bounds, a move at the table is held to half a minute
-            if note:
-                self.notes.append(note)
-                spec = "heuristic"
-            name = printable(agent.name)  # a name may come from a log or a file: shown as text
-            fit = policy_fit(agent, rules)
-            notice = fit.notice(name) if fit is not None else None
-            if notice and notice not in self.notes:
-                self.notes.append(notice)
-            if self.level is not None and s in self.level_seats:
-                self.seats.append(SeatPlayer(LEVELS[self.level].label, spec, agent, engine=name))
-            else:
-                self.seats.append(SeatPlayer(name, spec, agent))
+            label = LEVELS[self.level].label if self.level is not None and s in self.level_seats else None
+            self.seats.append(seat_agent(s, spec, rules, self.seed + 1000 * s, fallback, agents, self.notes, label))
         names = [p.name for p in self.seats]
         for p in self.seats:
             if names.count(p.name) > 1 and p.spec != HUMAN:
@@ -432,11 +440,11 @@ class Session:
             seat = game.turn
             agent = self.seats[seat].agent
             assert agent is not None
-            self._wait_for_kernels(self.seats[seat].spec)
+            self.wait_for_kernels(self.seats[seat].spec)
             action = agent.act(None, {"info_state": info_state(game, seat)})
             game.step(action)
 
-    def _wait_for_kernels(self, spec: str) -> None:
+    def wait_for_kernels(self, spec: str) -> None:
         """Wait for :attr:`warming`, saying so through :attr:`on_wait`, if ``spec`` searches."""
         if self.warming is None or parse_spec(spec)[0] not in SEARCHING:
             return

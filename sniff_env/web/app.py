@@ -8,6 +8,11 @@
                                         ``{"preset", "players", "partnership",
                                         "muggins_claims", "target", "opponent", "rated"}``;
                                         its view
+``POST /api/tables``                    a table shared with friends (:mod:`.tables`): the
+                                        game's fields less ``opponent``, ``"seats"`` (per seat
+                                        ``"me"``, ``"friend"`` or a level) and ``"takeover_s"``;
+                                        the host's view, whose ``id`` is the host seat's key and
+                                        whose ``table.links`` are the friends'
 ``GET  /api/games/{id}/guide``          the game's rules in words, for the help panel
 ``GET  /api/guide``                     how to play a preset, in words, before a game of it:
                                         ``?preset=&players=&partnership=&muggins_claims=``
@@ -29,6 +34,8 @@
 ``GET  /api/recent/{name}``             the replay of one of them, as ``POST /api/replay`` gives it
 ======================================  =========================================================
 
+``{id}`` is a game's key: the id of a game of one person, or at a shared table the key of one
+person's seat, which opens that seat and no other (a move for another seat is refused, 403).
 No answer holds a tile the human's seat may not see, nor the game's seed, until the game is
 over (the full log is written on the server from the game's first change on; a game nobody
 played leaves none, and ``GET /`` deals nothing). Every refusal is a 4xx or 5xx answer
@@ -46,7 +53,9 @@ it is full, or holds as many of this client's requests as one client may have, o
 while another change of the game is under way is answered 503 with ``Retry-After``, before
 either takes a worker; a game still busy with an earlier request after ``LOCK_WAIT_S`` seconds
 is answered 503 with ``Retry-After``. The page and a game's view are answered on the event
-loop, without a worker, so they stay quick while the pool is full.
+loop, without a worker, so they stay quick while the pool is full (but for the view of a shared
+table whose stand-in is due to move: that move takes a worker, and waits for a later view when
+none is free).
 """
 
 from __future__ import annotations
@@ -57,7 +66,7 @@ import os
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -93,6 +102,7 @@ from sniff_env.web.sessions import (
     log_refusal,
     stopping,
 )
+from sniff_env.web.tables import TableChoice, open_table
 from sniff_env.web.workers import Busy, Workers
 
 STATIC = Path(__file__).parent / "static"
@@ -114,13 +124,20 @@ class MoveRequest(Versioned):
     claim: bool = False
 
 
-_CHOICE_TYPES = get_type_hints(GameChoice)
-_NewGameRequest = create_model(
-    "NewGameRequest",
-    __config__=ConfigDict(extra="forbid", strict=True),
-    __doc__="A game as chosen in the new-game form: the fields of :class:`~.sessions.GameChoice`.",
-    **{f.name: (_CHOICE_TYPES[f.name], f.default) for f in fields(GameChoice)},
-)
+def request_model(name: str, choice: type, doc: str, **types: Any) -> type[BaseModel]:
+    """A strict request model with the fields of the dataclass ``choice`` (``types``: a field's
+    type as the JSON body gives it, where it differs)."""
+    hints = get_type_hints(choice)
+    given: dict[str, Any] = {f.name: (types.get(f.name, hints[f.name]), ... if f.default is MISSING else f.default)
+                             for f in fields(choice)}
+    return create_model(name, __config__=ConfigDict(extra="forbid", strict=True), __doc__=doc, **given)
+
+
+_NewGameRequest = request_model(
+    "NewGameRequest", GameChoice, "A game as chosen in the new-game form: the fields of :class:`~.sessions.GameChoice`.")
+_NewTableRequest = request_model(
+    "NewTableRequest", TableChoice, "A shared table as the host chose it: the fields of :class:`~.tables.TableChoice`.",
+    seats=list[str])
 
 
 class ExactStaticFiles(StaticFiles):
@@ -255,6 +272,19 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
         client = client_of(request)
         return await pool.run(lambda: JSONResponse(store.new(choice, client).view()), client=client)
 
+    @app.post("/api/tables")
+    async def new_table(request: Request, body: _NewTableRequest) -> JSONResponse:  # type: ignore[valid-type]
+        asked = body.model_dump()  # type: ignore[attr-defined]
+        choice = TableChoice(**{**asked, "seats": tuple(asked["seats"])})
+        choice.rules()  # a bad choice is refused here, before a worker is taken
+        client = client_of(request)
+
+        def deal() -> JSONResponse:
+            table = open_table(choice, store, client)
+            return JSONResponse(table.view_for(table.host_key))
+
+        return await pool.run(deal, client=client)
+
     @app.get("/api/guide")
     async def preset_guide(preset: str, players: int = 2, partnership: bool = False,
                            muggins_claims: bool = False) -> JSONResponse:
@@ -279,17 +309,24 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
         return JSONResponse({"rules": table.session.rules.name, "sections": guide(table.session.rules)})
 
     @app.get("/api/games/{game_id}")
-    async def view(game_id: str) -> JSONResponse:
+    async def view(request: Request, game_id: str) -> JSONResponse:
         table = store.get(game_id)
+        if not table.changing and table.due(store.clock()):
+            try:  # a stand-in's move is due (a shared table): made now, or at a later request
+                return await changed(request, table, game_id, table.version, table.take_over, "the stand-in's move")
+            except WebError as exc:
+                if exc.status not in (409, 429, 503):  # another change came first, or the server is busy
+                    raise
         async with held_async(table, stop=pool.closing):
-            return JSONResponse(table.view())
+            return JSONResponse(table.view_for(game_id))
 
-    def change(table: Table, version: int, act: Any, what: str) -> JSONResponse:
-        """Make a change and write the log, both or neither; count the change (in a worker)."""
+    def change(table: Table, key: str, version: int, act: Any, what: str) -> JSONResponse:
+        """Make a change and write the log, both or neither; count the change (in a worker); the
+        view of the seat that ``key`` opens."""
         with held(table):
             table.check(version)
             try:
-                table.session.commit(act, what)
+                table.commit(act, what)
             except WebError:
                 raise
             except LogWriteError as exc:
@@ -300,65 +337,47 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
                 raise WebError(400, str(exc)) from None
             table.version += 1
             table.fresh = False  # the log is on disk now
-            if table.session.game.phase is Phase.GAME_OVER and table.stats is None:
+            if table.counts and table.session.game.phase is Phase.GAME_OVER and table.stats is None:
                 count_game(table)
-            return JSONResponse(table.view())
+            return JSONResponse(table.view_for(key))
 
-    async def changed(request: Request, table: Table, version: int, act: Any, what: str) -> JSONResponse:
+    async def changed(request: Request, table: Table, key: str, version: int, act: Any, what: str) -> JSONResponse:
         """:func:`change` in a worker, once the version is checked and the game taken (409, 503)."""
         table.claim(version)
-        return await pool.run(change, table, version, act, what, done=table.release,
+        return await pool.run(change, table, key, version, act, what, done=table.release,
                               client=client_of(request), game=table.id)
 
     @app.post("/api/games/{game_id}/move")
     async def move(request: Request, game_id: str, body: MoveRequest) -> JSONResponse:
         table = store.get(game_id)
-        session = table.session
-
-        def act() -> None:
-            if not session.human_to_move:
-                raise GameOverError("it is not your turn" if session.game.phase is Phase.PLAY
-                                    else "the hand is over; deal the next hand")
-            legal = session.game.legal_actions()
-            if body.action not in legal:
-                texts = ", ".join(f"{a} ({session.game.codec.describe(a)})" for a in legal)
-                raise WebError(400, f"move {body.action} is not legal now; legal moves: {texts}",
-                               legal=list(legal))
-            session.play(body.action, body.claim)
-
-        return await changed(request, table, body.version, act, "the move")
+        return await changed(request, table, game_id, body.version,
+                             lambda: table.play(game_id, body.action, body.claim), "the move")
 
     @app.post("/api/games/{game_id}/undo")
     async def undo(request: Request, game_id: str, body: Versioned) -> JSONResponse:
         table = store.get(game_id)
-        return await changed(request, table, body.version, table.session.undo, "the undo")
+        return await changed(request, table, game_id, body.version, lambda: table.undo(game_id), "the undo")
 
     @app.post("/api/games/{game_id}/next")
     async def next_hand(request: Request, game_id: str, body: Versioned) -> JSONResponse:
         table = store.get(game_id)
-        session = table.session
-
-        def act() -> None:
-            if session.game.phase is not Phase.HAND_OVER:
-                raise GameOverError("the hand is still in play" if session.game.phase is Phase.PLAY
-                                    else "the game is over")
-            session.next_hand()
-
-        return await changed(request, table, body.version, act, "the next deal")
+        return await changed(request, table, game_id, body.version, lambda: table.next_hand(game_id),
+                             "the next deal")
 
     @app.get("/api/games/{game_id}/hint")
     async def hint(request: Request, game_id: str) -> JSONResponse:
         table = store.get(game_id)
         async with held_async(table, stop=pool.closing):
-            if table.session.rated:
+            seat = table.seat_session(game_id)
+            if seat.rated:
                 raise WebError(403, "hints are off in a rated game")
-            if not table.session.human_to_move:
+            if not seat.human_to_move:
                 raise WebError(409, "a hint is for your turn, and it is not your turn")
             if table.hinting:
                 raise Busy("a hint for this game is being worked out already; it comes in a moment",
                            retry_after_s=options.hint_budget_s)
-            position = copy.copy(table.session)  # the search works on a copy: the game is not held
-            position.game = table.session.game.copy()
+            position = copy.copy(seat)  # the search works on a copy: the game is not held
+            position.game = seat.game.copy()
             version = table.version
             table.hinting = True
         try:
@@ -372,12 +391,12 @@ def create_app(options: TableOptions, clock: Callable[[], float] | None = None,
     async def log(request: Request, game_id: str) -> JSONResponse:
         table = store.get(game_id)
         async with held_async(table, stop=pool.closing):
-            s = table.session
+            s = table.seat_session(game_id)
             game, human, seats, meta = s.game.copy(), s.human, list(s.seats), s.meta
 
         def write() -> JSONResponse:
             players = told_players(seats)
-            if game.phase is Phase.GAME_OVER:
+            if game.phase is Phase.GAME_OVER and table.reveals_at_end:
                 data, name = game_log(game, players, meta), f"sniff-{game_id}.json"
             else:
                 data, name = seat_log(game, human, players, meta), f"sniff-{game_id}-so-far.json"

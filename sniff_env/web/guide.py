@@ -32,6 +32,9 @@ TABLE_HELP = [
     ("Save log saves what you have seen of the game so far (the whole game once it is over); Replay… steps "
      "through a saved log, here or with sniff replay at a terminal."),
     "Stats shows your record across finished games: played and won by rules and opponents, best score, runs of wins.",
+    ("With friends (New game…, \"with friends\"), each person joins by the link of their own seat, listed on the "
+     "host's page; the table shows whom it waits for and how long. Undo is off there, and Save log gives your "
+     "own seat's record."),
 ]
 
 

@@ -4,6 +4,9 @@ A game has the server's options (``sniff serve``'s), or those a player chose in 
 new-game form (:class:`GameChoice`: a preset, the players, partnerships, muggins claims, a
 target among :data:`TARGETS` and an opponent level among :data:`LEVELS`, never a file).
 
+A game is asked for by its keys (:attr:`Table.keys`): the id of a game of one person, or at a
+table shared with friends (:mod:`.tables`) each person's seat key, which opens that seat alone.
+
 The version counts the changes of a game. Every request that changes one names the version it
 was made for, so a move sent from an old page (another tab, a double click) is refused instead
 of being applied to a position its sender never saw.
@@ -39,9 +42,10 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from sniff_env.errors import SniffError
+from sniff_env.errors import GameOverError, SniffError
+from sniff_env.game import Game, Phase
 from sniff_env.gamelog import load_game_log
 from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS, level_names
 from sniff_env.play.session import AgentCache, LogWriteError, Session, chosen_opponents, default_save_path
@@ -196,10 +200,63 @@ class Table:
     stats: dict[str, Any] | None = None
     """Once the game is over and counted in the player's record: a line on it, or why it was not."""
 
+    counts: ClassVar[bool] = True
+    """Whether a finished game counts in the player's record (:mod:`sniff_env.play.stats`)."""
+    reveals_at_end: ClassVar[bool] = True
+    """Whether the log a seat saves is the whole game once it is over (else always the seat's record)."""
+    resumable: ClassVar[bool] = True
+    """Whether ``sniff serve --resume`` continues the game's log."""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The keys the game is asked for by (in its address): its id."""
+        return (self.id,)
+
     def view(self) -> dict[str, Any]:
         s = self.session
         return {"id": self.id, "version": self.version, **seat_view(s),
                 "setup": setup_of(s.rules, self.opponent, s.rated), "stats": self.stats}
+
+    def view_for(self, key: str) -> dict[str, Any]:
+        """The view of the seat that ``key`` opens (here the human's)."""
+        return self.view()
+
+    def seat_session(self, key: str) -> Session:
+        """The game as the seat that ``key`` opens sees it (its ``human``): here the session itself."""
+        return self.session
+
+    def touch(self, key: str, now: float) -> None:
+        """``key`` has just been used (at ``now``): nothing to note for a game of one person."""
+
+    def due(self, now: float) -> bool:
+        """Whether a change is due without anyone's request (a stand-in's move): never here."""
+        return False
+
+    def take_over(self) -> None:
+        """A stand-in's move for a person away (:meth:`due`): none is ever due here."""
+        raise WebError(409, "no stand-in plays at a game of one person")
+
+    def play(self, key: str, action: int, claim: bool) -> None:
+        """The move of the seat that ``key`` opens, then the agents' moves."""
+        session = self.session
+        if not session.human_to_move:
+            raise GameOverError("it is not your turn" if session.game.phase is Phase.PLAY
+                                else "the hand is over; deal the next hand")
+        check_legal(session.game, action)
+        session.play(action, claim)
+
+    def undo(self, key: str) -> None:
+        self.session.undo()
+
+    def next_hand(self, key: str) -> None:
+        if self.session.game.phase is not Phase.HAND_OVER:
+            raise GameOverError("the hand is still in play" if self.session.game.phase is Phase.PLAY
+                                else "the game is over")
+        self.session.next_hand()
+
+    def commit(self, change: Callable[[], None], what: str) -> None:
+        """Make ``change`` and write the log, both or neither (:meth:`Session.commit`)."""
+        self.session.commit(change, what)
 
     def check(self, version: int) -> None:
         if version != self.version:
@@ -219,8 +276,16 @@ class Table:
         self.changing = False
 
 
+def check_legal(game: Game, action: int) -> None:
+    """Refuse (400) an ``action`` that is not legal now, listing the legal ones."""
+    legal = game.legal_actions()
+    if action not in legal:
+        texts = ", ".join(f"{a} ({game.codec.describe(a)})" for a in legal)
+        raise WebError(400, f"move {action} is not legal now; legal moves: {texts}", legal=list(legal))
+
+
 def busy(table: Table) -> WebError:
-    return WebError(503, f"game {table.id!r} is still busy with an earlier request (its agents are thinking); "
+    return WebError(503, "the game is still busy with an earlier request (its agents are thinking); "
                          "try again in a moment", retry_after_s=2)
 
 
@@ -280,8 +345,10 @@ class TableStore:
         self.clock = clock
         self.agents = AgentCache()
         self.tables: OrderedDict[str, Table] = OrderedDict()
-        self._gone: OrderedDict[str, tuple[str, bool]] = OrderedDict()
-        """Dropped games: why, and whether their logs are kept."""
+        self._keys: dict[str, str] = {}
+        """The id of the game each key opens (:attr:`Table.keys`)."""
+        self._gone: OrderedDict[str, tuple[str, bool, bool]] = OrderedDict()
+        """Dropped games' keys: why, whether their logs are kept, and whether ``--resume`` continues them."""
         self._lock = threading.Lock()
         self._first = True
         self._made = 0
@@ -291,7 +358,9 @@ class TableStore:
 
     def _drop(self, game_id: str, why: str) -> None:
         table = self.tables.pop(game_id)
-        self._gone[game_id] = (why, not table.fresh)
+        for key in table.keys:
+            self._keys.pop(key, None)
+            self._gone[key] = (why, not table.fresh, table.resumable)
         while len(self._gone) > FORGOTTEN:
             self._gone.popitem(last=False)
 
@@ -311,8 +380,11 @@ class TableStore:
             self._drop(oldest.id, f"it was idle for more than {limit / 60:g} minutes")
 
     def _add(self, session: Session, opponent: str = "server", client: str = "", fresh: bool = False) -> Table:
-        o = self.options
-        table = Table(secrets.token_urlsafe(9), session, opponent=opponent, client=client, fresh=fresh)
+        return self.keep(Table(secrets.token_urlsafe(9), session, opponent=opponent, client=client, fresh=fresh))
+
+    def keep(self, table: Table) -> Table:
+        """Hold ``table`` (asked for by its :attr:`~Table.keys`), dropping others beyond the limits."""
+        o, client = self.options, table.client
         with self._lock:
             table.used = now = self.clock()
             self._sweep(now)
@@ -323,6 +395,7 @@ class TableStore:
                 self._drop(self._oldest_of(None), f"this server keeps {o.max_games} games, and it was the one "
                                                   "left unplayed the longest by the player with the most games")
             self.tables[table.id] = table
+            self._keys.update(dict.fromkeys(table.keys, table.id))
             self._made += 1
             clean = self._made % CLEAN_EVERY == 0
             spare = [t.session.save_path for t in self.tables.values() if t.session.save_path is not None]
@@ -390,20 +463,24 @@ class TableStore:
             table.release()
 
     def get(self, game_id: str) -> Table:
-        """The game ``game_id`` (now its most recent use), or a 404/410 refusal."""
+        """The game that the key ``game_id`` opens (now its most recent use, the key marked as just
+        used), or a 404/410 refusal."""
         with self._lock:
             now = self.clock()
             self._sweep(now)
-            table = self.tables.get(game_id)
+            table = self.tables.get(self._keys.get(game_id, ""))
             if table is not None:
                 table.used = now
-                self.tables.move_to_end(game_id)
+                table.touch(game_id, now)
+                self.tables.move_to_end(table.id)
                 return table
             gone = self._gone.get(game_id)
         if gone is not None:
-            why, kept = gone
-            log = ("Its log is kept in the server's games folder (sniff serve --resume LOG continues it)" if kept
-                   else "Nobody played it, so it left no log")
+            why, kept, resumable = gone
+            log = ("Nobody played it, so it left no log" if not kept
+                   else "Its log is kept in the server's games folder" + (
+                       " (sniff serve --resume LOG continues it)" if resumable else ""))
             raise WebError(410, f"game {game_id!r} has expired: {why}. {log}; start a new game", expired=True)
-        raise WebError(404, f"there is no game {game_id!r} on this server (it may have been started by "
-                            "an earlier run of the server); start a new game")
+        raise WebError(404, f"there is no game {game_id!r} on this server, nor a seat with that link (it may "
+                            "have been started by an earlier run of the server, or the link was cut short); "
+                            "start a new game, or ask the table's host for your link again")

@@ -118,6 +118,7 @@ async function load(id) {
 // A new game: with the server's options, or as chosen in the new-game form (`choice`, then
 // remembered, so that the next visit offers to deal the same game).
 async function newGame(choice) {
+  if (choice && choice.seats) return newTable(choice);  // friends at one table
   const chosen = choice && choice.preset ? choice : undefined;
   const data = await api("POST", "/api/games", chosen);
   if (!data) return null;
@@ -821,6 +822,7 @@ function show(view) {
   app.replay = null;
   render();
   feelShown(before, view);
+  friendsShown(view);
 }
 
 function render() {
@@ -1005,6 +1007,7 @@ async function openSetup() {
   $("setup-claims").checked = !!was.muggins_claims;
   $("setup-rated").checked = !!was.rated;
   setupChanged(was.target || 0);
+  friendsSetup(was);
   $("setup").showModal();
 }
 
@@ -1026,6 +1029,7 @@ function setupChanged(target) {
 }
 
 function setupChoice() {
+  if ($("setup-friends").checked) return tableChoice();
   const form = $("setup-form");
   return {
     preset: $("setup-preset").value, players: Number(form.elements.players.value),
@@ -1155,6 +1159,179 @@ function step(to) {
 function redraw() {
   if (app.replay) showFrame(); else render();
 }
+
+// -- friends at one table -------------------------------------------------------------------
+// A table shared by several people: the host chooses who sits in each seat (me, a friend who
+// joins by a link, an agent's level). Each person's page holds the key of their own seat (its
+// link), asks the server for the table every second to see the others' moves, and shows whom
+// the table waits for and how long; the host's page lists the friends' links.
+const POLL_MS = 1000;
+const friends = { polling: false, fetchedAt: 0 };
+
+// The seat choices of the form, one per seat in turn order (kept from `was` where it has them).
+function seatChoices(was) {
+  const box = $("setup-seats");
+  const players = Number($("setup-form").elements.players.value);
+  const partners = $("setup-partnership").checked && players === 4;
+  const old = [...box.querySelectorAll("select")].map((x) => x.value);
+  const given = was && Array.isArray(was.seats) && was.seats.length === players ? was.seats : null;
+  box.querySelectorAll("label").forEach((x) => x.remove());
+  for (let i = 0; i < players; i++) {
+    const label = document.createElement("label");
+    label.textContent = `Seat ${i + 1}${partners ? ` (side ${i % 2 ? "B" : "A"})` : ""}`;
+    const select = document.createElement("select");
+    select.dataset.seat = String(i);
+    select.append(new Option("me", "me"), new Option("a friend (link)", "friend"),
+      ...app.setup.levels.map((l) => new Option(`agent: ${l.label}`, l.name)));
+    select.value = given ? given[i] : old[i] || (i === 0 ? "me" : $("setup-opponent").value);
+    label.appendChild(select);
+    box.appendChild(label);
+  }
+}
+
+function friendsSetup(was) {
+  $("setup-friends").checked = !!(was && was.seats);
+  if (was && was.takeover_s !== undefined) $("setup-takeover").value = String(was.takeover_s);
+  seatChoices(was);
+  $("setup-friends-box").hidden = !$("setup-friends").checked;
+}
+
+// The table the form asks for (POST /api/tables).
+function tableChoice() {
+  const form = $("setup-form");
+  return {
+    preset: $("setup-preset").value, players: Number(form.elements.players.value),
+    partnership: $("setup-partnership").checked, muggins_claims: $("setup-claims").checked,
+    target: Number($("setup-target").value), rated: $("setup-rated").checked,
+    seats: [...$("setup-seats").querySelectorAll("select")].map((x) => x.value),
+    takeover_s: Number($("setup-takeover").value),
+  };
+}
+
+async function newTable(choice) {
+  const body = {};
+  for (const k of ["preset", "players", "partnership", "muggins_claims", "target", "rated", "seats", "takeover_s"]) {
+    if (choice[k] !== undefined) body[k] = choice[k];
+  }
+  const data = await api("POST", "/api/tables", body);
+  if (!data) return null;
+  $("welcome").hidden = true;
+  history.replaceState(null, "", `/?game=${encodeURIComponent(data.id)}`);
+  notice("");
+  app.closed = null;
+  show(data);
+  return data;
+}
+
+const seconds = (s) => (s < 120 ? `${Math.floor(s)} s` : `${Math.floor(s / 60)} min ${Math.floor(s % 60)} s`);
+
+// Whom the table waits for, and for how long (counted on from the server's last answer).
+function waitingText(t) {
+  const w = t.waiting;
+  if (!w) return "";
+  const waited = w.seconds + (Date.now() - friends.fetchedAt) / 1000;
+  const who = w.for === "deal" ? "the next deal (any player may deal it)" : w.name === "You" ? "you to play" : `${w.name} to play`;
+  const takeover = w.takeover_in === null ? "" : w.for === "deal"
+    ? `; it is dealt in ${seconds(Math.max(0, w.takeover_in - (Date.now() - friends.fetchedAt) / 1000))}`
+    : `; an agent plays for them in ${seconds(Math.max(0, w.takeover_in - (Date.now() - friends.fetchedAt) / 1000))}`;
+  return `Waiting for ${who}: ${seconds(waited)}${takeover}`;
+}
+
+function drawFriends(view) {
+  const box = $("friends");
+  const t = view && view.table;
+  box.hidden = !t || !!app.replay;
+  if (!t) return;
+  box.replaceChildren();
+  const clock = document.createElement("p");
+  clock.className = "clock";
+  clock.id = "friends-clock";
+  clock.textContent = waitingText(t);
+  clock.hidden = !t.waiting;
+  const people = document.createElement("p");
+  people.className = "people";
+  for (const p of t.people) {
+    const span = document.createElement("span");
+    const state = p.you ? "" : p.stand_in ? "away: an agent plays for them" : !p.joined ? "has not opened their link yet"
+      : p.here ? "here" : "away";
+    span.className = p.here || p.you ? "here" : "away";
+    span.textContent = `${p.name}${state ? `: ${state}` : ""}`;
+    people.appendChild(span);
+  }
+  box.append(clock, people);
+  if (t.links.length) {
+    const head = document.createElement("p");
+    head.textContent = "Send each friend their own link (it opens their seat and no other):";
+    box.appendChild(head);
+    for (const link of t.links) {
+      const row = document.createElement("div");
+      row.className = "link";
+      row.dataset.seat = String(link.seat);
+      const name = document.createElement("span");
+      name.textContent = `${link.name}${link.joined ? " ✓" : ""}`;
+      const input = document.createElement("input");
+      input.readOnly = true;
+      input.value = location.origin + link.path;
+      input.setAttribute("aria-label", `the link of ${link.name}`);
+      const copy = document.createElement("button");
+      copy.type = "button";
+      copy.textContent = "Copy";
+      copy.addEventListener("click", async () => {
+        input.select();
+        try { await navigator.clipboard.writeText(input.value); } catch (e) { document.execCommand("copy"); }
+        copy.textContent = "Copied";
+      });
+      row.append(name, input, copy);
+      box.appendChild(row);
+    }
+    if (["127.0.0.1", "localhost", "[::1]"].includes(location.hostname)) {
+      const note = document.createElement("p");
+      note.className = "muted";
+      note.textContent = "These links name this machine's loopback address: they work here only. For friends on " +
+        "other machines, start the server with --host and send the links with an address they can reach.";
+      box.appendChild(note);
+    }
+  }
+}
+
+function friendsShown(view) {
+  friends.fetchedAt = Date.now();
+  drawFriends(view);
+}
+
+// Every second: the clock moves on, and the page asks the server for the table (the others'
+// moves, who is here); a newer version of the game is drawn, an older answer dropped.
+async function friendsTick() {
+  const view = app.state;
+  if (app.replay) $("friends").hidden = true;
+  if (!view || !view.table || app.replay) return;
+  const clock = $("friends-clock");
+  if (clock && view.table.waiting) clock.textContent = waitingText(view.table);
+  if (friends.polling || app.busy) return;
+  friends.polling = true;
+  try {
+    const response = await fetch(`/api/games/${encodeURIComponent(view.id)}`);
+    const data = await response.json().catch(() => null);
+    if (!response.ok) {
+      if (response.status === 404 || response.status === 410) {
+        view.table = null;
+        drawFriends(view);
+        notice((data && data.error) || `the server answered ${response.status}`, "error");
+      }
+      return;
+    }
+    if (app.busy || !app.state || app.state.id !== data.id || data.version < app.state.version) return;
+    if (data.version > app.state.version) show(data);
+    else { app.state.table = data.table; friendsShown(app.state); }
+  } catch (e) { /* the server is out of reach for a moment: the next tick asks again */ } finally {
+    friends.polling = false;
+  }
+}
+setInterval(friendsTick, POLL_MS);
+$("setup-friends").addEventListener("change", () => { seatChoices(null); $("setup-friends-box").hidden = !$("setup-friends").checked; });
+$("setup-players").addEventListener("change", () => seatChoices(null));
+$("setup-partnership").addEventListener("change", () => seatChoices(null));
+app.tableChoice = tableChoice;
 
 // -- wiring ------------------------------------------------------------------------------------
 $("new-game").addEventListener("click", openSetup);
