@@ -40,6 +40,13 @@ import sniff_env, importlib.util
 importlib.util.find_spec("gymnasium")
 import gymnasium
 gymnasium.make("sniff_env/Sniff-v0").reset(seed=0)"""),
+    ("gymnasium", "import sniff_env, then torchrl; gymnasium.make and pettingzoo.make", """
+import sniff_env
+from torchrl.envs import GymEnv
+import gymnasium, pettingzoo
+gymnasium.make("sniff_env/Sniff-v0").reset(seed=0)
+gymnasium.make("sniff_env:sniff_env/Sniff-v0").reset(seed=0)
+pettingzoo.make("aec", "sniff_env/sniff_v0").reset(seed=0)"""),
     ("gymnasium", "make and make_vec (sync, async, vector_entry_point): one observation layout", """
 import gymnasium, sniff_env
 single = gymnasium.make("sniff_env/Sniff-v0").observation_space

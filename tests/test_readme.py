@@ -87,6 +87,8 @@ EXEMPT = {
     "python3 -m venv .venv": "creates a virtual environment (the install line CI runs)",
     "python -m pytest -q -n 2": "runs the whole suite, which holds this test (CI runs it)",
     ".venv/bin/python -m pytest -q -n 2": "runs the whole suite, which holds this test (CI runs it)",
+    "python -m tests.entry_points": "tries every library's entry point in fresh processes (minutes); the suite "
+    "tests each one itself",
     "python -m tests.test_golden --regen": "rewrites the golden games; its only option is --regen",
     "tensorboard --logdir runs": "TensorBoard's own program, not this project's",
     "sniff eval": "names the command in prose; it needs players",

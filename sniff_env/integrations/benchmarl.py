@@ -28,17 +28,20 @@ keeps TorchRL, tensordict and torch where the project pins them (see the integra
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-import torchrl.collectors
 from torchrl.data import Composite
 from torchrl.envs import EnvBase, PettingZooWrapper, RewardScaling, Transform
 
-if not hasattr(torchrl.collectors, "SyncDataCollector"):  # TorchRL 0.14 renamed it; BenchMARL 1.5 imports the old name
-    torchrl.collectors.SyncDataCollector = torchrl.collectors.Collector  # type: ignore[attr-defined]
+with warnings.catch_warnings():  # TorchRL 0.14's notices about its own weight updaters, which nobody here can act on
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import torchrl.collectors
 
-from benchmarl.environments.common import TaskClass
+    if not hasattr(torchrl.collectors, "SyncDataCollector"):  # renamed in TorchRL 0.14; BenchMARL 1.5 imports the old name
+        torchrl.collectors.SyncDataCollector = torchrl.collectors.Collector  # type: ignore[attr-defined]
+    from benchmarl.environments.common import TaskClass
 
 from sniff_env.envs.parallel import parallel_env
 
