@@ -19,7 +19,7 @@ those values (``--q-scale``: its logits, centred over the legal moves, regress o
 softmax (``--soft-temperature``), and ``--actor`` lets another player, such as the student's own
 exported policy, play the teacher's seat so that the labels fall on the student's positions.
 
-    python -m training.imitation --config configs/training/sniff-2p-imitation.toml
+    python -m training.imitation --config configs/training/imitation-sniff-2p.toml
 """
 
 from __future__ import annotations
