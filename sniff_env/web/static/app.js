@@ -378,14 +378,10 @@ function drawLayout(svg, layout, stubby, targets, freshFrom, view = null, opts =
     g.dataset.seat = q.t.seat;
     const delay = `${(q.t.order - freshFrom) * paceStep()}ms`;
     if (fresh && opts.pace) g.style.animationDelay = delay;
-    if (q.t.sniff) {
-      const star = el("text", { x: q.x + (q.vertical ? U / 2 : U), y: q.y - units(3, s), class: "sniff-mark",
-                                 "font-size": units(14, s) }, svg);
-      star.textContent = "★";
-    }
     if (fresh && view) marks.push({ q, delay });
   }
   // who played each tile since the player's last move: the mark of that player's seat, on the tile's corner
+  const taken = geo.placed.map((q) => ({ x: q.x, y: q.y, w: q.vertical ? U : 2 * U, h: q.vertical ? 2 * U : U }));
   for (const { q, delay } of marks) {
     const seat = view.seats.find((x) => x.seat === q.t.seat);
     if (!seat) continue;
@@ -395,12 +391,14 @@ function drawLayout(svg, layout, stubby, targets, freshFrom, view = null, opts =
                         "data-tile": key(q.t.pips) }, svg);
     if (opts.pace) g.style.animationDelay = delay;
     el("circle", { cx: q.x + r * 0.6, cy: q.y + r * 0.6, r }, g);
+    taken.push({ x: q.x - r * 0.4, y: q.y - r * 0.4, w: 2 * r, h: 2 * r });
     const t = el("text", { x: q.x + r * 0.6, y: q.y + r * 0.6 + units(4, s), "font-size": units(11, s) }, g);
     t.textContent = ARROWS[pos];
     const title = el("title", {}, g);
     title.textContent = `${key(q.t.pips)}: played by ${seat.name}`;
   }
-  drawEnds(svg, layout, geo.spots, targets, s, opts.hint);
+  taken.push(...drawEnds(svg, layout, geo.spots, targets, s, opts.hint));
+  drawStar(svg, geo.placed.find((q) => q.t.sniff), taken, s);
   // the view: the table's width at this scale, and the layout's height (at least the table's)
   const W = widthPx / s;
   const needed = h + 2 * pad;
@@ -423,6 +421,22 @@ function drawLayout(svg, layout, stubby, targets, freshFrom, view = null, opts =
   }
 }
 
+// The sniff's star, beside the sniff where nothing on the table covers it (`taken`: the tiles, the
+// ends' targets and markers, the marks of who played): above it, else at a corner, below or
+// beside it (above it, over the rest, where all are taken).
+function drawStar(svg, q, taken, s) {
+  if (!q) return;
+  const f = units(14, s), g = units(2, s) + f * 0.6;
+  const x0 = q.x, y0 = q.y, x1 = q.x + (q.vertical ? U : 2 * U), y1 = q.y + (q.vertical ? 2 * U : U);
+  const mx = (x0 + x1) / 2, my = (y0 + y1) / 2, left = x0 - g, right = x1 + g, top = y0 - g, bottom = y1 + g;
+  const places = [[mx, top], [right, top], [left, top], [right, bottom], [left, bottom], [mx, bottom], [right, my], [left, my]];
+  const half = f * 0.6;   // the glyph's box, with its line's height, about its centre
+  const free = ([x, y]) => taken.every((r) => x + half <= r.x || r.x + r.w <= x - half || y + half <= r.y || r.y + r.h <= y - half);
+  const [x, y] = places.find(free) || places[0];
+  const star = el("text", { x, y: y + f * 0.35, class: "sniff-mark", "font-size": f }, svg);
+  star.textContent = "★";
+}
+
 function drawEmpty(svg, layout, targets, widthPx, heightPx, hint) {
   const s = Math.min(1, LEAST * HAND / U * 1.6);
   app.scale = s;
@@ -437,11 +451,13 @@ function drawEmpty(svg, layout, targets, widthPx, heightPx, hint) {
 }
 
 // Drop targets where the picked tile may go (at least TOUCH pixels a side, placed apart), and a
-// marker at every other open end: the number a tile must match there, and the end's name.
+// marker at every other open end: the number a tile must match there, and the end's name (placed
+// apart too: the ends of turned arms may lie close together). Returns the boxes drawn.
 function drawEnds(svg, layout, spots, targets, s, hint = null) {
   const least = units(TOUCH, s);
   const byEnd = {};
   const wanted = [];
+  const drawn = [];
   for (const o of targets) {
     const spot = spots[o.end];
     if (!spot) continue;
@@ -458,6 +474,7 @@ function drawEnds(svg, layout, spots, targets, s, hint = null) {
     const g = el("g", { class: `target${gives ? " gives" : ""}${hinted ? " hinted" : ""}`, "data-action": o.action,
                         "data-end": o.end, role: "button", tabindex: 0 }, svg);
     el("rect", { x, y, width: w, height: h, rx: units(6, s) }, g);
+    drawn.push({ x, y, w, h });
     const label = el("text", { x: x + w / 2, y: y + h / 2 + units(5, s), "font-size": units(15, s) }, g);
     label.textContent = (o.inline ? "in line " : "") + (o.points ? pointsText(o, true) : o.end === "lead" ? "lead" : "play");
     const title = el("title", {}, g);
@@ -472,20 +489,26 @@ function drawEnds(svg, layout, spots, targets, s, hint = null) {
     const cx = spot.x + spot.w / 2, cy = spot.y + spot.h / 2;
     const g = el("g", { class: "hint-spot", "data-action": hint.action, "data-end": hint.end }, svg);
     el("rect", { x: cx - side / 2, y: cy - side / 2, width: side, height: side, rx: units(8, s) }, g);
+    drawn.push({ x: cx - side / 2, y: cy - side / 2, w: side, h: side });
     const label = el("text", { x: cx, y: cy + side / 2 + units(14, s), "font-size": units(13, s) }, g);
     label.textContent = `hint: ${key(hint.tile)}`;
     const title = el("title", {}, g);
     title.textContent = `the hint's best move: ${hint.text}`;
   }
-  if (!layout.centre) return;
-  for (const e of layout.ends) {
-    const spot = spots[e.end];
-    if (!e.open || !spot || byEnd[e.end]) continue;
-    const side = Math.max(U, units(READABLE * 2.2, s));
-    // the marker sits on the spot's half next to the line
-    const cx = spot.x + spot.w / 2, cy = spot.y + spot.h / 2;
+  if (!layout.centre) return drawn;
+  const side = Math.max(U, units(READABLE * 2.2, s));
+  const markers = layout.ends.filter((e) => e.open && spots[e.end] && !byEnd[e.end])
+    .map((e) => ({ e, base: spots[e.end], w: side, h: side }));
+  // apart from each other and from the targets where they can be, else from each other
+  const fixed = drawn.slice();
+  const clear = (ps) => ps.every((m, i) => fixed.every((r) => apart(r, m.r)) && ps.slice(i + 1).every((n) => apart(m.r, n.r)));
+  let placed = separate(markers, 20000, fixed);
+  if (!clear(placed)) placed = separate(markers);
+  for (const { e, r: { x, y } } of placed) {
+    const cx = x + side / 2, cy = y + side / 2;
     const g = el("g", { class: "open-end", "data-end": e.end }, svg);
-    el("rect", { x: cx - side / 2, y: cy - side / 2, width: side, height: side, rx: units(6, s) }, g);
+    el("rect", { x, y, width: side, height: side, rx: units(6, s) }, g);
+    drawn.push({ x, y, w: side, h: side });
     const n = el("text", { x: cx, y: cy + units(READABLE * 0.36, s), class: "pip-value",
                            "font-size": units(READABLE * 1.05, s) }, g);
     n.textContent = e.pip;
@@ -494,6 +517,7 @@ function drawEnds(svg, layout, spots, targets, s, hint = null) {
     const title = el("title", {}, g);
     title.textContent = `${e.end} end: a ${e.pip} plays here`;
   }
+  return drawn;
 }
 
 // Places each drop target (`base`: its end's spot; `w`×`h`: its size, at least the spot's) as a
@@ -501,21 +525,21 @@ function drawEnds(svg, layout, spots, targets, s, hint = null) {
 // the sniff's four ends, which lie close together, would, and the one drawn last would take the
 // other's touches. Each rectangle has nine places over its spot (centred, or flush with a side or
 // a corner of it, in that order of preference); the first arrangement, target by target, where
-// none overlaps is kept. Where there is none (or the search runs long), all are centred.
-function separate(spots, budget = 20000) {
+// none overlaps (nor covers a rectangle of `fixed`) is kept. Where there is none (or the search
+// runs long), all are centred.
+function separate(spots, budget = 20000, fixed = []) {
   const places = (s) => {
     const xs = [s.base.x - (s.w - s.base.w) / 2, s.base.x, s.base.x + s.base.w - s.w];
     const ys = [s.base.y - (s.h - s.base.h) / 2, s.base.y, s.base.y + s.base.h - s.h];
     return ys.flatMap((y) => xs.map((x) => ({ x, y, w: s.w, h: s.h })));
   };
-  const apart = (a, b) => a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
   const options = spots.map(places), chosen = [];
   let tries = 0;
   const place = (i) => {
     if (i === spots.length) return true;
     for (const r of options[i]) {
       if (++tries > budget) return false;
-      if (chosen.every((c) => apart(c, r))) {
+      if (chosen.every((c) => apart(c, r)) && fixed.every((c) => apart(c, r))) {
         chosen.push(r);
         if (place(i + 1)) return true;
         chosen.pop();
@@ -526,6 +550,7 @@ function separate(spots, budget = 20000) {
   const found = place(0);
   return spots.map((s, i) => ({ ...s, r: found ? chosen[i] : options[i][0] }));
 }
+const apart = (a, b) => a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
 
 // -- the page ------------------------------------------------------------------------------------
 function esc(text) {
@@ -663,7 +688,7 @@ function drawLog(events) {
 function drawSheet(view) {
   const sheet = $("sheet");
   const names = view.sides.map((s) => s.names.join(" & "));
-  const head = `<thead><tr><th>hand</th>${names.map((n) => `<th>${esc(n)}</th>`).join("")}</tr></thead>`;
+  const head = `<thead><tr><th>hand</th>${names.map((n) => `<th title="${esc(n)}">${esc(n).replace(/#/g, "<wbr>#")}</th>`).join("")}</tr></thead>`;
   const signed = (n) => `${n >= 0 ? "+" : "−"}${Math.abs(n)}`;
   const rows = (view.sheet || []).map((r) => `<tr${r.over ? "" : ' class="in-play"'}><td>${r.hand}</td>` +
     r.sides.map((x) => {
@@ -810,6 +835,19 @@ function drawResult(view) {
     ul.appendChild(li);
   }
   box.appendChild(ul);
+  // where the panel scrolls (a phone), a cue at its foot says that more lies below
+  const more = document.createElement("div");
+  more.className = "more-below";
+  more.setAttribute("aria-hidden", "true");
+  more.textContent = "▾ more below: scroll";
+  box.appendChild(more);
+  moreBelow();
+}
+
+// Shows the result panel's cue while part of it lies below its foot.
+function moreBelow() {
+  const box = $("result"), more = box.querySelector(".more-below");
+  if (more) more.hidden = box.hidden || box.scrollHeight - box.scrollTop - box.clientHeight <= 2;
 }
 
 const resultKey = (view) => `${view.id || "replay"}:${view.version ?? view.title}`;
@@ -980,8 +1018,12 @@ async function hint() {
   }
 }
 
-// Whether the notes of game `id` were shown already (remembered across reloads); marks them shown.
+// Whether the notes of game `id` were shown already (remembered across reloads, and on this page
+// where the browser keeps nothing); marks them shown.
+const notedHere = new Set();
 function noted(id) {
+  if (notedHere.has(id)) return true;
+  notedHere.add(id);
   let seen = [];
   try { seen = JSON.parse(localStorage.getItem("sniff-noted") || "[]"); } catch (e) { seen = []; }
   if (!Array.isArray(seen)) seen = [];
@@ -1358,6 +1400,8 @@ $("undo").addEventListener("click", () => change("undo"));
 $("next-hand").addEventListener("click", () => change("next"));
 $("show-result").addEventListener("click", () => { app.closed = null; drawResult(app.replay ? app.replay.frames[app.replay.index] : app.state); });
 $("claim").addEventListener("change", () => render());
+$("result").addEventListener("scroll", moreBelow, { passive: true });
+new ResizeObserver(moreBelow).observe($("result"));
 $("replay-file").addEventListener("change", (ev) => { if (ev.target.files[0]) openReplay(ev.target.files[0]); ev.target.value = ""; });
 $("rp-first").addEventListener("click", () => step(0));
 $("rp-back").addEventListener("click", () => step(app.replay.index - 1));
