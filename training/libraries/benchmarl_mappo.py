@@ -36,9 +36,8 @@ from typing import Any
 import torch
 
 from sniff_env.evaluation.tournament import MAX_HANDS as FINAL_MAX_HANDS
-from sniff_env.rules import Rules
-from training.lib.config import ConfigError, check_fields, parse_config, rules_for, run_script
-from training.libraries.torchrl_mappo import evaluate
+from training.lib.config import ConfigError, check_fields, parse_config, run_script
+from training.libraries.torchrl_mappo import build_rules, check_batches, evaluate, export_path
 
 ALGORITHMS = ("mappo", "ippo")
 
@@ -76,24 +75,11 @@ class Args:
 def check_args(args: Args) -> None:
     """:class:`ConfigError` naming the first field that cannot run, and what it allows."""
     check_fields(args)
-    if args.frames_per_batch % args.n_envs:
-        raise ConfigError(f"frames_per_batch must be a multiple of n_envs = {args.n_envs} (every game steps "
-                          f"alike); got {args.frames_per_batch}")
-    if args.minibatch_size > args.frames_per_batch:
-        raise ConfigError(f"minibatch_size ({args.minibatch_size}) must be at most frames_per_batch "
-                          f"({args.frames_per_batch})")
-    if args.export and not args.export.endswith(".onnx"):
-        raise ConfigError(f"--export writes an ONNX policy file, the format sniff eval and play load: give a "
-                          f"NAME.onnx path; got {args.export!r}")
+    check_batches(args)
     allowed = {"csv", "tensorboard"}
     bad = [w for w in args.loggers.split(",") if w.strip() and w.strip() not in allowed]
     if bad:
         raise ConfigError(f"loggers must be among {sorted(allowed)} (comma-separated) or empty; got {bad[0]!r}")
-
-
-def export_path(args: Args) -> Path:
-    """Where the run's ONNX policy goes: ``--export``, else ``<out_dir>/<exp_name>/policy.onnx``."""
-    return Path(args.export) if args.export else Path(args.out_dir) / args.exp_name / "policy.onnx"
 
 
 def experiment_config(args: Args, folder: Path) -> Any:
@@ -113,11 +99,6 @@ def experiment_config(args: Args, folder: Path) -> Any:
     cfg.save_folder = str(folder)
     cfg.checkpoint_interval, cfg.checkpoint_at_end = 0, False
     return cfg
-
-
-def build_rules(args: Args) -> Rules:
-    rules: Rules = rules_for(args.preset, args.num_players, args.rules)
-    return rules
 
 
 def train(args: Args, command: str = "") -> dict[str, Any]:

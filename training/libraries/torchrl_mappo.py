@@ -89,6 +89,13 @@ class Args:
 def check_args(args: Args) -> None:
     """:class:`ConfigError` naming the first field that cannot run, and what it allows."""
     check_fields(args)
+    check_batches(args)
+
+
+def check_batches(args: Any) -> None:
+    """The checks every multi-agent PPO run here shares (``args`` has ``frames_per_batch``,
+    ``n_envs``, ``minibatch_size`` and ``export``): whole batches of every game, minibatches no
+    larger than a batch, an ONNX export."""
     if args.frames_per_batch % args.n_envs:
         raise ConfigError(f"frames_per_batch must be a multiple of n_envs = {args.n_envs} (every game steps "
                           f"alike); got {args.frames_per_batch}")
@@ -100,12 +107,12 @@ def check_args(args: Args) -> None:
                           f"NAME.onnx path; got {args.export!r}")
 
 
-def build_rules(args: Args) -> Rules:
+def build_rules(args: Any) -> Rules:
     rules: Rules = rules_for(args.preset, args.num_players, args.rules)
     return rules
 
 
-def export_path(args: Args) -> Path:
+def export_path(args: Any) -> Path:
     """Where the run's ONNX policy goes: ``--export``, else ``<out_dir>/<exp_name>/policy.onnx``."""
     return Path(args.export) if args.export else Path(args.out_dir) / args.exp_name / "policy.onnx"
 
