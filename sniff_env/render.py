@@ -24,6 +24,8 @@ GAP = 2
 """Spaces between two tiles of a row."""
 MIN_WIDTH = 24
 """The narrowest picture :func:`layout_picture` lays out (a row must hold a few tiles)."""
+ARM_ROWS = 4
+"""Tiles a north or south arm runs up or down, in a picture laid out for a width, before it turns."""
 
 
 class Table(Protocol):
@@ -111,12 +113,13 @@ class _Grid:
         return out
 
 
-def _snake(grid: _Grid, tiles: list[str], first: int, last: int, start: int, outwards: int, down: int) -> None:
+def _snake(grid: _Grid, tiles: list[str], first: int, last: int, start: int, outwards: int, down: int,
+           row: int = 0) -> None:
     """Lay ``tiles`` (written to be read in direction ``outwards``, +1 rightwards or -1 leftwards)
-    from column ``start`` along row 0, keeping within columns ``first``..``last``: a tile that
+    from column ``start`` along ``row``, keeping within columns ``first``..``last``: a tile that
     would cross the edge turns the arm onto the row two below (``down`` = 1) or above (-1),
     running back the other way, joined to the row before by a ``|`` under (or over) its last tile."""
-    row, direction, x = 0, outwards, start
+    direction, x = outwards, start
     placed_on_row = 0
     for text in tiles:
         shown = text if direction == outwards else _flip(text)
@@ -140,7 +143,10 @@ def layout_picture(table: Table, width: int | None = None, labels: bool = False,
 
     With ``width``, no line is longer than ``width`` (at least :data:`MIN_WIDTH`) where the tiles
     allow: a line too long for it has its arms turned back on rows of their own, the west arm
-    upwards and the east arm downwards, clear of the north and south arms. With ``labels``, each
+    upwards and the east arm downwards, clear of the north and south arms; and a north or south
+    arm longer than :data:`ARM_ROWS` tiles turns after them, the north one rightwards on the row
+    above and the south one leftwards on the row below, where those quarters are free, so that
+    the picture stays low enough for a terminal's screen. With ``labels``, each
     open end is labelled where it is (:data:`END_LABELS`); without, an open side of the sniff
     with no tile yet is drawn `` |``. With ``last``, the last tile played is in brackets.
     """
@@ -181,11 +187,28 @@ def layout_picture(table: Table, width: int | None = None, labels: bool = False,
     grid.put(0, col, line[pivot])
     right_start = col + (len(line[pivot]) if fits else column) + GAP
     _snake(grid, right, right_start + GAP, (width or right_start + right_w) - 1, right_start, 1, 1)
+    limit = ARM_ROWS if width is not None else None
+    north, north_run = _turned(north, limit, (width or 0) - col)
+    south, south_run = _turned(south, limit, col + len(south[-1]) if south else 0)
     for i, t in enumerate(reversed(north)):
         grid.put(-len(north) + i, col, t)
     for i, t in enumerate(south, 1):
         grid.put(i, col, t)
+    if north_run:  # on the row above, rightwards, its first tile's joined half over the last one's (the upper right is free)
+        _snake(grid, north_run, col, (width or 0) - 1, col, 1, -1, row=-len(north) - 1)
+    if south_run:  # on the row below, leftwards, its first tile's joined half under the last one's (the lower left is free)
+        end = col + len(south[-1]) - 1
+        _snake(grid, south_run, 0, end, end, -1, 1, row=len(south) + 1)
     return grid.lines()
+
+
+def _turned(column: list[str], limit: int | None, room: int) -> tuple[list[str], list[str]]:
+    """A north or south arm's column cut after ``limit`` tiles, and the rest to lay across, each
+    tile's text turned to read across; all of it in the column when it is short enough, or when
+    the ``room`` beside it would not hold two tiles."""
+    if limit is None or len(column) <= limit or room < 2 * (max(len(t) for t in column) + GAP):
+        return column, []
+    return column[:limit], [_flip(t) for t in column[limit:]]
 
 
 class EndTerm(NamedTuple):

@@ -92,6 +92,52 @@ def test_a_long_arm_turns_to_fit_the_terminal(tmp_path: Path, width: int) -> Non
         (RESULTS / "terminal-80.txt").write_text("\n".join(lines[start:]).rstrip() + "\n")
 
 
+def tall_arms_game() -> Game:
+    """A one-hand double-nine game whose north and south arms both hold more than ARM_ROWS tiles."""
+    from sniff_env.render import ARM_ROWS, layout_arms
+
+    for seed in range(200):
+        game = new_game(make_rules("sniff", 2, max_pip=9), seed=seed, max_hands=1)
+        rng = random.Random(seed)
+        while game.phase is Phase.PLAY:
+            game.step(rng.choice(game.legal_actions()))
+        _, arms = layout_arms(game)
+        if min(len(arms[2]), len(arms[3])) > ARM_ROWS + 2:
+            return game
+    raise AssertionError("no game with long north and south arms among the seeds")
+
+
+def test_long_north_and_south_arms_turn_to_stay_on_the_screen(tmp_path: Path) -> None:
+    """Through ``sniff replay`` at 80 columns: the north arm turns rightwards and the south arm
+    leftwards after ARM_ROWS tiles, every tile still on the board, each turn joined half to half."""
+    from sniff_env.render import ARM_ROWS, layout_arms
+
+    game = tall_arms_game()
+    log = save_game_log(game, tmp_path / "tall.json", ["human", "random"], {"human_seat": 0, "names": ["You", "random"]})
+    child = spawn(tmp_path, 80, str(log), "--all", module="sniff_env.cli.replay")
+    child.expect(pexpect.EOF)
+    lines = screen_lines(child.before)
+    over = next(i for i, line in enumerate(lines) if "hand 1 is over" in line)
+    board = []
+    for line in lines[over + 1:]:
+        if "open ends" in line or line.strip().startswith("count"):
+            break
+        board.append(line)
+    board = [line for line in board if line.strip()]
+    sniff_row = next(i for i, line in enumerate(board) if "*" in line)
+    _, arms = layout_arms(game)
+    assert max(len(line) for line in board) <= 80
+    assert sum(len(TILE.findall(line)) for line in board) == len(game.plays), "every tile is on the board"
+    assert sniff_row <= ARM_ROWS + 4 < len(arms[2]) + 1, "the north arm turned instead of running up the screen"
+    assert len(board) - 1 - sniff_row <= ARM_ROWS + 4 < len(arms[3]) + 1, "the south arm turned too"
+    column = re.search(r"\d+=\d+\*", board[sniff_row]).start()  # type: ignore[union-attr]
+    above, below = board[sniff_row - ARM_ROWS - 1], board[sniff_row + ARM_ROWS + 1]
+    top, bottom = board[sniff_row - ARM_ROWS], board[sniff_row + ARM_ROWS]
+    assert above[column] == top[column], "the north arm's turn joins the tile under it half to half"
+    assert below[column + 2] == bottom[column + 2], "the south arm's turn joins the tile over it half to half"
+    assert TILE.search(above[column + 4:]) and TILE.search(below[:column]), "north runs right, south runs left"
+
+
 def test_play_shows_the_final_board_and_refuses_empty_claims(tmp_path: Path) -> None:
     child = spawn(tmp_path, 80, "--opponent", "random", "--seed", "7", "--rule", "muggins_claims=true",
                   "--rule", "target=30", module="sniff_env.cli.play")
