@@ -132,6 +132,22 @@ def test_each_person_joins_by_their_own_link_and_sees_their_own_hand_only(client
     assert view(client, keys[0])["table"]["people"][1]["joined"] is True
 
 
+@pytest.mark.parametrize("seats", [["me", "friend", "friend", "friend"], ["me", "easy", "medium", "beginner"]],
+                         ids=["four people", "one person and three agents"])
+def test_four_people_or_one_with_three_agents_each_see_their_own_hand(client: TestClient, seats: list[str]) -> None:
+    host, keys = open_table(client, seats)
+    people = [s for s, who in enumerate(seats) if who in ("me", "friend")]
+    assert len(keys) == len(people) == len(set(keys)) and [link["seat"] for link in host["table"]["links"]] == people[1:]
+    table = table_of(client, keys[0])
+    for key, seat in zip(keys, people):
+        seen = view(client, key)
+        assert seen["seat"] == seat and {tuple(t) for t in seen["hand"]} == hand_of(table, seat)
+        assert not pairs_in(seen) & set().union(*(hand_of(table, s) for s in range(4) if s != seat))
+    mover, v = to_move(client, keys)  # the agents have played up to a person's turn
+    r = client.post(f"/api/games/{mover}/move", json={"version": v["version"], "action": v["options"][0]["action"]})
+    assert r.status_code == 200, r.text
+
+
 def test_a_seat_cannot_act_or_read_for_another(client: TestClient) -> None:
     _, keys = open_table(client)
     mover, v = to_move(client, keys)
