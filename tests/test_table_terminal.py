@@ -66,10 +66,10 @@ def check_count_sums(lines: list[str]) -> int:
     return len(found)
 
 
-@pytest.mark.parametrize("width", [80, 120])
-def test_a_long_arm_turns_to_fit_the_terminal(tmp_path: Path, width: int) -> None:
-    game = long_arm_game()
-    log = save_game_log(game, tmp_path / "long.json", ["human", "random"], {"human_seat": 0, "names": ["You", "random"]})
+def final_board(tmp_path: Path, game: Game, width: int) -> tuple[list[str], int, list[str]]:
+    """``sniff replay --all`` of ``game``'s log at ``width`` columns: the screen's lines, the index
+    of the "hand 1 is over" line and the board's lines under it (up to its ends and count)."""
+    log = save_game_log(game, tmp_path / "game.json", ["human", "random"], {"human_seat": 0, "names": ["You", "random"]})
     child = spawn(tmp_path, width, str(log), "--all", module="sniff_env.cli.replay")
     child.expect(pexpect.EOF)
     lines = screen_lines(child.before)
@@ -79,6 +79,13 @@ def test_a_long_arm_turns_to_fit_the_terminal(tmp_path: Path, width: int) -> Non
         if "open ends" in line or line.strip().startswith("count"):
             break
         board.append(line)
+    return lines, over, board
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_a_long_arm_turns_to_fit_the_terminal(tmp_path: Path, width: int) -> None:
+    game = long_arm_game()
+    lines, over, board = final_board(tmp_path, game, width)
     ends = lines[over + len(board) + 1: over + len(board) + 3]
     assert max(len(line) for line in board + ends) <= width, "the board is wider than the terminal"
     assert sum(len(TILE.findall(line)) for line in board) == len(game.plays), "every tile is on the board"
@@ -113,16 +120,7 @@ def test_long_north_and_south_arms_turn_to_stay_on_the_screen(tmp_path: Path) ->
     from sniff_env.render import ARM_ROWS, layout_arms
 
     game = tall_arms_game()
-    log = save_game_log(game, tmp_path / "tall.json", ["human", "random"], {"human_seat": 0, "names": ["You", "random"]})
-    child = spawn(tmp_path, 80, str(log), "--all", module="sniff_env.cli.replay")
-    child.expect(pexpect.EOF)
-    lines = screen_lines(child.before)
-    over = next(i for i, line in enumerate(lines) if "hand 1 is over" in line)
-    board = []
-    for line in lines[over + 1:]:
-        if "open ends" in line or line.strip().startswith("count"):
-            break
-        board.append(line)
+    _, _, board = final_board(tmp_path, game, 80)
     board = [line for line in board if line.strip()]
     sniff_row = next(i for i, line in enumerate(board) if "*" in line)
     _, arms = layout_arms(game)
