@@ -1,4 +1,6 @@
-"""The ``sniff`` command. Each subcommand lives in its own module, imported only when used.
+"""The ``sniff`` command. Each subcommand lives in its own module, imported only when used:
+the parser declares every subcommand from :data:`SUBCOMMANDS` (a name and a one-line help) and
+imports the module of the one the command line names, so ``sniff --help`` loads none of them.
 
 A subcommand module provides ``add_arguments(parser)`` and ``run(args) -> int``.
 """
@@ -8,7 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Sequence
 
+from sniff_env import __version__
 from sniff_env.workers import WorkerLost
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -32,6 +36,9 @@ EXTRAS = {"fastapi": "web", "uvicorn": "web", "torch": "train", "stable_baseline
           "tensorboard": "train", "matplotlib": "train", "pyspiel": "openspiel", "ray": "rllib", "pdoc": "dev"}
 """The optional dependencies a command may need, and the extra of the package that installs each."""
 
+TOP_OPTIONS = ("-h", "--help", "--version")
+"""The options of ``sniff`` itself, before the subcommand; none of them takes a value."""
+
 
 def missing_extra(exc: ModuleNotFoundError) -> str | None:
     """One line naming the extra that installs the module ``exc`` did not find, None if no extra does."""
@@ -42,31 +49,45 @@ def missing_extra(exc: ModuleNotFoundError) -> str | None:
     return f"this needs the {extra!r} extra ({top} is not installed): pip install 'sniff-env[{extra}]'"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sniff", description="Sniff and the Fives family of dominoes.")
-    from sniff_env import __version__
+def command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is not an option of ``sniff`` itself
+    (None when there is none; a word that names no subcommand is left to the parser to refuse)."""
+    return next((word for word in argv if word not in TOP_OPTIONS), None)
 
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of ``sniff``. Every subcommand is declared; the options are added of the one
+    ``argv`` names only (its module imported), or of every subcommand when ``argv`` is None."""
+    parser = argparse.ArgumentParser(prog="sniff", description="Sniff and the Fives family of dominoes.")
     parser.add_argument("--version", action="version", version=f"sniff-env {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    wanted = None if argv is None else command_in(argv)
     for name, (module, help_text) in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if not exc.name or not module.startswith(exc.name):
-                raise
-            p.set_defaults(_missing=missing_extra(exc) or "not available in this installation")
-            continue
-        mod.add_arguments(p)
-        p.set_defaults(_run=mod.run)
+        if argv is None or name == wanted:
+            add_subcommand(p, module)
     return parser
+
+
+def add_subcommand(parser: argparse.ArgumentParser, module: str) -> None:
+    """Import a subcommand's module and give ``parser`` its options and its ``run``; a module
+    that needs a missing extra leaves instead the line saying which extra installs it."""
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if not exc.name or not module.startswith(exc.name):
+            raise
+        parser.set_defaults(_missing=missing_extra(exc) or "not available in this installation")
+        return
+    mod.add_arguments(parser)
+    parser.set_defaults(_run=mod.run)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``sniff`` with ``argv`` (default: the process's arguments). Bad input of any kind
     (options, rules, player specs, paths) ends with one line on stderr and exit status 2."""
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     args.argv = argv
     if args.command is None:
