@@ -28,6 +28,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sniff_env.atomic import save_figure, write_json_atomic
+from sniff_env.evaluation.ratings import wilson_interval
+from sniff_env.options import positive_float, positive_int, seed_int
+from sniff_env.players.policy import PolicyError
+from training.lib.torchscript import TRUST_HELP, load_checked
+
 PAUSE_SECONDS = 900.0
 """A gap longer than this between two of a run's logged points is a pause (the run stopped and
 was resumed later), not training: an iteration and its evaluations log within minutes."""
@@ -91,7 +97,6 @@ def plot_curves(logdir: str | Path | list[str | Path], out: str | Path, title: s
     if series:
         ax.legend(fontsize=8)
     fig.tight_layout()
-    from sniff_env.atomic import save_figure
 
     return save_figure(fig, out)
 
@@ -123,8 +128,6 @@ def plot_compare(logdirs: list[str | Path], labels: list[str], out: str | Path, 
     import matplotlib.pyplot as plt
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from sniff_env.atomic import save_figure
-
     fig, (by_step, by_time) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for logdir, label in zip(logdirs, labels, strict=True):
         events = EventAccumulator(str(logdir))
@@ -154,9 +157,7 @@ def stage_rates(policies: list[str], opponents: list[str], games: int, seeds: li
     TorchScript policy's win rate (argmax, draws half) against each compiled built-in over ``games``
     duplicate games per seed (:func:`training.lib.evaluate.win_rate_vector`), with a 95% Wilson
     interval; the files load as :func:`training.lib.torchscript.load_checked` allows (``trust_code``)."""
-    from sniff_env.evaluation.ratings import wilson_interval
     from training.lib.evaluate import win_rate_vector
-    from training.lib.torchscript import load_checked
 
     out: dict[str, dict[str, dict[str, float]]] = {}
     for path in policies:
@@ -179,8 +180,6 @@ def plot_stages(rates: dict[str, dict[str, dict[str, float]]], out: str | Path, 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from sniff_env.atomic import save_figure, write_json_atomic
 
     names = [Path(p).stem for p in rates]
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -210,8 +209,6 @@ def plot_exploit_curve(points: list[dict[str, Any]], out: str | Path, title: str
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from sniff_env.atomic import save_figure
-
     x = [p["learner_decisions"] for p in points]
     fig, (rate, margin) = plt.subplots(1, 2, figsize=(10, 4))
     for ax, key, label in ((rate, "win_rate", "win rate (duplicate games, draws half)"),
@@ -233,10 +230,6 @@ def plot_exploit_curve(points: list[dict[str, Any]], out: str | Path, title: str
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sniff_env.options import positive_float, positive_int, seed_int
-    from sniff_env.players.policy import PolicyError
-    from training.lib.torchscript import TRUST_HELP
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("paths", nargs="+", help="the run's TensorBoard folders (runs/NAME/tb), then the PNG to write")
     parser.add_argument("--title", default=None)

@@ -22,6 +22,7 @@ from typing import Any
 from torch import nn
 
 from sniff_env.observation import Observer
+from sniff_env.options import check_output_file
 from training.lib.checkpoint_check import check_state, checked_contents
 from training.lib.network import (
     CheckpointError,
@@ -56,8 +57,6 @@ def checkpoint_net(checkpoint: str | Path) -> tuple[nn.Module, dict[str, Any]]:
 def check_out(out: str | Path, force: bool = False) -> Path:
     """``out`` if the export may be written there: :class:`OutputPathError` (a ``ValueError``)
     naming ``--force`` for an existing file, or for a folder."""
-    from sniff_env.options import check_output_file
-
     return check_output_file(out, force)
 
 

@@ -22,15 +22,14 @@ from typing import Any
 from sniff_env.atomic import save_figure, write_json_atomic
 from sniff_env.evaluation.tournament import run_tournament
 from sniff_env.options import positive_int, seed_int, win_rate, worker_count
+from sniff_env.players.agents import shipped_agents
+from sniff_env.players.compat import trained_rules
+from sniff_env.players.policy import load_network
 from sniff_env.presets import PRESET_NAMES, make_rules
 
 
 def family_presets(policy: str) -> list[str]:
     """The presets a policy (a shipped agent's name or a policy file) was trained for, in its order."""
-    from sniff_env.players.agents import shipped_agents
-    from sniff_env.players.compat import trained_rules
-    from sniff_env.players.policy import load_network
-
     agents = shipped_agents()
     path = agents[policy].path if policy in agents else Path(policy)
     if not path.is_file():

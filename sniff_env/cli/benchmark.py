@@ -11,7 +11,20 @@ import argparse
 import shlex
 import sys
 
+from sniff_env.atomic import clean_stale_temps
+from sniff_env.evaluation.benchmark.protocol import budget, check_agent, run_benchmark
+from sniff_env.evaluation.benchmark.report import (
+    is_run_sidecar,
+    markdown_table,
+    output_paths,
+    print_table,
+    read_report,
+    to_json,
+    write_report,
+)
+from sniff_env.evaluation.benchmark.tasks import TASKS, BenchmarkError, get_task
 from sniff_env.options import check_output_files, positive_int, worker_count
+from sniff_env.untrusted import printable
 from sniff_env.workers import max_workers
 
 
@@ -49,8 +62,6 @@ def _tasks() -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from sniff_env.evaluation.benchmark.tasks import TASKS
-
     table = Table(title="benchmark tasks (sniff benchmark run AGENT --task NAME)")
     for col in ("task", "rules", "games per opponent", "pool games per pair", "seed"):
         table.add_column(col, overflow="fold")
@@ -66,11 +77,6 @@ def _tasks() -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
-
-    from sniff_env.atomic import clean_stale_temps
-    from sniff_env.evaluation.benchmark.protocol import budget, check_agent, run_benchmark
-    from sniff_env.evaluation.benchmark.report import output_paths, write_report
-    from sniff_env.evaluation.benchmark.tasks import get_task
 
     task = get_task(args.task)
     budget(task, args.games)  # a budget too small fails before anything is loaded
@@ -89,7 +95,6 @@ def _run(args: argparse.Namespace) -> int:
     games = f" --games {args.games}" if args.games else ""
     command = f"sniff benchmark run {shlex.quote(args.agent)} --task {task.name}{games}"
     paths = write_report(result, out, command)
-    from sniff_env.evaluation.benchmark.report import print_table, to_json
 
     print_table([to_json(result, command)])
     print(f"wrote {', '.join(map(str, paths))} ({result.wall_s:.0f} s)")
@@ -97,10 +102,6 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _table(args: argparse.Namespace) -> int:
-    from sniff_env.evaluation.benchmark.report import is_run_sidecar, markdown_table, print_table, read_report
-    from sniff_env.evaluation.benchmark.tasks import BenchmarkError
-    from sniff_env.untrusted import printable
-
     files = []
     for f in args.files:
         if is_run_sidecar(f):  # a glob such as results/*.json takes the sidecars too: say so, pass them over

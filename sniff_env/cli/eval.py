@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sniff_env.atomic import clean_stale_temps
 from sniff_env.errors import OutputPathError
+from sniff_env.evaluation.report import print_table, to_json, write_chart, write_json
 from sniff_env.evaluation.tournament import (
     ENGINES,
     MAX_HANDS,
@@ -26,14 +27,14 @@ from sniff_env.options import (
     seed_int,
     worker_count,
 )
+from sniff_env.play.warm import warm_in_background
+from sniff_env.players.compat import policy_fit
 from sniff_env.rules import Rules
 from sniff_env.workers import max_workers
 
 
 def policy_notice(spec: str, rules: Rules) -> str | None:
     """The one-line notice of a policy that plays rules it can read but was not trained for."""
-    from sniff_env.players.compat import policy_fit
-
     fit = policy_fit(cached_player(spec, rules), rules)
     return fit.notice(spec) if fit else None
 
@@ -69,8 +70,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sniff_env.evaluation.report import print_table, to_json, write_chart, write_json
-
     rules = rules_from_args(args)
     json_path, png_path = check_destinations(args)  # before playing: a tournament can take hours
     written = [*([Path(json_path).parent] if args.out else []), *([Path(args.save_games)] if args.save_games else [])]
@@ -102,8 +101,6 @@ def compile_ahead(keys: list[str]) -> None:
     """Compile the groups ``keys`` that the cache lacks, each in a process of its own, before the
     games: side by side they take about half the time that every worker compiling all of them
     one after another would (a first run), and the workers then load them."""
-    from sniff_env.play.warm import warm_in_background
-
     pending = [w for w in (warm_in_background([key]) for key in keys) if w is not None]
     for warming in pending:
         warming.wait(lambda line: print(f"sniff-env: {line}, before the games", flush=True), every_s=10.0)

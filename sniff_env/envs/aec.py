@@ -155,6 +155,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from sniff_env.actions import END_NAMES, LEAD, Move
+from sniff_env.envs.drawing import table_frame
 from sniff_env.envs.masks import MaskedObservationSpace
 from sniff_env.envs.rewards import points_rewards, win_rewards
 from sniff_env.envs.seat_record import info_state_of, record
@@ -675,8 +676,6 @@ class raw_env(AECEnv[AgentID, ObsDict, int], EzPickle):
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self.render_mode == "rgb_array":
-            from sniff_env.envs.drawing import table_frame
-
             return table_frame(self.game)
         text = render_table(self.game)
         if self.render_mode == "human":

@@ -34,6 +34,7 @@ import numpy as np
 from sniff_env.envs.aec import RENDER_MODES, check_options, check_render_mode, checked_action, raw_env
 from sniff_env.envs.masks import MASK_LAYOUTS, episode_over_mask
 from sniff_env.errors import IllegalMoveError
+from sniff_env.players import BUILTIN, load, parse_spec
 
 PolicyFn = Callable[[dict[str, np.ndarray], dict[str, Any]], int]
 Policy = PolicyFn | str | Any
@@ -103,8 +104,6 @@ class SniffSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     def _player(self, policy: Policy | None) -> Policy | None:
         """``policy``, or the player its spec names (for these rules)."""
         if isinstance(policy, str):
-            from sniff_env.players import BUILTIN, load, parse_spec
-
             base, _ = parse_spec(policy)
             return load(policy) if base in BUILTIN else load(policy, rules=self.aec.rules)
         if policy is not None and not callable(policy) and not callable(getattr(policy, "act", None)):

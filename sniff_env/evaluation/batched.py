@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sniff_env.errors import SniffError
 from sniff_env.evaluation.schedule import (
     GameOutcome,
     cached_player,
@@ -56,7 +57,6 @@ def batched_chooser(spec: str, player: Any, engine: Any) -> Choose | None:
 def batch_refusal(specs: Sequence[str], rules: Rules) -> str | None:
     """Why the players of ``specs`` cannot play ``rules`` on the batched engine (the tournament
     then plays on the reference engine), or None when they can."""
-    from sniff_env.errors import SniffError
     from sniff_env.vector.engine import VectorEngine
 
     try:

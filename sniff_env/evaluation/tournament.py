@@ -33,7 +33,9 @@ from sniff_env.evaluation.schedule import (
     seatings,
 )
 from sniff_env.game import Phase, new_game
+from sniff_env.gamelog import save_game_log
 from sniff_env.infostate import info_state
+from sniff_env.observation import Observer
 from sniff_env.rules import Rules
 from sniff_env.workers import checked_workers, worker_pool
 
@@ -180,8 +182,6 @@ def play_deal(task: _Task) -> list[GameOutcome]:
             decisions[seating[seat]] += 1
             game.step(action)
         if task.save_games is not None:
-            from sniff_env.gamelog import save_game_log
-
             name = GAME_LOG_NAME.format(a=task.pair[0], b=task.pair[1], deal=task.deal_index, seating=k)
             save_game_log(game, Path(task.save_games) / name, players=specs,
                           meta={"tournament_seed": task.seed, "deal": task.deal_index, "seating": list(seating)})
@@ -230,8 +230,6 @@ _OBSERVERS: dict[Rules, Any] = {}
 
 def _observer(rules: Rules) -> Any:
     if rules not in _OBSERVERS:
-        from sniff_env.observation import Observer
-
         _OBSERVERS[rules] = Observer(rules)
     return _OBSERVERS[rules]
 

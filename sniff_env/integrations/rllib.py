@@ -62,6 +62,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a test that hides 
     ) from None
 
 from sniff_env.envs.aec import ENV_OPTIONS, raw_env
+from sniff_env.envs.gym_vector import SniffGymVectorEnv
 from sniff_env.errors import IllegalMoveError, SniffError
 from sniff_env.players import load, parse_spec
 from sniff_env.rules import field_names
@@ -285,8 +286,6 @@ class SniffRLlibVectorEnv(gymnasium.vector.VectorWrapper):  # type: ignore[misc]
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         from gymnasium.vector import AutoresetMode
-
-        from sniff_env.envs.gym_vector import SniffGymVectorEnv
 
         config = dict(config or {})
         unknown = sorted(set(config) - set(VECTOR_CONFIG_KEYS))

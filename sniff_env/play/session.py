@@ -43,7 +43,10 @@ from sniff_env.players import (
     parse_spec,
     spec_kwargs,
 )
+from sniff_env.players.agents import shipped_agents
 from sniff_env.players.compat import policy_fit
+from sniff_env.players.policy import PolicyPlayer
+from sniff_env.players.search import SearchPlayer
 from sniff_env.rules import Rules
 from sniff_env.untrusted import printable
 
@@ -111,8 +114,6 @@ def _same_file(one: str, other: str | Path) -> bool:
 
 def shipped_policy(spec: str) -> bool:
     """Whether ``spec`` names a shipped agent, or the policy file of one (as older logs do)."""
-    from sniff_env.players.agents import shipped_agents
-
     agents = shipped_agents()
     return spec in agents or any(_same_file(spec, a.path) for a in agents.values())
 
@@ -152,8 +153,6 @@ class AgentCache:
         """A player of ``spec`` for ``rules`` on the network already loaded for other rules of
         the same spec (rules it can play: another target, say), so that a network is loaded once
         whatever the rules of the games it plays; None where there is none (call with the lock)."""
-        from sniff_env.players.policy import PolicyPlayer
-
         for (other, _), loaded in self._loaded.items():
             if other == spec and type(loaded) is PolicyPlayer:
                 fit = policy_fit(loaded, rules)
@@ -245,8 +244,6 @@ def check_log_player(seat: int, spec: str, trusted: Collection[str] = ()) -> Non
     except PlayerSpecError as exc:
         raise SniffError(f"the log's player for seat {seat} cannot be used: {exc}") from None
     if base in BUILTIN:
-        from sniff_env.players.agents import shipped_agents
-
         for key in file_options(base):
             if options.get(key, "") != "" and str(options[key]) not in shipped_agents():
                 raise SniffError(
@@ -416,8 +413,6 @@ class Session:
     def hint(self, budget_s: float = HINT_BUDGET_S) -> list[tuple[MoveOption, float]]:
         """The search player's value of each legal move (the expected points margin to the end of
         the hand), best first."""
-        from sniff_env.players.search import SearchPlayer
-
         search = SearchPlayer(seed=self._hint_seed + len(self.game.events), budget_s=budget_s)
         values = search.evaluate(info_state(self.game, self.human))
         return sorted(((o, values[o.action]) for o in self.options()), key=lambda p: -p[1])

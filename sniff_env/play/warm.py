@@ -26,8 +26,11 @@ from typing import Any
 
 import numpy as np
 
+import sniff_env
+from sniff_env.atomic import write_json_atomic
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
+from sniff_env.players import load
 from sniff_env.presets import make_rules
 
 SEED = 7
@@ -55,8 +58,6 @@ def _engine() -> None:
 
 def _aec_encoder() -> None:
     """The AEC env's compiled observation encoder, over one game."""
-    import sniff_env
-
     env = sniff_env.env(ruleset="sniff", num_players=2)
     env.reset(seed=SEED)
     for name in env.agent_iter(max_iter=6):
@@ -95,7 +96,6 @@ def _search() -> None:
     """The compiled search as the ``rollouts`` and ``guided`` players run it: plain, reading the
     others' plays, one reply deeper, valued by the chance of winning, solving the end of a hand
     exactly; and its training targets."""
-    from sniff_env.players import load
     from sniff_env.players.compiled.rollouts import (
         SOLVE_MOST,
         HindsightValues,
@@ -211,7 +211,6 @@ def is_compiled(g: Group) -> bool:
 def compile_group(key: str) -> tuple[float, int]:
     """Run the group ``key`` without compile notices, then list what it compiled beside the cache
     (:func:`group_state`); its seconds and how many compiles it made."""
-    from sniff_env.atomic import write_json_atomic
     from sniff_env.vector.notices import NOTICES, quiet
 
     before = len(NOTICES.compiles)

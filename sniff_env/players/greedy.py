@@ -14,6 +14,7 @@ from sniff_env.actions import action_codec
 from sniff_env.infostate import InfoState
 from sniff_env.layout import LayoutView
 from sniff_env.players._base import info_of
+from sniff_env.players.heuristic import HeuristicPlayer
 from sniff_env.players.strategy import TIEBREAKS, checked_tiebreak, greedy_key, placement_points, rule_codes
 
 
@@ -76,8 +77,6 @@ class GreedyPlayer:
 def greedy_heuristic_tiebreak(state: InfoState) -> int:
     """Most points now, then the heaviest tile, then the stock heuristic's value, then the lowest
     action."""
-    from sniff_env.players.heuristic import HeuristicPlayer
-
     tied = greedy_ties(state, state.legal)
     if len(tied) == 1:
         return tied[0]

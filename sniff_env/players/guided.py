@@ -46,6 +46,7 @@ import numpy as np
 from sniff_env.infostate import InfoState
 from sniff_env.observation import Observer
 from sniff_env.players._base import finite_weight, info_of, positive_count
+from sniff_env.players.agents import agent_named, policy_path
 from sniff_env.players.inference import checked_sharpness, evidence
 from sniff_env.players.policy import PolicyNetwork, load_network
 from sniff_env.players.rollouts import PLAYOUT_OPTIONS, load_state, playout_weights
@@ -90,8 +91,6 @@ def checked_playouts(playouts: object, net_plies: object, playout_agent: str, sh
 def agent_path(agent: str) -> Path:
     """The policy file of ``agent``: a shipped agent's, else ``agent`` read as a path;
     :class:`~sniff_env.players.specs.PlayerSpecError` listing the agents when it is neither."""
-    from sniff_env.players.agents import agent_named, policy_path
-
     path = policy_path(agent)
     return path if path is not None else agent_named(agent).path  # the latter raises, naming the agents
 

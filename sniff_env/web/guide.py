@@ -12,6 +12,7 @@ from typing import Any
 
 from sniff_env.play.howto import how_to_play, summary
 from sniff_env.play.levels import DEFAULT_LEVEL, LEVELS
+from sniff_env.players import BUILTIN, agents
 from sniff_env.presets import PRESET_NAMES, make_rules
 from sniff_env.rules import Rules
 from sniff_env.web.sessions import TARGETS
@@ -47,8 +48,6 @@ def server_game(rules: Rules, opponents: Sequence[str], level: str | None, rated
     """The game the server deals when the player asks for one without choosing (the page offers
     it before any game is dealt): its rules in a line and in words, the opponents by level or by
     name (a file of the server's own by no name), rated or not."""
-    from sniff_env.players import BUILTIN, agents
-
     if level is not None:
         against = LEVELS[level].label
     else:

@@ -29,6 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sniff_env.atomic import save_figure, write_json_atomic
+from training.lib.config import parse_config
+
 
 class BudgetSpent(Exception):
     """Raised from ``training/ppo.py``'s update once the wall-clock budget is spent."""
@@ -39,7 +42,6 @@ def run_ppo(argv: list[str], budget_s: float) -> None:
     import torch.utils.tensorboard as tb
 
     from training import ppo
-    from training.lib.config import parse_config
 
     args = parse_config(ppo.Args, argv, "python -m training.ppo")
     deadline = time.time() + budget_s
@@ -100,8 +102,6 @@ def plot(rllib: Path, ppo: Path, out: Path, vector: Path | None = None) -> dict[
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from sniff_env.atomic import save_figure, write_json_atomic
 
     runs = {RLLIB: series(rllib, RLLIB), PPO: series(ppo, PPO)}
     sources = {RLLIB: rllib, PPO: ppo}

@@ -27,6 +27,7 @@ from typing import Any
 
 from sniff_env.atomic import write_json_atomic
 from training import ppo
+from training.lib.network import load_checkpoint
 from training.libraries import rllib_selfplay
 
 
@@ -81,8 +82,6 @@ def rllib_rate(engine: str, runners: int, opts: argparse.Namespace) -> tuple[lis
 
 def ppo_rate(engine: str, opts: argparse.Namespace) -> list[float]:
     """Learner decisions/s of whole ``training/ppo.py`` runs as long as one RLlib stretch."""
-    from training.lib.network import load_checkpoint
-
     rates = []
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(opts.repeats + 1):  # the first run loads the kernels

@@ -12,9 +12,11 @@ from typing import Any
 
 import torch
 
+from sniff_env.evaluation.batched import play_out
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
+from sniff_env.players import has_compiled, load, load_compiled, parse_spec
 from sniff_env.rules import Rules
 
 LogitsFn = Callable[[torch.Tensor], torch.Tensor]
@@ -28,8 +30,6 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 def win_rate(policy: LogitsFn, rules: Rules, opponent: str, games: int, seed: int, max_hands: int) -> float:
     """Win rate of the greedy (argmax) policy against ``opponent`` over duplicate pairs of games:
     each seed is played twice, the policy's side in seat 0 and then in seat 1; draws count half."""
-    from sniff_env.players import load
-
     observer = Observer(rules)
     opp = load(opponent, seed=seed)
     score, played = 0.0, 0
@@ -75,8 +75,6 @@ def win_rate_vector(policy: LogitsFn, rules: Rules, opponent: str, games: int, s
     afford thousands of games."""
     import numpy as np
 
-    from sniff_env.evaluation.batched import play_out
-    from sniff_env.players import load_compiled
     from sniff_env.vector.engine import VectorEngine
 
     pairs = max(games // 2, 1)
@@ -98,8 +96,6 @@ def evaluator(opponent: str, search_threads: int = 0) -> Callable[[LogitsFn, Rul
     that make the reference player's very moves (thousands of games in seconds, the same
     results), and with ``search_threads`` above 0 for a search's twin too (the same search on
     ``search_threads`` threads, with draws of its own); else :func:`win_rate`, game by game."""
-    from sniff_env.players import has_compiled, parse_spec
-
     name = parse_spec(opponent)[0]
     if has_compiled(name, exact=True):
         return win_rate_vector

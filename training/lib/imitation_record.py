@@ -34,10 +34,13 @@ import torch
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import Observer
-from sniff_env.players import load_compiled, parse_spec
+from sniff_env.players import BUILTIN, load, load_compiled, parse_spec
+from sniff_env.players.rollouts import rollouts_search
 from sniff_env.rules import Rules
 from training.lib.advantages import points_returns
 from training.lib.config import settings_of
+from training.lib.evaluate import policy_actions
+from training.lib.torchscript import load_checked
 
 Batch = dict[str, np.ndarray]
 TEACHERS = ("heuristic", "rollouts", "hindsight")
@@ -122,8 +125,6 @@ def opponent_specs(settings: RecordSettings) -> list[str]:
 def play_games(rules: Rules, settings: RecordSettings, first: int, count: int, stream: str = "") -> Batch:
     """Record the teacher's decisions in games ``first .. first + count - 1`` of the run
     (``stream``: a tag that gives another set of games for the same seed)."""
-    from sniff_env.players import load
-
     observer = Observer(rules)
     n = rules.num_players
     opponents = opponent_specs(settings)
@@ -207,7 +208,6 @@ def teacher_fn(engine: Any, spec: str, workers: int, seed: int) -> tuple[Any, bo
     actions (``values`` False: the heuristic) or every action's value (True: the search and
     hindsight)."""
     from sniff_env.players.compiled.rollouts import HindsightValues
-    from sniff_env.players.rollouts import rollouts_search
 
     base, opts = parse_spec(spec)
     if base == "heuristic":
@@ -235,10 +235,6 @@ def actor_fn(engine: Any, spec: str, rules: Rules, trust_code: bool = False) -> 
     """The batched choice function of ``spec`` on ``engine``: a compiled built-in, or (any spec
     that names no built-in) an exported TorchScript policy file, its masked argmax (loaded as
     :func:`training.lib.torchscript.load_checked` allows: ``trust_code`` vouches for it)."""
-    from sniff_env.players import BUILTIN
-    from training.lib.evaluate import policy_actions
-    from training.lib.torchscript import load_checked
-
     if parse_spec(spec)[0] in BUILTIN:
         return load_compiled(spec, engine)
     module = load_checked(spec, rules, trust_code)[0]

@@ -20,10 +20,12 @@ from torch import nn
 
 from sniff_env.atomic import atomic_path
 from sniff_env.observation import Observer
-from sniff_env.players.policy import META_FILE
+from sniff_env.players.policy import META_FILE, PolicyError, read_file
 from training.lib.layers import linear_layer
 from training.lib.move_net import MoveNet
+from training.lib.onnx_export import export_onnx
 from training.lib.privileged import CRITICS, FullCritic, TileGuess, hidden_size
+from training.lib.torchscript import load_checked, record_trusted
 
 ONNX_SUFFIX = ".onnx"
 
@@ -200,8 +202,6 @@ def export_module(module: nn.Module, path: str | Path, meta: dict[str, Any]) -> 
     else a TorchScript file with ``meta`` stored as ``sniff_meta.json`` beside it in the archive."""
     path = Path(path)
     if path.suffix == ONNX_SUFFIX:
-        from training.lib.onnx_export import export_onnx
-
         return export_onnx(module, path, meta)
     with warnings.catch_warnings():  # TorchScript is deprecated upstream; ONNX is the exchange format
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -209,7 +209,6 @@ def export_module(module: nn.Module, path: str | Path, meta: dict[str, Any]) -> 
     with atomic_path(path) as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         torch.jit.save(scripted, str(tmp), _extra_files={META_FILE: json.dumps(meta, sort_keys=True)})
-    from training.lib.torchscript import record_trusted
 
     record_trusted(path)  # written here: the training tools may load it again without --trust-code
     return path
@@ -240,9 +239,6 @@ def load_exported(path: str | Path, rules: Any = None, trust_code: bool = False)
     metadata, rebuilt from the ``arch``, ``hidden`` and ``move_hidden`` it was trained with; ``PolicyError`` (a
     ``ValueError``) unless trusted (:func:`training.lib.torchscript.load_checked`) and made for ``rules``
     (default: its own), or when it cannot be rebuilt."""
-    from sniff_env.players.policy import PolicyError
-    from training.lib.torchscript import load_checked
-
     module, meta, rules = load_checked(path, rules, trust_code)
     args = meta.get("args") or {}
     net = net_of_args(rules, args)
@@ -270,8 +266,6 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
     Raises :class:`CheckpointError` when the file is missing, no regular file, larger than
     :data:`CHECKPOINT_MAX_BYTES`, corrupt or not a sniff checkpoint."""
-    from sniff_env.players.policy import read_file
-
     try:
         data = read_file(path, CHECKPOINT_MAX_BYTES, CheckpointError, "file")
     except CheckpointError as exc:

@@ -31,11 +31,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sniff_env.players.agents import agents_folder
 from sniff_env.players.policy import (
     META_FILE,
     ZIP_MAGIC,
     PolicyError,
     PolicyNetwork,
+    PolicyPlayer,
     check_meta,
     check_output,
     parse_meta,
@@ -86,8 +88,6 @@ def digest(data: bytes) -> str:
 
 def shipped_digests() -> set[str]:
     """The sha256 of every shipped agent's TorchScript file, as its card records it."""
-    from sniff_env.players.agents import agents_folder
-
     folder = agents_folder()
     found: set[str] = set()
     for card in sorted(folder.glob("*.json")) if folder is not None else ():
@@ -166,8 +166,6 @@ def load_player(path: str | Path, rules: Rules | None = None, trust_code: bool =
                 name: str | None = None) -> Any:
     """A :class:`~sniff_env.players.policy.PolicyPlayer` of a trusted TorchScript policy file
     (see :func:`load_checked`), for the training tools and their tests."""
-    from sniff_env.players.policy import PolicyPlayer
-
     network, meta = read_torchscript(path, trust_code)
     rules = check_meta(path, meta, rules)
     check_output(path, network, rules)

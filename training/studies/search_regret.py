@@ -26,9 +26,13 @@ import numpy as np
 import torch
 
 from sniff_env.atomic import write_json_atomic
+from sniff_env.observation import Observer
 from sniff_env.players import load_compiled, parse_spec
+from sniff_env.players.compiled.rollouts import RolloutSearch
+from sniff_env.vector.engine import VectorEngine
 from training.imitation import centred_q_loss
 from training.lib.config import rules_for
+from training.lib.imitation_record import actor_fn
 from training.lib.torchscript import TRUST_HELP
 
 
@@ -36,9 +40,6 @@ def _chooser(engine: Any, spec: str, seed: int, trust_code: bool = False) -> tup
     """``(fn, valued)``: ``fn(games)`` gives every action's value for a ``rollouts`` spec
     (``valued``), else ``spec``'s actions as the imitation recorder's actor plays them (a compiled
     built-in, or an exported policy file's masked argmax)."""
-    from sniff_env.players.compiled.rollouts import RolloutSearch
-    from training.lib.imitation_record import actor_fn
-
     base, opts = parse_spec(spec)
     if base == "rollouts":
         return RolloutSearch(engine, seed=seed, **opts).q_values, True
@@ -50,10 +51,6 @@ def measure(players: list[str], games: int, seed: int, reference: int, max_step:
     """Every player's regret, agreement and (``rollouts`` players) label noise on the positions of
     ``games`` heuristic self-play games of 2-player ``sniff``, each stopped at a decision drawn
     uniformly from its first ``max_step`` steps; see the module doc."""
-    from sniff_env.observation import Observer
-    from sniff_env.players.compiled.rollouts import RolloutSearch
-    from sniff_env.vector.engine import VectorEngine
-
     rules = rules_for("sniff", 2, "")
     hand = Observer(rules).pieces["hand"]
     eng = VectorEngine(rules, games, max_hands=40, threads=1)

@@ -30,7 +30,7 @@ from sniff_env import make_rules
 from sniff_env.atomic import write_json_atomic
 from sniff_env.observation import Observer
 from training.imitation import centred_q_loss
-from training.lib.torchscript import TRUST_HELP
+from training.lib.torchscript import TRUST_HELP, load_checked
 
 SITUATIONS = ("mover's tiles", "next seat's tiles", "tiles to draw", "sniff", "legal moves")
 
@@ -75,8 +75,6 @@ def measure_fit(files: list[str], data: str, control: str = "", ratio: float = 0
     games; ``ValueError`` for a recording of other rules, a control of other positions or a
     policy file of other rules; the files load as :func:`training.lib.torchscript.load_checked`
     allows (``trust_code``)."""
-    from training.lib.torchscript import load_checked
-
     rules = make_rules(preset, num_players)
     observer = Observer(rules)
     saved = _recording(data)

@@ -20,6 +20,9 @@ from itertools import combinations
 
 from sniff_env.evaluation.benchmark.tasks import ANCHOR, MIN_GAMES, BenchmarkError, Task
 from sniff_env.evaluation.tournament import GameOutcome, PairResult, TournamentResult, run_tournament
+from sniff_env.players import BUILTIN, load, parse_spec
+from sniff_env.players.compat import policy_fit
+from sniff_env.players.policy import PolicyError
 
 
 @dataclass
@@ -55,10 +58,6 @@ class BenchmarkResult:
 def check_agent(task: Task, spec: str) -> None:
     """Refuse an agent the task cannot rate: one that is also an opponent, or a policy made for
     other rules than the task's (every differing field spelled out)."""
-    from sniff_env.players import BUILTIN, load, parse_spec
-    from sniff_env.players.compat import policy_fit
-    from sniff_env.players.policy import PolicyError
-
     if spec in task.opponents:
         base = parse_spec(spec)[0]
         raise BenchmarkError(

@@ -22,6 +22,8 @@ from sniff_env.atomic import save_figure, write_json_atomic
 from sniff_env.evaluation.benchmark.protocol import BenchmarkResult
 from sniff_env.evaluation.benchmark.tasks import ANCHOR, BenchmarkError
 from sniff_env.evaluation.tournament import PairResult
+from sniff_env.players import BUILTIN, parse_spec
+from sniff_env.players.agents import shipped_agents
 from sniff_env.untrusted import InputFileError, printable, read_bounded
 
 FORMAT = "sniff-benchmark/1"
@@ -34,9 +36,6 @@ MAX_REPORT_BYTES = 16 * 2**20
 
 def agent_record(spec: str) -> dict[str, Any]:
     """What identifies the agent: its spec and, for a policy (shipped or a file), its file's digest."""
-    from sniff_env.players import BUILTIN, parse_spec
-    from sniff_env.players.agents import shipped_agents
-
     base = parse_spec(spec)[0]
     if base in BUILTIN:
         return {"spec": spec, "kind": "built-in"}

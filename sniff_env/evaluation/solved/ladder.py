@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from sniff_env.atomic import save_figure
 from sniff_env.evaluation.benchmark.tasks import Task, get_task
 from sniff_env.evaluation.solved.policies import profile_of
 from sniff_env.evaluation.solved.psro import psro
@@ -131,8 +132,6 @@ def plot_curves(results: Sequence[dict[str, Any]], path: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from sniff_env.atomic import save_figure
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for r in results:
