@@ -12,7 +12,7 @@ import pytest
 from sniff_env.cli import SUBCOMMANDS, build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = ("numba", "torch", "onnxruntime", "gymnasium", "pettingzoo", "fastapi", "numpy")
+HEAVY = ("numba", "torch", "onnxruntime", "gymnasium", "pettingzoo", "fastapi")
 MAX_PROJECT_MODULES = 20
 """The rules core that ``import sniff_env`` loads (about fifteen modules), the command line and a few more."""
 

@@ -36,8 +36,6 @@ EXTRAS = {"fastapi": "web", "uvicorn": "web", "torch": "train", "stable_baseline
           "tensorboard": "train", "matplotlib": "train", "pyspiel": "openspiel", "ray": "rllib", "pdoc": "dev"}
 """The optional dependencies a command may need, and the extra of the package that installs each."""
 
-TOP_OPTIONS = ("-h", "--help", "--version")
-"""The options of ``sniff`` itself, before the subcommand; none of them takes a value."""
 
 
 def missing_extra(exc: ModuleNotFoundError) -> str | None:
@@ -50,9 +48,10 @@ def missing_extra(exc: ModuleNotFoundError) -> str | None:
 
 
 def command_in(argv: Sequence[str]) -> str | None:
-    """The subcommand ``argv`` names: its first word that is not an option of ``sniff`` itself
-    (None when there is none; a word that names no subcommand is left to the parser to refuse)."""
-    return next((word for word in argv if word not in TOP_OPTIONS), None)
+    """The subcommand ``argv`` names: its first word that is not an option, since no option of
+    ``sniff`` itself takes a value (None when there is none; a word that names no subcommand is
+    left to the parser to refuse)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -71,7 +70,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def add_subcommand(parser: argparse.ArgumentParser, module: str) -> None:
     """Import a subcommand's module and give ``parser`` its options and its ``run``; a module
-    that needs a missing extra leaves instead the line saying which extra installs it."""
+    missing from this installation leaves instead the line that says so."""
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as exc:
