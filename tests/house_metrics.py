@@ -98,6 +98,8 @@ def function_level_imports(root: Path) -> list[str]:
             if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             for node in ast.walk(fn):
+                if not isinstance(node, ast.Import | ast.ImportFrom):
+                    continue
                 names = imported(node, module)
                 if names and names[0].split(".")[0] in PACKAGES:
                     out.append(f"{path.relative_to(root).as_posix()}:{node.lineno} {names[0]}")
