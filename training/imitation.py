@@ -24,15 +24,11 @@ exported policy, play the teacher's seat so that the labels fall on the student'
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-
-# torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
-# on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+from typing import ClassVar
 
 import numpy as np
 import torch
@@ -56,21 +52,23 @@ from training.lib.evaluate import evaluator, masked_logits
 from training.lib.imitation_record import Batch, RecordSettings, record_family, teacher_fn
 from training.lib.init_weights import init_from
 from training.lib.network import ARCHITECTURES, export_policy, make_net, policy_meta, save_atomic
+from training.lib.run_args import RunArgs
 from training.lib.torchscript import TRUST_HELP
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
+    FIELD_HELP: ClassVar[dict[str, str]] = {
+        "seed": "seed of everything: games, torch, shuffles",
+        "out_dir": "where runs write checkpoints",
+        "export": "export the policy to this file",
+    }
     exp_name: str = field(default="sniff-imitation", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
     presets: str = field(
         default="",
         metadata={"help": "train one network for several presets (comma-separated, or 'all'): the games are split "
                           "evenly between them, each is evaluated, and the policy plays them all ('preset' unused)"},
     )
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "seed of everything: games, torch, shuffles"})
     torch_threads: int = field(default=1, metadata={"min": 1, "help": "torch CPU threads"})
     device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; games stay on the CPU"})
     teacher: str = field(default="heuristic", metadata={"help": "the player whose moves are learned"})
@@ -98,8 +96,6 @@ class Args:
     reward_scale: float = field(default=0.05, metadata={"above": 0, "help": "multiplier of the points return (as training/ppo.py)"})
     eval_games: int = field(default=200, metadata={"min": 1, "help": "duplicate games against each evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints"})
-    export: str = field(default="", metadata={"help": "export the policy to this file"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
     engine: str = field(
         default="python",

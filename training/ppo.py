@@ -13,16 +13,11 @@ or a TorchScript file the training tools go on from (NAME.pt).
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
-
-# torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
-# on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 import torch
@@ -72,6 +67,7 @@ from training.lib.ppo_rollout import (
 )
 from training.lib.privileged import CRITICS, tile_guess_loss
 from training.lib.progress import ProgressLines, TimeLeftColumn, closing_summary
+from training.lib.run_args import RunArgs
 from training.lib.torchscript import TRUST_HELP
 
 COLLECTORS = ("fast", "exact", "reference")
@@ -82,12 +78,8 @@ RESUME_AUTO = "auto"
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
     exp_name: str = field(default="sniff-ppo", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "seed of everything: games, torch, opponent draws"})
     torch_threads: int = field(default=1, metadata={"min": 1, "help": "torch CPU threads"})
     device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; the engine stays on the CPU"})
     total_steps: int = field(default=1_000_000, metadata={"min": 1, "help": "engine decisions to train on (num_envs x num_steps an iteration; the learner's own are a share of them: forced moves and, against opponents, their turns are not); 2**62 or more: no step budget, --stop-seconds ends the run"})
@@ -155,7 +147,6 @@ class Args:
     eval_games: int = field(default=100, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
     checkpoint_every: int = field(default=25, metadata={"min": 0, "help": "iterations between checkpoints"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
     resume: str = field(default="", metadata={"help": "checkpoint file to resume from; 'auto': the run's own "
                                                       "<out_dir>/<exp_name>/checkpoint.pt where one exists (a stopped "
                                                       "run goes on), else a new run"})
@@ -164,7 +155,6 @@ class Args:
         metadata={"help": "start a new run from this network: a checkpoint (e.g. training/imitation.py's) or an "
                           "exported policy file (e.g. a shipped agent)"},
     )
-    export: str = field(default="", metadata={"help": "export the final policy to this file"})
     force: bool = field(default=False, metadata={"help": FORCE_HELP})
     trust_code: bool = field(default=False, metadata={"help": f"with --init: {TRUST_HELP}"})
     select_on: str = field(

@@ -39,10 +39,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-# torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
-# on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
 import numpy as np
 import torch
 

@@ -34,15 +34,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
-
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # torch's idle threads must not spin beside the engine's
 
 from sniff_env.rules import Rules
 from training.lib.config import ConfigError, parse_config, rules_for
 from training.lib.device import DeviceError, resolve_device
+from training.lib.run_args import RunArgs
 
 LEARNER = "main"
 """The learner's module on the one-game path (``--engine vector``: RLlib's ``default_policy``)."""
@@ -53,12 +52,13 @@ RUN_FILE = "sniff_run.json"
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
+    FIELD_HELP: ClassVar[dict[str, str]] = {
+        "seed": "seed of RLlib, the env runners and the league draws",
+        "export": "the policy file the run ends with ('': <out_dir>/<exp_name>/policy.onnx): NAME.onnx, which sniff eval, "
+                  "play and serve load, or NAME.pt (TorchScript, for the training tools' --init)",
+    }
     exp_name: str = field(default="rllib-sniff", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "seed of RLlib, the env runners and the league draws"})
     engine: str = field(
         default="python",
         metadata={"choices": ENGINES, "help": "'python': one game per env (SniffMultiAgentEnv, every seat can "
@@ -110,13 +110,7 @@ class Args:
     eval_games: int = field(default=200, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
     checkpoint_every: int = field(default=10, metadata={"min": 0, "help": "iterations between checkpoints"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
     resume: str = field(default="", metadata={"help": "an RLlib checkpoint folder of this script to continue"})
-    export: str = field(
-        default="",
-        metadata={"help": "the policy file the run ends with ('': <out_dir>/<exp_name>/policy.onnx): NAME.onnx, which "
-                          "sniff eval, play and serve load, or NAME.pt (TorchScript, for the training tools' --init)"},
-    )
     export_from: str = field(
         default="", metadata={"help": "export the policy of this checkpoint folder to the --export file and exit"}
     )

@@ -31,7 +31,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -40,6 +40,7 @@ from torch import nn
 from sniff_env.evaluation.tournament import MAX_HANDS as FINAL_MAX_HANDS
 from sniff_env.rules import Rules
 from training.lib.config import ConfigError, check_fields, parse_config, rules_for, run_script
+from training.lib.run_args import RunArgs
 
 GROUP = "player"
 """TorchRL's group of the parallel env's agents (``player_0``, ``player_1``, ...)."""
@@ -49,12 +50,13 @@ EVAL_MAX_HANDS = 40
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
+    FIELD_HELP: ClassVar[dict[str, str]] = {
+        "seed": "seed of the games, the sampling and torch",
+        "out_dir": "where runs write their policy and logs",
+        "export": "the ONNX policy file to write ('': <out_dir>/<exp_name>/policy.onnx)",
+    }
     exp_name: str = field(default="torchrl-mappo-sniff-2p", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'scoring=threes'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "seed of the games, the sampling and torch"})
     total_frames: int = field(default=200_000, metadata={"min": 1, "help": "env steps to train on (one decision each)"})
     time_budget_s: float = field(default=0.0, metadata={"min": 0, "help": "stop after this many seconds of training (0: no limit)"})
     n_envs: int = field(default=8, metadata={"min": 1, "help": "games stepped together (a TorchRL SerialEnv)"})
@@ -80,8 +82,6 @@ class Args:
     final_opponent: str = field(default="greedy", metadata={"help": "the opponent of the final evaluation"})
     final_games: int = field(default=2000, metadata={"min": 2, "help": "duplicate games of the final evaluation (0.95 interval)"})
     final_seed: int = field(default=77, metadata={"min": 0, "help": "seed of the final evaluation's deals"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write their policy and logs"})
-    export: str = field(default="", metadata={"help": "the ONNX policy file to write ('': <out_dir>/<exp_name>/policy.onnx)"})
     result: str = field(default="", metadata={"help": "also write the run's summary (budget, steps, final win rate) to this JSON file"})
     tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
 
