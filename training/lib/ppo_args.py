@@ -1,5 +1,5 @@
-"""The groups of ``training/ppo.py``'s arguments: the network, PPO's update, the league of
-opponents and the evaluations.
+"""The groups of ``training/ppo.py``'s arguments: the network, PPO's update (its loss shared with
+the other PPO trainers), the league of opponents and the evaluations.
 
 ``ppo.Args`` extends each group (and :class:`training.lib.run_args.RunArgs`), so that the config
 loader and the command line fill every field by its own flat name (``hidden = 256`` in a TOML
@@ -36,21 +36,30 @@ class NetworkArgs:
         default=5.0, metadata={"help": "initial weight of each move's own points in its logit (0: uniform start)"}
     )
 
-@dataclass
-class UpdateArgs:
-    """PPO's update: the optimiser, the advantages and the clipped loss."""
 
-    learning_rate: float = field(default=3e-4, metadata={"min": 0, "help": "Adam learning rate"})
-    anneal_lr: bool = field(default=True, metadata={"help": "anneal the learning rate linearly to 0"})
+@dataclass
+class PpoLossArgs:
+    """PPO's advantages and clipped loss, as every PPO trainer here has them (``training/ppo.py``,
+    ``training/libraries/torchrl_mappo.py`` and ``rllib_selfplay.py``)."""
+
     gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount per own decision"})
     gae_lambda: float = field(default=0.95, metadata={"min": 0, "max": 1, "help": "GAE lambda"})
-    num_minibatches: int = field(default=4, metadata={"min": 1, "help": "minibatches per epoch"})
-    update_epochs: int = field(default=4, metadata={"min": 1, "help": "epochs per rollout"})
     clip_coef: float = field(default=0.2, metadata={"above": 0, "help": "PPO clip coefficient"})
     ent_coef: float = field(default=0.01, metadata={"min": 0, "help": "entropy bonus"})
     vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
     max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
+
+
+@dataclass
+class UpdateArgs(PpoLossArgs):
+    """PPO's update: the optimiser, its batches and the loss (with the tile-guessing head's weight)."""
+
+    learning_rate: float = field(default=3e-4, metadata={"min": 0, "help": "Adam learning rate"})
+    anneal_lr: bool = field(default=True, metadata={"help": "anneal the learning rate linearly to 0"})
+    num_minibatches: int = field(default=4, metadata={"min": 1, "help": "minibatches per epoch"})
+    update_epochs: int = field(default=4, metadata={"min": 1, "help": "epochs per batch"})
     aux_tiles: float = field(default=0.0, metadata={"min": 0, "help": "weight of a training-only head on the trunk that guesses where each unseen tile is (0: none); --arch mlp, not with the deprecated --engine python or --collector reference"})
+
 
 @dataclass
 class LeagueArgs:
@@ -74,6 +83,7 @@ class LeagueArgs:
                           "plays the reference search, game by game); N, each game its own stream of draws, the games "
                           "spread over N threads (the same moves for any N), evaluations on the batched engine"},
     )
+
 
 @dataclass
 class EvalArgs:

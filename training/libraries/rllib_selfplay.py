@@ -41,6 +41,7 @@ import numpy as np
 from sniff_env.rules import Rules
 from training.lib.config import ConfigError, parse_config, rules_for
 from training.lib.device import DeviceError, resolve_device
+from training.lib.ppo_args import PpoLossArgs
 from training.lib.run_args import RunArgs
 
 LEARNER = "main"
@@ -52,7 +53,7 @@ RUN_FILE = "sniff_run.json"
 
 
 @dataclass
-class Args(RunArgs):
+class Args(PpoLossArgs, RunArgs):
     FIELD_HELP: ClassVar[dict[str, str]] = {
         "seed": "seed of RLlib, the env runners and the league draws",
         "export": "the policy file the run ends with ('': <out_dir>/<exp_name>/policy.onnx): NAME.onnx, which sniff eval, "
@@ -81,12 +82,6 @@ class Args(RunArgs):
     minibatch_size: int = field(default=500, metadata={"min": 1, "help": "SGD minibatch size"})
     num_epochs: int = field(default=4, metadata={"min": 1, "help": "epochs per training iteration"})
     learning_rate: float = field(default=3e-4, metadata={"above": 0, "help": "Adam learning rate"})
-    gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount per own decision"})
-    gae_lambda: float = field(default=0.95, metadata={"min": 0, "max": 1, "help": "GAE lambda"})
-    clip_coef: float = field(default=0.2, metadata={"above": 0, "help": "PPO clip coefficient"})
-    ent_coef: float = field(default=0.01, metadata={"min": 0, "help": "entropy bonus"})
-    vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
-    max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
     hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer (two ReLU layers, as PolicyNet)"})
     share_trunk: bool = field(
         default=False, metadata={"help": "the critic shares the actor's layers (as PolicyNet); RLlib's default: not"}

@@ -40,6 +40,7 @@ from torch import nn
 from sniff_env.evaluation.tournament import MAX_HANDS as FINAL_MAX_HANDS
 from sniff_env.rules import Rules
 from training.lib.config import ConfigError, check_fields, parse_config, rules_for, run_script
+from training.lib.ppo_args import PpoLossArgs
 from training.lib.run_args import RunArgs
 
 GROUP = "player"
@@ -50,8 +51,9 @@ EVAL_MAX_HANDS = 40
 
 
 @dataclass
-class Args(RunArgs):
+class Args(PpoLossArgs, RunArgs):
     FIELD_HELP: ClassVar[dict[str, str]] = {
+        "gamma": "discount per env step",
         "seed": "seed of the games, the sampling and torch",
         "out_dir": "where runs write their policy and logs",
         "export": "the ONNX policy file to write ('': <out_dir>/<exp_name>/policy.onnx)",
@@ -64,12 +66,6 @@ class Args(RunArgs):
     num_epochs: int = field(default=4, metadata={"min": 1, "help": "passes over each batch"})
     minibatch_size: int = field(default=256, metadata={"min": 1, "help": "env steps per gradient step"})
     learning_rate: float = field(default=3e-4, metadata={"above": 0, "help": "Adam learning rate"})
-    gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount per env step"})
-    gae_lambda: float = field(default=0.95, metadata={"min": 0, "max": 1, "help": "GAE lambda"})
-    clip_coef: float = field(default=0.2, metadata={"above": 0, "help": "PPO clip coefficient"})
-    ent_coef: float = field(default=0.01, metadata={"min": 0, "help": "entropy bonus"})
-    vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
-    max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
     hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer of the policy and the critic"})
     points_prior: float = field(default=5.0, metadata={"help": "initial weight of each move's own points in its logit (as training/ppo.py)"})
     critic: str = field(default="central", metadata={"choices": CRITICS, "help": "'central' (MAPPO: the critic reads every agent's view) or 'local' (IPPO)"})
