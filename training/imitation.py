@@ -35,7 +35,7 @@ import torch
 from torch import nn
 
 from sniff_env.atomic import atomic_path
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.players.guided import LOGIT_SCALE
 from sniff_env.rules import Rules
 from sniff_env.workers import max_workers
@@ -240,7 +240,7 @@ def family_of(args: Args) -> tuple[list[str], list[Rules]]:
         raise SystemExit(f"--presets must name distinct presets (or 'all') from {', '.join(PRESET_NAMES)}; "
                          f"got {args.presets!r}")
     family = [rules_for(name, args.num_players, args.rules) for name in names]
-    layouts = {(o.version, o.size) for o in map(Observer, family)}
+    layouts = {(o.version, o.size) for o in map(observer_for, family)}
     if len(layouts) > 1:
         raise SystemExit(f"--presets {args.presets!r}: their observations differ ({sorted(layouts)}); one network "
                          "needs one layout")
@@ -252,7 +252,7 @@ def check_init(args: Args, rules: Rules) -> None:
     is built on a forked generator, so the run draws what it would draw without the check."""
     with torch.random.fork_rng(devices=[]):
         init_from(make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden), args.init,
-                  rules, Observer(rules).version, args.trust_code)
+                  rules, observer_for(rules).version, args.trust_code)
 
 
 def check_teacher(args: Args, rules: Rules) -> None:
@@ -282,7 +282,7 @@ def train(args: Args) -> Path:
         check_teacher(args, rules)
 
     if args.data:
-        data = load_data([s.strip() for s in args.data.split(",") if s.strip()], Observer(rules).size)
+        data = load_data([s.strip() for s in args.data.split(",") if s.strip()], observer_for(rules).size)
     elif args.engine == "vector":
         from rich.progress import Progress
 
@@ -302,7 +302,7 @@ def train(args: Args) -> Path:
     print(f"{'loaded' if args.data else 'recorded'} {len(data['actions']):,} teacher decisions in {games:,} games "
           f"({time.time() - start_time:.0f} s); {len(test_set['actions']):,} held out")
 
-    observer = Observer(rules)
+    observer = observer_for(rules)
     valued = "values" in test_set and args.q_scale > 0  # the held-out fit of the move values is shown
     held_loss: float | None = None  # that fit for the network as it stands, once measured
     net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden).to(device)

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.players.specs import split_specs
 from sniff_env.rules import Rules
 from training.lib.collector import Collector, CollectorConfig
@@ -210,7 +210,7 @@ def train(args: Args, hook: RunHook | None = None) -> Path:
     torch.set_num_threads(args.torch_threads)
     sampler = torch.Generator().manual_seed(args.seed + 1)
 
-    version = Observer(rules).version
+    version = observer_for(rules).version
     pool: list[dict[str, torch.Tensor]] = []  # the learner's past snapshots, opponents in the league
     episode_returns: list[float] = []  # the learner's results (1 won, 0 not) in games against opponents
     vplay = league_games(args, rules, args.num_envs // 2 if args.overlap else args.num_envs, random_gen)

@@ -14,7 +14,7 @@ import torch
 
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.rules import Rules
 
 LogitsFn = Callable[[torch.Tensor], torch.Tensor]
@@ -30,7 +30,7 @@ def win_rate(policy: LogitsFn, rules: Rules, opponent: str, games: int, seed: in
     each seed is played twice, the policy's side in seat 0 and then in seat 1; draws count half."""
     from sniff_env.players import load
 
-    observer = Observer(rules)
+    observer = observer_for(rules)
     opp = load(opponent, seed=seed)
     score, played = 0.0, 0
     for g in range(max(games // 2, 1)):

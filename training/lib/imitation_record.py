@@ -33,7 +33,7 @@ import torch
 
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.players import load_compiled, parse_spec
 from sniff_env.rules import Rules
 from training.lib.advantages import points_returns
@@ -124,7 +124,7 @@ def play_games(rules: Rules, settings: RecordSettings, first: int, count: int, s
     (``stream``: a tag that gives another set of games for the same seed)."""
     from sniff_env.players import load
 
-    observer = Observer(rules)
+    observer = observer_for(rules)
     n = rules.num_players
     opponents = opponent_specs(settings)
     obs: list[np.ndarray] = []

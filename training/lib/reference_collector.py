@@ -24,7 +24,7 @@ from torch import nn
 from sniff_env.envs.rewards import points_rewards, win_rewards
 from sniff_env.game import Game, Phase, new_game
 from sniff_env.infostate import info_state
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.players.specs import split_specs
 from sniff_env.rules import Rules
 from training.lib.advantages import chain_advantages
@@ -73,7 +73,7 @@ class SelfPlay:
     def __init__(self, settings: ExperienceSettings, rules: Rules, rng: random.Random, games: bool = True) -> None:
         self.settings, self.rules, self.rng = settings, rules, rng
         self.n = rules.num_players
-        self.observer = Observer(rules)
+        self.observer = observer_for(rules)
         self.games: list[Game] = []
         self.seats: list[list[TablePlayer]] = []
         self.builtins = split_specs(settings.builtin_opponents)

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.options import parse_overrides
 from sniff_env.rules import Rules
 from training.lib.config import parse_config, rules_for, run_script
@@ -138,7 +138,7 @@ def train(args: Args) -> Path:
 
     device = resolve_device(args.device)
     rules = build_rules(args)
-    observer = Observer(rules)
+    observer = observer_for(rules)
     run_dir = Path(args.out_dir) / args.exp_name
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
