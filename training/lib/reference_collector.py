@@ -218,7 +218,7 @@ def collect(settings: ExperienceSettings, play: SelfPlay, learner: nn.Module, sa
         boot = {slot: float(x) for slot, x in zip(slots, v.tolist(), strict=True)}
     flat = [(slot, rec) for slot, chain in records.items() for rec in chain]
     if not flat:
-        raise RuntimeError("the rollout stored no learner decision; raise num_steps or num_envs")
+        raise RuntimeError("the collection stored no learner decision; raise num_steps or num_envs")
     column = list(zip(*(rec for _, rec in flat), strict=True))
     batch = ppo_batch(
         settings, torch.stack(column[0]), torch.stack(column[1]), torch.stack(column[2]), torch.stack(column[3]),
@@ -308,7 +308,7 @@ def collect_vector(
                 if over[g]:
                     play.draw_table(g)
     if not count:
-        raise RuntimeError("the rollout stored no learner decision; raise num_steps or num_envs")
+        raise RuntimeError("the collection stored no learner decision; raise num_steps or num_envs")
     batch = ppo_batch(
         settings, torch.from_numpy(np.concatenate(rows_obs)), torch.from_numpy(np.concatenate(rows_mask)),
         torch.cat(rows_act), torch.cat(rows_logp), torch.cat(rows_val), rew[:count], done[:count],
