@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -174,6 +175,14 @@ class Observer:
         if info.legal:
             m[list(info.legal)] = 1
         return m
+
+
+
+@lru_cache(maxsize=128)
+def observer_for(rules: Rules) -> Observer:
+    """The :class:`Observer` of ``rules``, built once per rule set and shared: an observer holds
+    only tables made from its rules, and nothing changes them once it is built."""
+    return Observer(rules)
 
 
 _DIGIT_BITS = bytes.maketrans(b"01", b"\0\1")

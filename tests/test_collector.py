@@ -1,7 +1,7 @@
 """The batched collector hands the update what the reference collector does.
 
 From the same games, tables, pool and generators, the collector in its exact mode gives the same
-transitions, advantages and returns as :func:`training.lib.ppo_rollout.collect_vector` (learner,
+transitions, advantages and returns as :func:`training.lib.reference_collector.collect_vector` (learner,
 snapshots and built-ins all at the table); its fast draws sample the same distribution; the
 stacked snapshot pass gives each snapshot's own logits; the vectorised GAE is the reference's.
 """
@@ -20,18 +20,12 @@ torch = pytest.importorskip("torch")
 from sniff_env import make_rules
 from training import ppo
 from training.lib.advantages import chain_advantages
-from training.lib.collector import Collector, RolloutConfig, buffer_bytes, chain_gae
+from training.lib.collector import Collector, CollectorConfig, buffer_bytes, chain_gae
 from training.lib.config import ConfigError
+from training.lib.experience import LEARNER, ExperienceSettings, VectorSelfPlay, reward_scale
 from training.lib.network import make_net
 from training.lib.overlap import OverlappedCollector
-from training.lib.ppo_rollout import (
-    LEARNER,
-    RolloutSettings,
-    SelfPlay,
-    VectorSelfPlay,
-    collect_vector,
-    reward_scale,
-)
+from training.lib.reference_collector import SelfPlay, collect_vector
 from training.lib.sampling import draw
 from training.lib.snapshots import SnapshotBank
 
@@ -60,12 +54,12 @@ def test_exact_collector_gives_the_reference_batch(arch: str, players: int, rewa
     old_play, pool, net = table(args, players)
     new_play, _, _ = table(args, players)
     rules = old_play.rules
-    holder = SelfPlay(RolloutSettings.of(args), rules, random.Random(0), games=False)
+    holder = SelfPlay(ExperienceSettings.of(args), rules, random.Random(0), games=False)
     holder.pool = pool
-    config = RolloutConfig(args.num_steps, args.gamma, args.gae_lambda, reward_scale(RolloutSettings.of(args)), exact=True)
+    config = CollectorConfig(args.num_steps, args.gamma, args.gae_lambda, reward_scale(ExperienceSettings.of(args)), exact=True)
     collector = Collector(new_play, config, net, torch.device("cpu"))
     for iteration in range(2):  # the second starts from games, chains and tables the first left
-        old, _ = collect_vector(RolloutSettings.of(args), old_play, net, lambda i: holder.frozen(i, net), torch.Generator().manual_seed(iteration))
+        old, _ = collect_vector(ExperienceSettings.of(args), old_play, net, lambda i: holder.frozen(i, net), torch.Generator().manual_seed(iteration))
         new, _ = collector.collect(net, pool, torch.Generator().manual_seed(iteration))
         for key in ("obs", "masks", "actions", "logprobs", "values", "advantages", "returns"):
             assert torch.equal(old[key], new[key]), (iteration, key)
@@ -77,7 +71,7 @@ def test_exact_collector_gives_the_reference_batch(arch: str, players: int, rewa
 
 def test_fast_collector_stores_only_choices_and_legal_moves() -> None:
     play, pool, net = table(ARGS)
-    config = RolloutConfig(ARGS.num_steps, ARGS.gamma, ARGS.gae_lambda, reward_scale(RolloutSettings.of(ARGS)))
+    config = CollectorConfig(ARGS.num_steps, ARGS.gamma, ARGS.gae_lambda, reward_scale(ExperienceSettings.of(ARGS)))
     collector = Collector(play, config, net, torch.device("cpu"))
     batch, rate = collector.collect(net, pool, torch.Generator().manual_seed(1))
     masks, actions = batch["masks"], batch["actions"]
@@ -147,7 +141,7 @@ def test_buffers_that_do_not_fit_are_refused_naming_the_options() -> None:
     play, _, net = table(args)
     assert buffer_bytes(10**6, 10**3, 547, 176) > 16 * 2**30
     with pytest.raises(ConfigError, match="--num-envs"):
-        Collector(play, RolloutConfig(10**9, 0.99, 0.95, 1.0), net, torch.device("cpu"))
+        Collector(play, CollectorConfig(10**9, 0.99, 0.95, 1.0), net, torch.device("cpu"))
 
 
 def test_overlapped_halves_give_the_batches_of_halves_stepped_in_turn() -> None:
@@ -155,7 +149,7 @@ def test_overlapped_halves_give_the_batches_of_halves_stepped_in_turn() -> None:
     batches, wins = [], []
     _, pool, net = table(args)
     for overlap in (True, False):
-        halves = [Collector(table(args, seed=seed)[0], RolloutConfig(args.num_steps, args.gamma, args.gae_lambda, 1.0),
+        halves = [Collector(table(args, seed=seed)[0], CollectorConfig(args.num_steps, args.gamma, args.gae_lambda, 1.0),
                             net, torch.device("cpu")) for seed in (11, 12)]
         both = OverlappedCollector(*halves)
         batches.append([both.collect(net, pool, torch.Generator().manual_seed(k), overlap=overlap)[0] for k in range(3)])
@@ -171,7 +165,7 @@ def test_staged_path_of_a_gpu_gives_the_batch_of_the_direct_path() -> None:
     results = []
     for staged in (False, True):
         play, pool, net = table(ARGS)
-        config = RolloutConfig(ARGS.num_steps, ARGS.gamma, ARGS.gae_lambda, 1.0)
+        config = CollectorConfig(ARGS.num_steps, ARGS.gamma, ARGS.gae_lambda, 1.0)
         results.append(Collector(play, config, net, torch.device("cpu"), staged=staged).collect(
             net, pool, torch.Generator().manual_seed(3))[0])
     assert all(torch.equal(results[0][key], results[1][key]) for key in results[0])

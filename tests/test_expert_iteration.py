@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from training.expert_iteration import improved, main
+from training.studies.expert_iteration import improved, main
 
 BASE = """
 preset = "sniff"
@@ -30,7 +30,7 @@ def test_rounds_improve_or_stop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     base = tmp_path / "base.toml"
     base.write_text(BASE)
     rates = iter([0.40, 0.45, 0.44, 0.99])  # round 0, 1 (better), 2 (not better: the last)
-    monkeypatch.setattr("training.expert_iteration.measure",
+    monkeypatch.setattr("training.studies.expert_iteration.measure",
                         lambda policy, args, rules: {"games": 2, "win_rate": next(rates), "ci95": [0.0, 1.0]})
     argv = ["--base", str(base), "--start", "checkpoints/sniff-2p.pt", "--games", "3", "--samples", "2",
             "--rounds", "5", "--workers", "1", "--out-dir", str(tmp_path), "--exp-name", "x"]

@@ -64,7 +64,7 @@ def test_one_entry_makes_a_player_everywhere(highest: str) -> None:
 def test_the_trainers_seat_it_as_an_opponent(highest: str) -> None:
     import random
 
-    from training.lib.ppo_rollout import VectorSelfPlay
+    from training.lib.experience import VectorSelfPlay
 
     play = VectorSelfPlay(make_rules("sniff", 2), 8, seed=1, reward="points", max_hands=50, selfplay_prob=0.0,
                           rng=random.Random(0), builtins=(highest,))

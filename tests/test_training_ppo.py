@@ -100,14 +100,14 @@ def test_shipped_training_configs_parse() -> None:
     from training.lib.config import parse_config
 
     trainers = {"sb3": "training.libraries.sb3_maskable", "imitation": "training.imitation", "rllib": "training.libraries.rllib_selfplay",
-                "tianshou": "training.libraries.tianshou_dqn", "expert": "training.expert_iteration",
+                "tianshou": "training.libraries.tianshou_dqn", "expert": "training.studies.expert_iteration",
                 "torchrl": "training.libraries.torchrl_mappo", "benchmarl": "training.libraries.benchmarl_mappo"}
     configs = sorted(Path("configs/training").glob("*.toml"))
     assert configs
     for cfg in configs:
         module = trainers.get(cfg.name.split("-")[0], "training.ppo")
         args = parse_config(importlib.import_module(module).Args, ["--config", str(cfg)], "")
-        if module == "training.expert_iteration":  # its rounds run this imitation config
+        if module == "training.studies.expert_iteration":  # its rounds run this imitation config
             args = parse_config(importlib.import_module("training.imitation").Args, ["--config", args.base], "")
         make_rules(args.preset, args.num_players)
 

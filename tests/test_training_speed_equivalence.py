@@ -20,8 +20,9 @@ torch = pytest.importorskip("torch")
 
 from sniff_env import make_rules
 from training import ppo
+from training.lib.experience import INPUT, ExperienceSettings, VectorSelfPlay
 from training.lib.network import export_policy, forward_inputs, make_net, policy_meta, prepare_inputs
-from training.lib.ppo_rollout import INPUT, RolloutSettings, SelfPlay, VectorSelfPlay, collect, collect_vector
+from training.lib.reference_collector import SelfPlay, collect, collect_vector
 
 ARGS = replace(ppo.Args(), num_envs=12, num_steps=24, hidden=32, update_epochs=2, num_minibatches=3)
 KEYS = {
@@ -56,7 +57,7 @@ def rollout(arch: str) -> tuple[torch.nn.Module, dict[str, torch.Tensor]]:
     net = make_net(rules, args.hidden, args.points_prior, arch)
     if arch == "move-tiles":  # its tile branch starts at zero: give it a say
         torch.nn.init.normal_(net.tile_out.weight, std=0.1)
-    settings = RolloutSettings.of(args)
+    settings = ExperienceSettings.of(args)
     batch, _ = collect(settings, SelfPlay(settings, rules, random.Random(4)), net, torch.Generator().manual_seed(5), 2)
     return net, batch
 
@@ -104,7 +105,7 @@ def vector_rollout(net: torch.nn.Module) -> dict[str, torch.Tensor]:
     play = VectorSelfPlay(make_rules("sniff", 2), args.num_envs, 7, args.reward, args.max_hands, 0.0,
                           random.Random(8), ("greedy",))
     play.pool_size = 0
-    batch, _ = collect_vector(RolloutSettings.of(args), play, net, None, torch.Generator().manual_seed(9))
+    batch, _ = collect_vector(ExperienceSettings.of(args), play, net, None, torch.Generator().manual_seed(9))
     play.env.close()
     return batch
 

@@ -14,7 +14,7 @@ from conftest import play_out_legally
 
 from sniff_env import make_rules
 from training.lib.evaluate import win_rate, win_rate_vector
-from training.lib.ppo_rollout import LEARNER, VectorSelfPlay
+from training.lib.experience import LEARNER, VectorSelfPlay
 from training.lib.torchscript import load_checked, load_player
 from training.ppo import main
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from torch import nn
 
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.options import check_output_file
 from training.lib.checkpoint_check import check_state, checked_contents
 from training.lib.network import (
@@ -42,7 +42,7 @@ def checkpoint_net(checkpoint: str | Path) -> tuple[nn.Module, dict[str, Any]]:
     are checked before the network is built and its weights before they are loaded."""
     ckpt = load_checkpoint(checkpoint)
     contents = checked_contents(checkpoint, ckpt)
-    observer = Observer(contents.rules)
+    observer = observer_for(contents.rules)
     if ckpt.get("observation_version") != observer.version:
         raise CheckpointError(
             f"{checkpoint} reads layout {ckpt.get('observation_version')!r}; this engine builds {observer.version!r}"

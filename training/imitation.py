@@ -24,22 +24,18 @@ exported policy, play the teacher's seat so that the labels fall on the student'
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-
-# torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
-# on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+from typing import ClassVar
 
 import numpy as np
 import torch
 from torch import nn
 
 from sniff_env.atomic import atomic_path
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.players.guided import LOGIT_SCALE
 from sniff_env.rules import Rules
 from sniff_env.workers import max_workers
@@ -56,21 +52,23 @@ from training.lib.evaluate import evaluator, masked_logits
 from training.lib.imitation_record import Batch, RecordSettings, record_family, teacher_fn
 from training.lib.init_weights import init_from
 from training.lib.network import ARCHITECTURES, export_policy, make_net, policy_meta, save_atomic
+from training.lib.run_args import RunArgs
 from training.lib.torchscript import TRUST_HELP
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
+    FIELD_HELP: ClassVar[dict[str, str]] = {
+        "seed": "seed of everything: games, torch, shuffles",
+        "out_dir": "where runs write checkpoints",
+        "export": "export the policy to this file",
+    }
     exp_name: str = field(default="sniff-imitation", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
     presets: str = field(
         default="",
         metadata={"help": "train one network for several presets (comma-separated, or 'all'): the games are split "
                           "evenly between them, each is evaluated, and the policy plays them all ('preset' unused)"},
     )
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "seed of everything: games, torch, shuffles"})
     torch_threads: int = field(default=1, metadata={"min": 1, "help": "torch CPU threads"})
     device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; games stay on the CPU"})
     teacher: str = field(default="heuristic", metadata={"help": "the player whose moves are learned"})
@@ -98,8 +96,6 @@ class Args:
     reward_scale: float = field(default=0.05, metadata={"above": 0, "help": "multiplier of the points return (as training/ppo.py)"})
     eval_games: int = field(default=200, metadata={"min": 1, "help": "duplicate games against each evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints"})
-    export: str = field(default="", metadata={"help": "export the policy to this file"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
     engine: str = field(
         default="python",
@@ -244,7 +240,7 @@ def family_of(args: Args) -> tuple[list[str], list[Rules]]:
         raise SystemExit(f"--presets must name distinct presets (or 'all') from {', '.join(PRESET_NAMES)}; "
                          f"got {args.presets!r}")
     family = [rules_for(name, args.num_players, args.rules) for name in names]
-    layouts = {(o.version, o.size) for o in map(Observer, family)}
+    layouts = {(o.version, o.size) for o in map(observer_for, family)}
     if len(layouts) > 1:
         raise SystemExit(f"--presets {args.presets!r}: their observations differ ({sorted(layouts)}); one network "
                          "needs one layout")
@@ -256,7 +252,7 @@ def check_init(args: Args, rules: Rules) -> None:
     is built on a forked generator, so the run draws what it would draw without the check."""
     with torch.random.fork_rng(devices=[]):
         init_from(make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden), args.init,
-                  rules, Observer(rules).version, args.trust_code)
+                  rules, observer_for(rules).version, args.trust_code)
 
 
 def check_teacher(args: Args, rules: Rules) -> None:
@@ -286,7 +282,7 @@ def train(args: Args) -> Path:
         check_teacher(args, rules)
 
     if args.data:
-        data = load_data([s.strip() for s in args.data.split(",") if s.strip()], Observer(rules).size)
+        data = load_data([s.strip() for s in args.data.split(",") if s.strip()], observer_for(rules).size)
     elif args.engine == "vector":
         from rich.progress import Progress
 
@@ -306,7 +302,7 @@ def train(args: Args) -> Path:
     print(f"{'loaded' if args.data else 'recorded'} {len(data['actions']):,} teacher decisions in {games:,} games "
           f"({time.time() - start_time:.0f} s); {len(test_set['actions']):,} held out")
 
-    observer = Observer(rules)
+    observer = observer_for(rules)
     valued = "values" in test_set and args.q_scale > 0  # the held-out fit of the move values is shown
     held_loss: float | None = None  # that fit for the network as it stands, once measured
     net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden).to(device)

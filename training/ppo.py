@@ -8,29 +8,32 @@ tail. Rewards are dense ``points`` (each side's score change minus the opponents
 policy is exported (``--export``) to an ONNX file that ``sniff_env.players.load`` plays (NAME.onnx)
 or a TorchScript file the training tools go on from (NAME.pt).
 
+The games are played on the batched engine and collected by one path, the batched collector
+(:class:`training.lib.collector.Collector`; ``--overlap`` splits it in two halves). The run's
+arguments are :class:`Args`: the fields every trainer has (:class:`training.lib.run_args.RunArgs`),
+the network's, the update's, the league's and the evaluations' (:mod:`training.lib.ppo_args`) and
+the run's own below, all filled by flat TOML keys and flags.
+
     python -m training.ppo --config configs/training/sniff-2p.toml --total-steps 200000
 """
 
 from __future__ import annotations
 
-import os
 import random
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
-
-# torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
-# on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 import torch
 from torch import nn
 
-from sniff_env.players.specs import MAX_THREADS, split_specs
+from sniff_env.observation import observer_for
+from sniff_env.players.specs import split_specs
 from sniff_env.rules import Rules
-from training.lib.collector import Collector, RolloutConfig
+from training.lib.collector import Collector, CollectorConfig
 from training.lib.config import (
     FORCE_HELP,
     ConfigError,
@@ -50,9 +53,9 @@ from training.lib.device import (
     resolve_device,
 )
 from training.lib.evaluate import LogitsFn, evaluator, masked_logits
+from training.lib.experience import INPUT, ExperienceSettings, VectorSelfPlay, reward_scale
 from training.lib.init_weights import init_from, matching_checkpoint
 from training.lib.network import (
-    ARCHITECTURES,
     export_policy,
     forward_inputs,
     make_net,
@@ -61,20 +64,16 @@ from training.lib.network import (
     save_atomic,
 )
 from training.lib.overlap import OverlappedCollector
-from training.lib.ppo_rollout import (
-    INPUT,
-    RolloutSettings,
-    SelfPlay,
-    VectorSelfPlay,
-    collect,
-    collect_vector,
-    reward_scale,
-)
-from training.lib.privileged import CRITICS, tile_guess_loss
+from training.lib.ppo_args import EvalArgs, LeagueArgs, NetworkArgs, UpdateArgs
+from training.lib.privileged import tile_guess_loss
 from training.lib.progress import ProgressLines, TimeLeftColumn, closing_summary
+from training.lib.run_args import RunArgs
 from training.lib.torchscript import TRUST_HELP
 
+ENGINES = ("vector", "python")
+"""``--engine``: the batched engine; ``python`` is deprecated (see :func:`deprecations`)."""
 COLLECTORS = ("fast", "exact", "reference")
+"""``--collector``: the batched collector's two draws; ``reference`` is deprecated (see :func:`deprecations`)."""
 NO_STEP_BUDGET = 2**62
 """``--total-steps`` at least this: no step budget, the ``--stop-seconds`` clock ends the run."""
 RESUME_AUTO = "auto"
@@ -82,12 +81,11 @@ RESUME_AUTO = "auto"
 
 
 @dataclass
-class Args:
+class Args(EvalArgs, LeagueArgs, UpdateArgs, NetworkArgs, RunArgs):
+    """A PPO run: the groups' fields (the bases) and the run's own (budget, games, rewards, device,
+    checkpoints, engine and collector)."""
+
     exp_name: str = field(default="sniff-ppo", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "seed of everything: games, torch, opponent draws"})
     torch_threads: int = field(default=1, metadata={"min": 1, "help": "torch CPU threads"})
     device: str = field(default="auto", metadata={"help": f"where the network trains: {DEVICE_HELP}; the engine stays on the CPU"})
     total_steps: int = field(default=1_000_000, metadata={"min": 1, "help": "engine decisions to train on (num_envs x num_steps an iteration; the learner's own are a share of them: forced moves and, against opponents, their turns are not); 2**62 or more: no step budget, --stop-seconds ends the run"})
@@ -103,59 +101,11 @@ class Args:
                           "allowance (0: no limit)"},
     )
     num_envs: int = field(default=64, metadata={"min": 1, "help": "games played at once"})
-    num_steps: int = field(default=64, metadata={"min": 1, "help": "engine decisions per game per rollout"})
-    learning_rate: float = field(default=3e-4, metadata={"min": 0, "help": "Adam learning rate"})
-    anneal_lr: bool = field(default=True, metadata={"help": "anneal the learning rate linearly to 0"})
-    gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount per own decision"})
-    gae_lambda: float = field(default=0.95, metadata={"min": 0, "max": 1, "help": "GAE lambda"})
-    num_minibatches: int = field(default=4, metadata={"min": 1, "help": "minibatches per epoch"})
-    update_epochs: int = field(default=4, metadata={"min": 1, "help": "epochs per rollout"})
-    clip_coef: float = field(default=0.2, metadata={"above": 0, "help": "PPO clip coefficient"})
-    ent_coef: float = field(default=0.01, metadata={"min": 0, "help": "entropy bonus"})
-    vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
-    max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
-    hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer"})
-    arch: str = field(default="mlp", metadata={"choices": ARCHITECTURES, "help": "network: 'mlp' (one output per action), 'move' (a shared move scorer), 'move-mobility' (with who can still play after each move) or 'move-tiles' (and attention over the tiles)"})
-    critic: str = field(default="seat", metadata={"choices": CRITICS, "help": "'seat': the value head reads the seat's observation; 'full': a training-only critic also reads every hidden tile (the other hands, the boneyard); --engine vector only"})
-    aux_tiles: float = field(default=0.0, metadata={"min": 0, "help": "weight of a training-only head on the trunk that guesses where each unseen tile is (0: none); --arch mlp, --engine vector"})
-    move_hidden: int = field(
-        default=64, metadata={"min": 1, "help": "with --arch move: units per layer of the shared move scorer"}
-    )
-    fix_tiles: bool = field(
-        default=False,
-        metadata={"help": "with --arch move-tiles: keep the tile attention's weights as the start has them (the "
-                          "projection that reads its pool still learns), so that each batch pools every move's tiles "
-                          "once instead of recomputing and differentiating the attention in every minibatch"},
-    )
-    points_prior: float = field(
-        default=5.0, metadata={"help": "initial weight of each move's own points in its logit (0: uniform start)"}
-    )
+    num_steps: int = field(default=64, metadata={"min": 1, "help": "engine decisions per game per iteration"})
     reward: str = field(default="points", metadata={"choices": ("points", "game"), "help": "'points' (dense) or 'game' (+1/-1 at the end)"})
     reward_scale: float = field(default=0.05, metadata={"above": 0, "help": "multiplier of 'points' rewards"})
     max_hands: int = field(default=40, metadata={"min": 1, "help": "a game ends after this many hands at most"})
-    selfplay_prob: float = field(default=0.5, metadata={"min": 0, "max": 1, "help": "share of games where every seat is the learner"})
-    pool_size: int = field(default=8, metadata={"min": 0, "help": "past snapshots kept as opponents (0: none, nor the "
-                                                                 "--init network: the opponents are the built-ins alone)"})
-    snapshot_every: int = field(default=10, metadata={"min": 1, "help": "iterations between snapshots"})
-    builtin_opponents: str = field(default="greedy,heuristic", metadata={"help": "built-in players in the pool (the vector engine plays random, greedy, heuristic and the search, rollouts:samples=N, and policies: a shipped agent's name or an ONNX file, their masked argmax)"})
-    alternate_seats: bool = field(
-        default=False,
-        metadata={"help": "with engine 'vector': seat every game against an opponent from the first one on, the "
-                          "learner's side alternating game by game in each table (default: a side drawn at random, "
-                          "and every table's first game self-play)"},
-    )
-    search_threads: int = field(
-        default=0,
-        metadata={"min": 0, "max": MAX_THREADS, "help": "the compiled search's threads, among the built-in opponents and in "
-                          "evaluations against it: 0, one stream of draws on the calling thread (and an evaluation "
-                          "plays the reference search, game by game); N, each game its own stream of draws, the games "
-                          "spread over N threads (the same moves for any N), evaluations on the batched engine"},
-    )
-    eval_every: int = field(default=25, metadata={"min": 0, "help": "iterations between evaluations (0: never)"})
-    eval_games: int = field(default=100, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
-    eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
     checkpoint_every: int = field(default=25, metadata={"min": 0, "help": "iterations between checkpoints"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
     resume: str = field(default="", metadata={"help": "checkpoint file to resume from; 'auto': the run's own "
                                                       "<out_dir>/<exp_name>/checkpoint.pt where one exists (a stopped "
                                                       "run goes on), else a new run"})
@@ -164,33 +114,29 @@ class Args:
         metadata={"help": "start a new run from this network: a checkpoint (e.g. training/imitation.py's) or an "
                           "exported policy file (e.g. a shipped agent)"},
     )
-    export: str = field(default="", metadata={"help": "export the final policy to this file"})
     force: bool = field(default=False, metadata={"help": FORCE_HELP})
     trust_code: bool = field(default=False, metadata={"help": f"with --init: {TRUST_HELP}"})
-    select_on: str = field(
-        default="",
-        metadata={"help": "an eval opponent: each time the win rate against it beats every earlier evaluation, "
-                          "the policy is exported to <out_dir>/<exp_name>/best.pt"},
-    )
     tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
     engine: str = field(
-        default="python",
-        metadata={"choices": ("python", "vector"), "help": "'python' (reference engine) or 'vector' (batched, compiled engine)"},
+        default="vector",
+        metadata={"choices": ENGINES, "help": "'vector': the batched, compiled engine; 'python' is deprecated and goes "
+                          "in the next release (it was the reference engine: the run now plays on the batched one, "
+                          "with a DeprecationWarning)"},
     )
     overlap: bool = field(
         default=False,
-        metadata={"help": "with engine 'vector' and the fast or exact collector: split the --num-envs games (an even "
-                          "number) into two batches, one stepping on the engine's threads while the network scores "
-                          "the other"},
+        metadata={"help": "with the fast or exact collector: split the --num-envs games (an even number) into two "
+                          "batches, one stepping on the engine's threads while the network scores the other"},
     )
     precision: str = field(default="fp32", metadata={"choices": PRECISIONS, "help": PRECISION_HELP})
     collector: str = field(
         default="fast",
-        metadata={"choices": COLLECTORS, "help": "with engine 'vector': 'fast' (buffers on the device, draws over the "
-                          "legal moves alone, the snapshots in one stacked pass), 'exact' (the same buffers, drawing as "
-                          "'reference' does: the same batches from the same state) or 'reference' (the earlier "
-                          "per-step collector)"},
+        metadata={"choices": COLLECTORS, "help": "'fast' (buffers on the device, draws over the legal moves alone, "
+                          "the snapshots in one stacked pass) or 'exact' (the same buffers, drawing as the earlier "
+                          "per-step collector did: the same batches from the same state); 'reference' is deprecated "
+                          "and goes in the next release (it was that per-step collector: the run now collects with "
+                          "'exact', with a DeprecationWarning)"},
     )
 
 
@@ -199,24 +145,39 @@ def build_rules(args: Args) -> Rules:
     return rules
 
 
-def make_collector(args: Args, vplay: VectorSelfPlay | None, net: nn.Module, device: torch.device,
-                   rng: random.Random | None = None) -> Collector | OverlappedCollector | None:
-    """The batched collector of a run on the vector engine (None for the reference engine or the
-    ``reference`` collector): over ``vplay``'s games, or with ``--overlap`` over them and a second
-    batch as many (seeded from ``rng``; ``vplay`` holds half the run's games), each half's engine
-    stepping while the other chooses.
-    :class:`ConfigError` when its buffers do not fit."""
-    if vplay is None or args.collector == "reference":
-        return None
-    config = RolloutConfig(args.num_steps, args.gamma, args.gae_lambda, reward_scale(RolloutSettings.of(args)),
-                           args.collector == "exact")
+def deprecations(args: Args) -> list[str]:
+    """What each deprecated choice in ``args`` now does and what to give instead (one message each)."""
+    said = []
+    if args.engine == "python":
+        said.append("--engine python is deprecated and goes in the next release: PPO collects on the batched engine "
+                    "alone, so this run plays there (the same rules; the built-in opponents are their compiled "
+                    "twins, other draws); give --engine vector")
+    if args.collector == "reference":
+        said.append("--collector reference is deprecated and goes in the next release: PPO collects with the "
+                    "batched collector alone, so this run collects with --collector exact, which draws as the "
+                    "per-step collector did (the same batches from the same state); give --collector exact")
+    return said
+
+
+def league_games(args: Args, rules: Rules, num_envs: int, rng: random.Random) -> VectorSelfPlay:
+    """``num_envs`` batched games seated from the run's league (their seed drawn from ``rng``)."""
+    return VectorSelfPlay(rules, num_envs, rng.getrandbits(40), args.reward, args.max_hands, args.selfplay_prob, rng,
+                          tuple(split_specs(args.builtin_opponents)), args.search_threads, args.alternate_seats)
+
+
+def make_collector(args: Args, vplay: VectorSelfPlay, net: nn.Module, device: torch.device,
+                   rng: random.Random | None = None) -> Collector | OverlappedCollector:
+    """The run's batched collector over ``vplay``'s games, or with ``--overlap`` over them and a
+    second batch as many (seeded from ``rng``; ``vplay`` holds half the run's games), each half's
+    engine stepping while the other chooses. ``--collector exact`` (and the deprecated
+    ``reference``) draws as the earlier per-step collector did. :class:`ConfigError` when its
+    buffers do not fit."""
+    config = CollectorConfig(args.num_steps, args.gamma, args.gae_lambda, reward_scale(ExperienceSettings.of(args)),
+                             args.collector != "fast")
     first = Collector(vplay, config, net, device)
     if not args.overlap:
         return first
-    rng = rng or random.Random(args.seed)
-    other = VectorSelfPlay(vplay.rules, vplay.env.num_envs, rng.getrandbits(40), args.reward, args.max_hands,
-                           args.selfplay_prob, rng, tuple(split_specs(args.builtin_opponents)),
-                           args.search_threads, args.alternate_seats)
+    other = league_games(args, vplay.rules, vplay.env.num_envs, rng or random.Random(args.seed))
     return OverlappedCollector(first, Collector(other, config, net, device))
 
 
@@ -235,7 +196,10 @@ class RunHook(Protocol):
 
 def train(args: Args, hook: RunHook | None = None) -> Path:
     """Run PPO as ``args`` say; the checkpoint's path. With ``hook`` (see :class:`RunHook`) the
-    driver prints the closing summary, not this function."""
+    driver prints the closing summary, not this function. A deprecated choice in ``args`` (see
+    :func:`deprecations`) runs as its message says, with a :class:`DeprecationWarning`."""
+    for message in deprecations(args):
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
     device = resolve_device(args.device)
     rules = build_rules(args)
     run_dir = Path(args.out_dir) / args.exp_name
@@ -246,20 +210,15 @@ def train(args: Args, hook: RunHook | None = None) -> Path:
     torch.set_num_threads(args.torch_threads)
     sampler = torch.Generator().manual_seed(args.seed + 1)
 
-    settings = RolloutSettings.of(args)  # what the rollouts read of the run's arguments
-    play = SelfPlay(settings, rules, random_gen, games=args.engine == "python")
-    vplay = None
-    if args.engine == "vector":
-        vplay = VectorSelfPlay(
-            rules, args.num_envs // 2 if args.overlap else args.num_envs, random_gen.getrandbits(40), args.reward, args.max_hands,
-            args.selfplay_prob, random_gen, tuple(split_specs(args.builtin_opponents)),
-            args.search_threads, args.alternate_seats,
-        )
+    version = observer_for(rules).version
+    pool: list[dict[str, torch.Tensor]] = []  # the learner's past snapshots, opponents in the league
+    episode_returns: list[float] = []  # the learner's results (1 won, 0 not) in games against opponents
+    vplay = league_games(args, rules, args.num_envs // 2 if args.overlap else args.num_envs, random_gen)
     net = make_net(rules, args.hidden, args.points_prior, args.arch, args.move_hidden, args.critic,
                    args.aux_tiles > 0).to(device)
     if args.fix_tiles:
         net.fix_tiles()
-    host = host_view(net, device)  # what the CPU-side collection and evaluation call
+    host = host_view(net, device)  # what the CPU-side evaluations and the hook call
     collector = make_collector(args, vplay, net, device, random_gen)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     global_step, iteration, start_time = 0, 0, time.time()
@@ -268,21 +227,19 @@ def train(args: Args, hook: RunHook | None = None) -> Path:
     last_iteration = min(num_iterations, args.stop_after) if args.stop_after > 0 else num_iterations
 
     if args.init and not args.resume:
-        init_from(net, args.init, rules, play.observer.version, args.trust_code)
+        init_from(net, args.init, rules, version, args.trust_code)
         if args.pool_size:
-            play.pool.append(cpu_state(net.state_dict()))
+            pool.append(cpu_state(net.state_dict()))
 
     if args.resume:
-        ckpt = matching_checkpoint(args.resume, rules, play.observer.version)
+        ckpt = matching_checkpoint(args.resume, rules, version)
         net.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         global_step, iteration = ckpt["global_step"], ckpt["iteration"]
-        play.pool = ckpt["pool"]
+        pool = ckpt["pool"]
         random_gen.setstate(ckpt["random_state"])
         sampler.set_state(ckpt["sampler_state"])
         torch.set_rng_state(ckpt["torch_state"])
-        for i in range(len(play.games)):
-            play.reset_game(i)
 
     writer = None
     if args.tensorboard:
@@ -297,8 +254,8 @@ def train(args: Args, hook: RunHook | None = None) -> Path:
             {
                 "model": cpu_state(net.state_dict()), "optimizer": cpu_state(optimizer.state_dict()),
                 "args": asdict(args),
-                "rules": rules.to_dict(), "observation_version": play.observer.version,
-                "global_step": global_step, "iteration": iteration, "pool": play.pool,
+                "rules": rules.to_dict(), "observation_version": version,
+                "global_step": global_step, "iteration": iteration, "pool": pool,
                 "random_state": random_gen.getstate(), "sampler_state": sampler.get_state(),
                 "torch_state": torch.get_rng_state(),
             },
@@ -322,7 +279,6 @@ def train(args: Args, hook: RunHook | None = None) -> Path:
     task = progress.add_task(args.exp_name, total=budget, completed=iteration * steps_per_iter, status="")
     lines = ProgressLines(args.exp_name, budget, start_time, args.stop_seconds, enabled=args.progress and not on_terminal)
     last_eval: dict[str, Any] = {}
-    n = rules.num_players
     best_rate = -1.0
     hook_s = 0.0  # seconds spent in the hook, left out of the run's clock
 
@@ -349,33 +305,23 @@ def train(args: Args, hook: RunHook | None = None) -> Path:
                 frac = 1.0 - (iteration - 1.0) / num_iterations
                 optimizer.param_groups[0]["lr"] = frac * args.learning_rate
             with precision(args.precision, device):
-                if collector is not None:
-                    batch, sps = collector.collect(net, play.pool, sampler)
-                    play.episode_returns += collector.pop_wins()
-                elif vplay is not None:
-                    vplay.pool_size = len(play.pool)
-                    batch, sps = collect_vector(
-                        settings, vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler
-                    )
-                    play.episode_returns += vplay.episode_wins
-                    vplay.episode_wins.clear()
-                else:
-                    batch, sps = collect(settings, play, net, sampler, n)
+                batch, sps = collector.collect(net, pool, sampler)
+            episode_returns += collector.pop_wins()
             global_step += len(batch["actions"])
             with precision(args.precision, device):
                 stats = update(args, net, optimizer, batch, sampler)
             if args.pool_size and iteration % args.snapshot_every == 0:
-                play.pool.append(cpu_state(net.state_dict()))
-                del play.pool[: -args.pool_size]
+                pool.append(cpu_state(net.state_dict()))
+                del pool[: -args.pool_size]
             status = f"{global_step:,} learner decisions, SPS {sps:,.0f}"
             if writer is not None:
                 for key, value in stats.items():
                     writer.add_scalar(key, value, global_step)
                 writer.add_scalar("charts/SPS", sps, global_step)
                 writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
-                if play.episode_returns:
-                    writer.add_scalar("charts/episodic_return", float(np.mean(play.episode_returns)), global_step)
-                    play.episode_returns.clear()
+                if episode_returns:
+                    writer.add_scalar("charts/episodic_return", float(np.mean(episode_returns)), global_step)
+                    episode_returns.clear()
             if args.eval_every and iteration % args.eval_every == 0:
                 last_eval = {}
                 for opp in split_specs(args.eval_opponents):
@@ -417,7 +363,7 @@ def train(args: Args, hook: RunHook | None = None) -> Path:
 
 
 def update(
-    args: Args, net: nn.Module, optimizer: torch.optim.Optimizer, batch: dict[str, torch.Tensor],
+    args: UpdateArgs, net: nn.Module, optimizer: torch.optim.Optimizer, batch: dict[str, torch.Tensor],
     sampler: torch.Generator,
 ) -> dict[str, float]:
     """PPO's clipped update over the batch (moved to the network's device); returns the standard metrics."""
@@ -503,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         train(args)
     except torch.OutOfMemoryError as exc:  # checkpoints and exports are atomic: nothing is left half-written
         raise ConfigError(
-            f"the device ran out of memory ({str(exc).splitlines()[0]}): lower --num-envs or --num-steps (the rollout "
+            f"the device ran out of memory ({str(exc).splitlines()[0]}): lower --num-envs or --num-steps (the experience "
             f"buffers) or raise --num-minibatches (the update's batches); the last checkpoint in "
             f"{Path(args.out_dir) / args.exp_name} is whole"
         ) from None

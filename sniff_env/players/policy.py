@@ -8,7 +8,7 @@ of the ONNX model's ``metadata_props``):
 * ``rules_family`` (optional, a generalist's): the list of every rule set it was trained for; it
   plays any of them (and what each allows, :func:`.compat.best_fit`);
 * ``num_players``;
-* ``observation_version``: :attr:`Observer.version` of the layout it reads;
+* ``observation_version``: :attr:`~sniff_env.observation.Observer.version` of the layout it reads;
 * ``num_actions``: the size of the action space;
 * ``training_steps``, ``trainer``, ``args`` (informative).
 
@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sniff_env.actions import action_codec
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.players._base import found_info_state, legal_actions
 from sniff_env.players.compat import best_fit, trained_rules
 from sniff_env.players.onnx_check import MAX_BYTES
@@ -75,7 +75,7 @@ class PolicyPlayer:
         """Whether the player takes up the rules of the game it is handed, where its training
         rules allow them (:func:`check_meta`): a generalist loaded without ``rules=`` plays each
         rule set its card lists."""
-        self._observer = Observer(rules)
+        self._observer = observer_for(rules)
         self._rng = random.Random(seed)
 
     def _take_rules(self, rules: Rules) -> None:
@@ -83,7 +83,7 @@ class PolicyPlayer:
         if not self.follow:
             raise PolicyError(f"policy {self.name!r} was made for other rules than the game's ({rules.name})")
         self.rules = check_meta(self.name, self.meta, rules)
-        self._observer = Observer(rules)
+        self._observer = observer_for(rules)
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
@@ -121,7 +121,7 @@ def check_meta(path: str | Path, meta: dict[str, Any], rules: Rules | None = Non
         raise PolicyError(f"{fit.refusal(Path(path).stem)} ({str(path)!r})")
     if meta["num_players"] != rules.num_players:
         raise PolicyError(f"{str(path)!r} is for {meta['num_players']} players; asked for {rules.num_players}")
-    version = Observer(rules).version
+    version = observer_for(rules).version
     if meta["observation_version"] != version:
         raise PolicyError(
             f"{str(path)!r} reads observation layout {meta['observation_version']!r}; this engine builds {version!r}"
@@ -139,7 +139,7 @@ PROBE_BATCH = 2
 def check_output(path: str | Path, network: PolicyNetwork, rules: Rules) -> None:
     """One forward pass on zero observations of the layout's size, within :data:`CHECK_SECONDS`:
     the network must answer logits of shape ``[batch, num_actions]``, none of them NaN."""
-    size, num_actions = Observer(rules).size, action_codec(rules.max_pip).num_actions
+    size, num_actions = observer_for(rules).size, action_codec(rules.max_pip).num_actions
     expected = [PROBE_BATCH, num_actions]
     try:
         out = np.asarray(network.checked_logits(np.zeros((PROBE_BATCH, size), np.float32), CHECK_SECONDS))

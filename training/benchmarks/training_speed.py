@@ -39,18 +39,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-# torch's OpenMP threads would spin between parallel regions and starve the engine's own threads
-# on a small machine (--torch-threads 2 on two cores ran ten times slower): they sleep instead
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
 import numpy as np
 import torch
 
 from training import ppo
 from training.lib.config import run_script
 from training.lib.device import DEVICE_HELP, PRECISIONS, cpu_state, host_view, precision, resolve_device
+from training.lib.experience import ExperienceSettings, VectorSelfPlay
 from training.lib.network import ARCHITECTURES, make_net
-from training.lib.ppo_rollout import RolloutSettings, SelfPlay, VectorSelfPlay, collect_vector
+from training.lib.reference_collector import SelfPlay, collect_vector
 
 PEAK_SIZE = 1024
 """Side of the square float32 matrices :func:`matmul_peak` multiplies."""
@@ -81,7 +78,7 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
     sampler = torch.Generator().manual_seed(args.seed + 1)
-    play = SelfPlay(RolloutSettings.of(args), rules, rng, games=False)
+    play = SelfPlay(ExperienceSettings.of(args), rules, rng, games=False)
     vplay = VectorSelfPlay(
         rules, args.num_envs // 2 if args.overlap else args.num_envs, rng.getrandbits(40), args.reward,
         args.max_hands, args.selfplay_prob, rng, tuple(filter(None, args.builtin_opponents.split(","))),
@@ -90,7 +87,8 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
     if args.fix_tiles:
         net.fix_tiles()
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
-    collector = ppo.make_collector(args, vplay, net, device, rng)
+    # 'reference': the earlier per-step collector (training.lib.reference_collector), ppo.py's no longer
+    collector = None if args.collector == "reference" else ppo.make_collector(args, vplay, net, device, rng)
     host = host_view(net, device)
     done = 0
 
@@ -103,7 +101,7 @@ def stretch(args: ppo.Args, iterations: int, repeats: int, device: torch.device)
             if collector is not None:
                 batch, _ = collector.collect(net, play.pool, sampler)
             else:
-                batch, _ = collect_vector(RolloutSettings.of(args), vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler)
+                batch, _ = collect_vector(ExperienceSettings.of(args), vplay, host, lambda i: host_view(play.frozen(i, net), device), sampler)
         t1 = time.perf_counter()
         with precision(args.precision, device):
             ppo.update(args, net, optimizer, batch, sampler)

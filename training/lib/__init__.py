@@ -1,2 +1,2 @@
-"""What the trainers share: networks, the collector, rollouts, advantages, configs, devices,
+"""What the trainers share: networks, the collector and its experience, advantages, configs, devices,
 snapshots and export. Nothing here parses a command line."""

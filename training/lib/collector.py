@@ -8,7 +8,7 @@ steps all games at once. What the update needs is written straight into buffers 
 values) and, on the CPU, each stored decision's chain, reward and ending; rewards, endings and the
 advantages over each (game, seat) chain are array operations over those buffers.
 
-With ``exact=True`` the collector draws actions as :func:`training.lib.ppo_rollout.collect_vector`
+With ``exact=True`` the collector draws actions as :func:`training.lib.reference_collector.collect_vector`
 does (``torch.multinomial`` over every learner row, then over each snapshot's rows in turn, and
 one network call per snapshot), so from the same state it hands the update the same batch; that
 is how the tests pin it to the reference collector. The default draws from the same
@@ -28,8 +28,8 @@ from torch import nn
 
 from sniff_env.vector import kernels as K
 from training.lib.config import ConfigError
+from training.lib.experience import LEARNER, Batch, VectorSelfPlay, sample
 from training.lib.network import forward_inputs, prepare_inputs
-from training.lib.ppo_rollout import LEARNER, Batch, VectorSelfPlay, sample
 from training.lib.privileged import hidden_size, hidden_view
 from training.lib.sampling import draw
 from training.lib.snapshots import SnapshotBank
@@ -41,7 +41,7 @@ BUFFER_BYTES_LIMIT = 16 * 2**30
 
 
 @dataclass(frozen=True)
-class RolloutConfig:
+class CollectorConfig:
     """What the collector needs of a trainer's settings."""
 
     num_steps: int
@@ -61,9 +61,9 @@ def buffer_bytes(num_envs: int, num_steps: int, obs_size: int, num_actions: int,
 
 
 class Collector:
-    """Self-play rollouts of a :class:`VectorSelfPlay` into preallocated buffers on ``device``."""
+    """Self-play experience of a :class:`VectorSelfPlay` collected into preallocated buffers on ``device``."""
 
-    def __init__(self, play: VectorSelfPlay, config: RolloutConfig, like: nn.Module, device: torch.device,
+    def __init__(self, play: VectorSelfPlay, config: CollectorConfig, like: nn.Module, device: torch.device,
                  staged: bool | None = None) -> None:
         """``staged``: copy each step's rows through host staging buffers (pinned on a GPU) with
         asynchronous copies to the device, as a GPU needs; default: on any device but the CPU,
@@ -343,3 +343,11 @@ def chain_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, slots:
         next_value[s], next_gae[s], seen[s] = v, adv[span], True
     return adv
 
+
+def __getattr__(name: str) -> type:
+    """``RolloutConfig``, deprecated: :class:`CollectorConfig` ("rollouts" names the search player)."""
+    if name == "RolloutConfig":
+        warnings.warn("training.lib.collector.RolloutConfig is deprecated and goes in the next release: use "
+                      "CollectorConfig", DeprecationWarning, stacklevel=2)
+        return CollectorConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

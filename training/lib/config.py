@@ -89,7 +89,11 @@ def _parse_bool(text: str) -> bool:
 
 
 def build_parser(cls: type, description: str) -> argparse.ArgumentParser:
+    """The command line of dataclass ``cls``: ``--config`` and one flag per field, its ``--help``
+    the field's ``help`` metadata unless ``cls.FIELD_HELP`` words it (see
+    :class:`training.lib.run_args.RunArgs`)."""
     parser = argparse.ArgumentParser(description=description)
+    own_help: dict[str, str] = getattr(cls, "FIELD_HELP", {})
     parser.add_argument("--config", type=Path, help="a TOML file of field values (the command line overrides it)")
     for f in dataclasses.fields(cls):
         tp = _field_type(cls, f)
@@ -100,7 +104,7 @@ def build_parser(cls: type, description: str) -> argparse.ArgumentParser:
         switch: dict[str, Any] = {"nargs": "?", "const": True, "metavar": "BOOL"} if tp is bool else {}
         parser.add_argument(  # a true-or-false field given alone (--force) is true
             flag, dest=f.name, type=kind, default=None, **switch,
-            help=f"{f.metadata.get('help', '')} ({allowed + '; ' if allowed else ''}default: {default})",
+            help=f"{own_help.get(f.name, f.metadata.get('help', ''))} ({allowed + '; ' if allowed else ''}default: {default})",
         )
     return parser
 

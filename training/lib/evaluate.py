@@ -15,7 +15,7 @@ import torch
 from sniff_env.evaluation.batched import play_out
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.players import has_compiled, load, load_compiled, parse_spec
 from sniff_env.rules import Rules
 
@@ -30,7 +30,7 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 def win_rate(policy: LogitsFn, rules: Rules, opponent: str, games: int, seed: int, max_hands: int) -> float:
     """Win rate of the greedy (argmax) policy against ``opponent`` over duplicate pairs of games:
     each seed is played twice, the policy's side in seat 0 and then in seat 1; draws count half."""
-    observer = Observer(rules)
+    observer = observer_for(rules)
     opp = load(opponent, seed=seed)
     score, played = 0.0, 0
     for g in range(max(games // 2, 1)):

@@ -33,7 +33,7 @@ import torch
 
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.players import BUILTIN, load, load_compiled, parse_spec
 from sniff_env.players.rollouts import rollouts_search
 from sniff_env.rules import Rules
@@ -125,7 +125,7 @@ def opponent_specs(settings: RecordSettings) -> list[str]:
 def play_games(rules: Rules, settings: RecordSettings, first: int, count: int, stream: str = "") -> Batch:
     """Record the teacher's decisions in games ``first .. first + count - 1`` of the run
     (``stream``: a tag that gives another set of games for the same seed)."""
-    observer = Observer(rules)
+    observer = observer_for(rules)
     n = rules.num_players
     opponents = opponent_specs(settings)
     obs: list[np.ndarray] = []

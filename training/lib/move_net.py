@@ -42,7 +42,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from sniff_env.observation import Observer
+from sniff_env.observation import Observer, observer_for
 from sniff_env.rules import Points, Rules
 from sniff_env.scoring import MAX_COUNT, scoring_table
 from training.lib.layers import linear_layer
@@ -77,7 +77,7 @@ class MoveNet(nn.Module):
             raise ValueError("the tile tokens come with the mobility features: pass mobility=True too")
         self.mobility, self.tiles, self.tile_features = mobility, tiles, TILE_FEATURES
         self.tiles_fixed = False  # see fix_tiles
-        observer = Observer(rules)
+        observer = observer_for(rules)
         codec, ts = observer.codec, observer.ts
         n, p, big = rules.num_players, rules.max_pip + 1, rules.max_pip
         self.obs_size, self.num_actions, self.hidden = observer.size, codec.num_actions, hidden

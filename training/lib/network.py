@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from sniff_env.atomic import atomic_path
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.players.policy import META_FILE, PolicyError, read_file
 from training.lib.layers import linear_layer
 from training.lib.move_net import MoveNet
@@ -85,7 +85,7 @@ def make_net(rules: Any, hidden: int = 256, points_prior: float = 0.0, arch: str
     critic over the hidden tiles (``net.critic``) and ``tile_guess`` (``mlp`` only) the head that
     guesses where the unseen tiles are (``net.tile_guess``), see :mod:`training.lib.privileged`;
     neither is exported."""
-    observer = Observer(rules)
+    observer = observer_for(rules)
     if critic not in CRITICS:
         raise ValueError(f"unknown critic {critic!r}; choose one of {', '.join(CRITICS)}")
     if tile_guess and arch != "mlp":
@@ -166,7 +166,7 @@ def policy_meta(
     """The metadata an exported policy carries (what ``sniff_env.players.load`` checks, and how
     it was trained); ``family``: every rule set a generalist was trained for (``rules`` first)."""
 
-    observer = Observer(rules)
+    observer = observer_for(rules)
     meta: dict[str, Any] = {
         "rules": rules.to_dict(), "num_players": rules.num_players, "observation_version": observer.version,
         "obs_size": observer.size, "num_actions": observer.codec.num_actions, "training_steps": training_steps,

@@ -25,7 +25,7 @@ from torch import nn
 from sniff_env.atomic import atomic_path
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import info_state
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.players.policy import META_FILE, load_network
 from sniff_env.rules import Rules
 
@@ -57,7 +57,7 @@ def _quiet() -> Iterator[None]:
 
 def sample_observations(rules: Rules, count: int = CHECK_POSITIONS, seed: int = 0) -> np.ndarray:
     """``count`` observations of one seeded game, the first legal move played each time."""
-    observer = Observer(rules)
+    observer = observer_for(rules)
     game = new_game(rules, seed=seed, record=False)
     out = []
     while len(out) < count and game.phase is not Phase.GAME_OVER:
@@ -78,7 +78,7 @@ def export_onnx(module: nn.Module, path: str | Path, meta: dict[str, Any]) -> Pa
 
     rules = Rules.from_dict(dict(meta["rules"]))
     module = module.eval()
-    example = torch.zeros(2, Observer(rules).size)
+    example = torch.zeros(2, observer_for(rules).size)
     with _quiet():
         program = torch.onnx.export(
             module, (example,), dynamo=True, input_names=[INPUT], output_names=[OUTPUT], opset_version=OPSET,

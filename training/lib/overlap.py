@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from training.lib.collector import Collector
-from training.lib.ppo_rollout import Batch
+from training.lib.experience import Batch
 
 
 class OverlappedCollector:
@@ -28,7 +28,7 @@ class OverlappedCollector:
 
     def __init__(self, first: Collector, second: Collector) -> None:
         if first.config != second.config:
-            raise ValueError("the two halves of an overlapped collector must share one rollout configuration")
+            raise ValueError("the two halves of an overlapped collector must share one collector configuration")
         self.halves = (first, second)
         self.config = first.config
         second.bank = first.bank  # one stack of snapshot weights for both halves

@@ -31,24 +31,26 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
 from sniff_env.evaluation.tournament import MAX_HANDS as FINAL_MAX_HANDS
 from training.lib.config import ConfigError, check_fields, parse_config, run_script
+from training.lib.run_args import RunArgs
 from training.libraries.torchrl_mappo import build_rules, check_batches, evaluate, export_path
 
 ALGORITHMS = ("mappo", "ippo")
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
+    FIELD_HELP: ClassVar[dict[str, str]] = {
+        "seed": "BenchMARL's experiment seed (games, sampling, torch)",
+        "out_dir": "where runs write their policy and BenchMARL's logs",
+        "export": "the ONNX policy file to write ('': <out_dir>/<exp_name>/policy.onnx)",
+    }
     exp_name: str = field(default="benchmarl-mappo-sniff-2p", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'scoring=threes'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "BenchMARL's experiment seed (games, sampling, torch)"})
     algorithm: str = field(default="mappo", metadata={"choices": ALGORITHMS, "help": "BenchMARL's MAPPO or IPPO"})
     max_n_frames: int = field(default=120_000, metadata={"min": 1, "help": "env steps to train on (one decision each)"})
     frames_per_batch: int = field(default=6000, metadata={"min": 1, "help": "env steps per iteration (BenchMARL's on_policy_collected_frames_per_batch)"})
@@ -66,8 +68,6 @@ class Args:
     final_opponent: str = field(default="greedy", metadata={"help": "the opponent of the final evaluation"})
     final_games: int = field(default=2000, metadata={"min": 2, "help": "duplicate games of the final evaluation (0.95 interval)"})
     final_seed: int = field(default=77, metadata={"min": 0, "help": "seed of the final evaluation's deals"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write their policy and BenchMARL's logs"})
-    export: str = field(default="", metadata={"help": "the ONNX policy file to write ('': <out_dir>/<exp_name>/policy.onnx)"})
     result: str = field(default="", metadata={"help": "also write the run's summary (budget, steps, final win rate) to this JSON file"})
     loggers: str = field(default="csv", metadata={"help": "BenchMARL's loggers, comma-separated ('csv', 'tensorboard'; '' for none)"})
 

@@ -34,15 +34,15 @@ import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
-
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # torch's idle threads must not spin beside the engine's
 
 from sniff_env.rules import Rules
 from training.lib.config import ConfigError, parse_config, rules_for
 from training.lib.device import DeviceError, resolve_device
+from training.lib.ppo_args import PpoLossArgs
+from training.lib.run_args import RunArgs
 
 LEARNER = "main"
 """The learner's module on the one-game path (``--engine vector``: RLlib's ``default_policy``)."""
@@ -53,12 +53,13 @@ RUN_FILE = "sniff_run.json"
 
 
 @dataclass
-class Args:
+class Args(PpoLossArgs, RunArgs):
+    FIELD_HELP: ClassVar[dict[str, str]] = {
+        "seed": "seed of RLlib, the env runners and the league draws",
+        "export": "the policy file the run ends with ('': <out_dir>/<exp_name>/policy.onnx): NAME.onnx, which sniff eval, "
+                  "play and serve load, or NAME.pt (TorchScript, for the training tools' --init)",
+    }
     exp_name: str = field(default="rllib-sniff", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true,scoring=threes'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "seed of RLlib, the env runners and the league draws"})
     engine: str = field(
         default="python",
         metadata={"choices": ENGINES, "help": "'python': one game per env (SniffMultiAgentEnv, every seat can "
@@ -81,12 +82,6 @@ class Args:
     minibatch_size: int = field(default=500, metadata={"min": 1, "help": "SGD minibatch size"})
     num_epochs: int = field(default=4, metadata={"min": 1, "help": "epochs per training iteration"})
     learning_rate: float = field(default=3e-4, metadata={"above": 0, "help": "Adam learning rate"})
-    gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount per own decision"})
-    gae_lambda: float = field(default=0.95, metadata={"min": 0, "max": 1, "help": "GAE lambda"})
-    clip_coef: float = field(default=0.2, metadata={"above": 0, "help": "PPO clip coefficient"})
-    ent_coef: float = field(default=0.01, metadata={"min": 0, "help": "entropy bonus"})
-    vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
-    max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
     hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer (two ReLU layers, as PolicyNet)"})
     share_trunk: bool = field(
         default=False, metadata={"help": "the critic shares the actor's layers (as PolicyNet); RLlib's default: not"}
@@ -110,13 +105,7 @@ class Args:
     eval_games: int = field(default=200, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents"})
     checkpoint_every: int = field(default=10, metadata={"min": 0, "help": "iterations between checkpoints"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write checkpoints and logs"})
     resume: str = field(default="", metadata={"help": "an RLlib checkpoint folder of this script to continue"})
-    export: str = field(
-        default="",
-        metadata={"help": "the policy file the run ends with ('': <out_dir>/<exp_name>/policy.onnx): NAME.onnx, which "
-                          "sniff eval, play and serve load, or NAME.pt (TorchScript, for the training tools' --init)"},
-    )
     export_from: str = field(
         default="", metadata={"help": "export the policy of this checkpoint folder to the --export file and exit"}
     )

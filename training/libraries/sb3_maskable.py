@@ -15,27 +15,28 @@ import random
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 from torch import nn
 
-from sniff_env.observation import Observer
+from sniff_env.observation import observer_for
 from sniff_env.options import parse_overrides
 from sniff_env.rules import Rules
 from training.lib.config import parse_config, rules_for, run_script
 from training.lib.device import DEVICE_HELP, cpu_module, host_view, resolve_device
 from training.lib.evaluate import win_rate
 from training.lib.network import export_module, policy_meta
+from training.lib.run_args import RunArgs
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
+    FIELD_HELP: ClassVar[dict[str, str]] = {
+        "seed": "seed of the environments, the players and torch",
+        "out_dir": "where runs write models and logs",
+    }
     exp_name: str = field(default="sniff-sb3", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "seed of the environments, the players and torch"})
     device: str = field(default="auto", metadata={"help": f"where the policy trains: {DEVICE_HELP}; the games stay on the CPU"})
     total_timesteps: int = field(default=100_000, metadata={"min": 1, "help": "learner decisions to train on"})
     n_envs: int = field(default=8, metadata={"min": 1, "help": "environments stepped together"})
@@ -59,9 +60,7 @@ class Args:
     eval_every: int = field(default=20_000, metadata={"min": 0, "help": "timesteps between evaluations (0: never)"})
     eval_games: int = field(default=50, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy", metadata={"help": "evaluation opponents"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write models and logs"})
     resume: str = field(default="", metadata={"help": "a saved model (.zip) to continue"})
-    export: str = field(default="", metadata={"help": "export the final policy to this file"})
     tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
 
@@ -139,7 +138,7 @@ def train(args: Args) -> Path:
 
     device = resolve_device(args.device)
     rules = build_rules(args)
-    observer = Observer(rules)
+    observer = observer_for(rules)
     run_dir = Path(args.out_dir) / args.exp_name
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)

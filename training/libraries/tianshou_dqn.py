@@ -25,7 +25,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -36,6 +36,7 @@ from training.lib.config import ConfigError, check_fields, parse_config, rules_f
 from training.lib.device import DEVICE_HELP, resolve_device
 from training.lib.evaluate import win_rate_vector
 from training.lib.network import export_policy, make_net, policy_meta
+from training.lib.run_args import RunArgs
 
 REWARDS = ("points", "game")
 EVAL_MAX_HANDS = 40
@@ -43,12 +44,13 @@ EVAL_MAX_HANDS = 40
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
+    FIELD_HELP: ClassVar[dict[str, str]] = {
+        "seed": "seed of the games, the exploration, the replay sampling and torch",
+        "out_dir": "where runs write models and logs",
+        "export": "export the final Q-network as a policy to this file",
+    }
     exp_name: str = field(default="sniff-tianshou-dqn", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'partnership=true'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "seed of the games, the exploration, the replay sampling and torch"})
     device: str = field(default="auto", metadata={"help": f"where the Q-network trains: {DEVICE_HELP}; the games stay on the CPU"})
     total_timesteps: int = field(default=100_000, metadata={"min": 1, "help": "learner decisions to train on (warm-up included)"})
     opponent: str = field(default="heuristic", metadata={"help": "the compiled player of the other seats: heuristic, greedy, random, ..."})
@@ -71,8 +73,6 @@ class Args:
     eval_every: int = field(default=50_000, metadata={"min": 0, "help": "learner decisions between evaluations (0: never)"})
     eval_games: int = field(default=200, metadata={"min": 1, "help": "duplicate games per evaluation opponent"})
     eval_opponents: str = field(default="greedy,heuristic", metadata={"help": "evaluation opponents (compiled built-ins)"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write models and logs"})
-    export: str = field(default="", metadata={"help": "export the final Q-network as a policy to this file"})
     tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
 
 

@@ -31,7 +31,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -40,6 +40,8 @@ from torch import nn
 from sniff_env.evaluation.tournament import MAX_HANDS as FINAL_MAX_HANDS
 from sniff_env.rules import Rules
 from training.lib.config import ConfigError, check_fields, parse_config, rules_for, run_script
+from training.lib.ppo_args import PpoLossArgs
+from training.lib.run_args import RunArgs
 
 GROUP = "player"
 """TorchRL's group of the parallel env's agents (``player_0``, ``player_1``, ...)."""
@@ -49,12 +51,14 @@ EVAL_MAX_HANDS = 40
 
 
 @dataclass
-class Args:
+class Args(PpoLossArgs, RunArgs):
+    FIELD_HELP: ClassVar[dict[str, str]] = {
+        "gamma": "discount per env step",
+        "seed": "seed of the games, the sampling and torch",
+        "out_dir": "where runs write their policy and logs",
+        "export": "the ONNX policy file to write ('': <out_dir>/<exp_name>/policy.onnx)",
+    }
     exp_name: str = field(default="torchrl-mappo-sniff-2p", metadata={"help": "run name (folder under out_dir)"})
-    preset: str = field(default="sniff", metadata={"help": "rules preset"})
-    num_players: int = field(default=2, metadata={"min": 2, "help": "players at the table"})
-    rules: str = field(default="", metadata={"help": "rules overrides, e.g. 'scoring=threes'"})
-    seed: int = field(default=1, metadata={"min": 0, "help": "seed of the games, the sampling and torch"})
     total_frames: int = field(default=200_000, metadata={"min": 1, "help": "env steps to train on (one decision each)"})
     time_budget_s: float = field(default=0.0, metadata={"min": 0, "help": "stop after this many seconds of training (0: no limit)"})
     n_envs: int = field(default=8, metadata={"min": 1, "help": "games stepped together (a TorchRL SerialEnv)"})
@@ -62,12 +66,6 @@ class Args:
     num_epochs: int = field(default=4, metadata={"min": 1, "help": "passes over each batch"})
     minibatch_size: int = field(default=256, metadata={"min": 1, "help": "env steps per gradient step"})
     learning_rate: float = field(default=3e-4, metadata={"above": 0, "help": "Adam learning rate"})
-    gamma: float = field(default=0.99, metadata={"min": 0, "max": 1, "help": "discount per env step"})
-    gae_lambda: float = field(default=0.95, metadata={"min": 0, "max": 1, "help": "GAE lambda"})
-    clip_coef: float = field(default=0.2, metadata={"above": 0, "help": "PPO clip coefficient"})
-    ent_coef: float = field(default=0.01, metadata={"min": 0, "help": "entropy bonus"})
-    vf_coef: float = field(default=0.5, metadata={"min": 0, "help": "value loss weight"})
-    max_grad_norm: float = field(default=0.5, metadata={"above": 0, "help": "gradient clip norm"})
     hidden: int = field(default=256, metadata={"min": 1, "help": "hidden units per layer of the policy and the critic"})
     points_prior: float = field(default=5.0, metadata={"help": "initial weight of each move's own points in its logit (as training/ppo.py)"})
     critic: str = field(default="central", metadata={"choices": CRITICS, "help": "'central' (MAPPO: the critic reads every agent's view) or 'local' (IPPO)"})
@@ -80,8 +78,6 @@ class Args:
     final_opponent: str = field(default="greedy", metadata={"help": "the opponent of the final evaluation"})
     final_games: int = field(default=2000, metadata={"min": 2, "help": "duplicate games of the final evaluation (0.95 interval)"})
     final_seed: int = field(default=77, metadata={"min": 0, "help": "seed of the final evaluation's deals"})
-    out_dir: str = field(default="runs", metadata={"help": "where runs write their policy and logs"})
-    export: str = field(default="", metadata={"help": "the ONNX policy file to write ('': <out_dir>/<exp_name>/policy.onnx)"})
     result: str = field(default="", metadata={"help": "also write the run's summary (budget, steps, final win rate) to this JSON file"})
     tensorboard: bool = field(default=True, metadata={"help": "log to TensorBoard"})
 
