@@ -37,7 +37,9 @@ from torch import nn
 from sniff_env.atomic import atomic_path
 from sniff_env.observation import observer_for
 from sniff_env.players.guided import LOGIT_SCALE
+from sniff_env.presets import PRESET_NAMES
 from sniff_env.rules import Rules
+from sniff_env.vector.engine import VectorEngine
 from sniff_env.workers import max_workers
 from training.lib.config import (
     FORCE_HELP,
@@ -231,8 +233,6 @@ def choice_value_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.T
 def family_of(args: Args) -> tuple[list[str], list[Rules]]:
     """The presets a run learns and their rules: ``presets`` ('all': every preset), else ``preset``;
     ``SystemExit`` for an unknown preset, a repeated one or rules of different observation layouts."""
-    from sniff_env.presets import PRESET_NAMES
-
     names = [args.preset] if not args.presets else (
         list(PRESET_NAMES) if args.presets.strip() == "all" else [s.strip() for s in args.presets.split(",") if s.strip()])
     unknown = [n for n in names if n not in PRESET_NAMES]
@@ -258,8 +258,6 @@ def check_init(args: Args, rules: Rules) -> None:
 def check_teacher(args: Args, rules: Rules) -> None:
     """Refuse a ``--teacher`` the batched engine cannot seat (``ConfigError``, naming what it
     takes) before any game is recorded: the teacher is built once on a one-game engine."""
-    from sniff_env.vector.engine import VectorEngine
-
     try:
         teacher_fn(VectorEngine(rules, 1, threads=1), args.teacher, 1, args.seed)
     except ValueError as exc:

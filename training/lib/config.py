@@ -21,6 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from sniff_env.errors import OutputPathError, RulesError
+from sniff_env.options import check_output_file, parse_overrides
+from sniff_env.presets import make_rules
+
 T = TypeVar("T")
 
 
@@ -35,10 +39,6 @@ def settings_of(cls: type[T], source: Any) -> T:
 def rules_for(preset: str, num_players: int, overrides: str) -> Any:
     """The :class:`~sniff_env.rules.Rules` of a run: a preset plus ``"field=value,..."`` overrides;
     :class:`ConfigError` with the rules' own message for an unknown preset, field or value."""
-    from sniff_env.errors import RulesError
-    from sniff_env.options import parse_overrides
-    from sniff_env.presets import make_rules
-
     try:
         return make_rules(preset, num_players, **parse_overrides([s for s in overrides.split(",") if s.strip()]))
     except RulesError as exc:
@@ -56,9 +56,6 @@ def check_run_outputs(out_dir: str, exp_name: str, export: str, force: bool, res
     """Before a run starts: :class:`ConfigError` naming ``--force`` when it would write over the
     checkpoint of an earlier run in its folder ``<out_dir>/<exp_name>`` (unless ``resuming`` it)
     or over an existing ``--export`` file (or cannot write it there)."""
-    from sniff_env.errors import OutputPathError
-    from sniff_env.options import check_output_file
-
     run_dir = Path(out_dir) / exp_name
     if not force and not resuming and (run_dir / "checkpoint.pt").exists():
         raise ConfigError(f"{run_dir} already holds an earlier run's checkpoint.pt; give another --exp-name or "

@@ -25,6 +25,7 @@ from sniff_env.envs.rewards import points_rewards, win_rewards
 from sniff_env.game import Game, Phase, new_game
 from sniff_env.infostate import info_state
 from sniff_env.observation import observer_for
+from sniff_env.players import load
 from sniff_env.players.specs import split_specs
 from sniff_env.rules import Rules
 from training.lib.advantages import chain_advantages
@@ -89,8 +90,6 @@ class SelfPlay:
         return new_game(self.rules, seed=self.rng.getrandbits(62), record=False, max_hands=self.settings.max_hands)
 
     def _draw_table(self) -> list[TablePlayer]:
-        from sniff_env.players import load
-
         if self.rng.random() < self.settings.selfplay_prob or not (self.pool or self.builtins):
             return [TablePlayer("learner") for _ in range(self.n)]
         learner_seat = self.rng.randrange(self.n)

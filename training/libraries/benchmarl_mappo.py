@@ -35,8 +35,12 @@ from typing import Any, ClassVar
 
 import torch
 
+from sniff_env.evaluation import wilson_interval
 from sniff_env.evaluation.tournament import MAX_HANDS as FINAL_MAX_HANDS
+from sniff_env.options import parse_overrides
 from training.lib.config import ConfigError, check_fields, parse_config, run_script
+from training.lib.device import cpu_module
+from training.lib.network import export_policy, policy_meta
 from training.lib.run_args import RunArgs
 from training.libraries.torchrl_mappo import build_rules, check_batches, evaluate, export_path
 
@@ -110,11 +114,6 @@ def train(args: Args, command: str = "") -> dict[str, Any]:
     from benchmarl.algorithms import IppoConfig, MappoConfig
     from benchmarl.experiment import Experiment
     from benchmarl.models import MlpConfig
-
-    from sniff_env.evaluation import wilson_interval
-    from sniff_env.options import parse_overrides
-    from training.lib.device import cpu_module
-    from training.lib.network import export_policy, policy_meta
 
     check_args(args)
     rules = build_rules(args)

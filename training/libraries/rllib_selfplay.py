@@ -38,11 +38,19 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from sniff_env.observation import Observer
+from sniff_env.options import parse_overrides
+from sniff_env.players import load
+from sniff_env.players.specs import BUILTIN, split_spec
 from sniff_env.rules import Rules
 from training.lib.config import ConfigError, parse_config, rules_for
 from training.lib.device import DeviceError, resolve_device
+from training.lib.evaluate import evaluator
+from training.lib.network import export_policy, make_net, policy_meta
 from training.lib.ppo_args import PpoLossArgs
 from training.lib.run_args import RunArgs
+from training.libraries import rllib_vector
+from training.libraries.rllib_vector import LeagueSpec, check_opponents, find_league, save_league
 
 LEARNER = "main"
 """The learner's module on the one-game path (``--engine vector``: RLlib's ``default_policy``)."""
@@ -134,8 +142,6 @@ def build_rules(args: Args) -> Rules:
 def env_config(args: Args) -> dict[str, Any]:
     """The ``env_config`` of :class:`SniffMultiAgentEnv` (or, with ``--engine vector``, of
     :class:`SniffRLlibVectorEnv`, whose league pool :func:`build_config` adds) for a run."""
-    from sniff_env.options import parse_overrides
-
     overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
     return {
         "ruleset": args.preset, "num_players": args.num_players, **overrides,
@@ -175,12 +181,8 @@ def check_league(args: Args) -> None:
     if args.engine not in ENGINES:
         raise ValueError(f"--engine must be one of {', '.join(ENGINES)}; got {args.engine!r}")
     if args.engine == "vector":
-        from training.libraries.rllib_vector import check_opponents
-
         check_opponents(env_config(args), builtins_of(args))
         return
-    from sniff_env.players import load
-    from sniff_env.players.specs import BUILTIN, split_spec
 
     for spec in builtins_of(args):  # a PlayerSpecError or PolicyError (ValueErrors) says what is wrong
         load(spec) if split_spec(spec)[0] in BUILTIN else load(spec, rules=build_rules(args))
@@ -295,8 +297,6 @@ def learner_gpus(device: str) -> int:
 
 def league_spec(args: Args) -> Any:
     """The league of the batched path (``training.libraries.rllib_vector.LeagueSpec``)."""
-    from training.libraries.rllib_vector import LeagueSpec
-
     return LeagueSpec(builtins=tuple(builtins_of(args)), selfplay_prob=args.selfplay_prob, pool_size=args.pool_size,
                       snapshot_every=args.snapshot_every, seed=args.seed)
 
@@ -319,8 +319,6 @@ def build_config(args: Args) -> Any:
     }
     module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)
     if args.engine == "vector":
-        from training.libraries import rllib_vector
-
         config = rllib_vector.build_config(env_config(args), league_spec(args), args.num_env_runners,
                                            args.num_envs_per_env_runner, args.sample_timeout_s)
         config = config.rl_module(rl_module_spec=module)
@@ -406,8 +404,6 @@ def policy_net(weights: Mapping[str, Any], rules: Rules, hidden: int) -> Any:
     policy has no use for it)."""
     import torch
 
-    from training.lib.network import make_net
-
     encoder = next((e for e in ENCODERS if f"{e}net.mlp.0.weight" in weights), None)
     if encoder is None:
         raise ValueError(f"the RLModule has none of {', '.join(e + 'net.mlp.0.weight' for e in ENCODERS)}: "
@@ -435,8 +431,6 @@ def learner_net(algo: Any, rules: Rules, hidden: int, module: str = LEARNER) -> 
 
 def evaluate(net: Any, rules: Rules, args: Args, seed: int) -> dict[str, float]:
     """Win rate of the greedy policy against each evaluation opponent, on duplicate deals."""
-    from training.lib.evaluate import evaluator
-
     return {
         opp: evaluator(opp)(lambda x: net(x)[0], rules, opp, args.eval_games, seed, args.max_hands)
         for opp in filter(None, args.eval_opponents.split(","))
@@ -446,8 +440,6 @@ def evaluate(net: Any, rules: Rules, args: Args, seed: int) -> dict[str, float]:
 def export_policy_file(net: Any, rules: Rules, out: str | Path, steps: int, args: dict[str, Any],
                        seconds: float | None) -> Path:
     """Write ``net`` as the project's policy file (``training.lib.network.export_policy``)."""
-    from training.lib.network import export_policy, policy_meta
-
     return export_policy(net, out, policy_meta(rules, steps, "rllib-ppo", args, seconds))
 
 
@@ -462,8 +454,6 @@ def read_run(checkpoint: str | Path) -> dict[str, Any]:
 
 
 def check_rules(run: dict[str, Any], rules: Rules, checkpoint: str | Path) -> None:
-    from sniff_env.observation import Observer
-
     if run["rules"] != rules.to_dict() or run["observation_version"] != Observer(rules).version:
         theirs = Rules.from_dict(run["rules"])
         raise ValueError(
@@ -494,8 +484,6 @@ def save_checkpoint(algo: Any, run_dir: Path, run: dict[str, Any]) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
     if run["args"].get("engine") == "vector":
-        from training.libraries.rllib_vector import find_league, save_league
-
         save_league(tmp, find_league(algo).snapshots)
     (tmp / RUN_FILE).write_text(json.dumps(run, sort_keys=True))
     if path.exists():
@@ -535,7 +523,6 @@ def learner_steps(result: dict[str, Any], module: str = LEARNER) -> int:
 
 def train(args: Args) -> Path:
     rules = build_rules(args)
-    from sniff_env.observation import Observer
 
     module = learner_module(args)
     check_league(args)
@@ -553,8 +540,6 @@ def train(args: Args) -> Path:
     algo = None
     try:
         from ray import cloudpickle
-
-        from training.libraries import rllib_vector
 
         if __name__ != "__main__":  # env runners on other nodes need not hold this file
             cloudpickle.register_pickle_by_value(sys.modules[__name__])

@@ -20,8 +20,10 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
+from sniff_env.atomic import atomic_path
 from sniff_env.observation import observer_for
 from sniff_env.options import parse_overrides
+from sniff_env.players import load
 from sniff_env.rules import Rules
 from training.lib.config import parse_config, rules_for, run_script
 from training.lib.device import DEVICE_HELP, cpu_module, host_view, resolve_device
@@ -91,7 +93,6 @@ def rules_overrides(args: Args) -> dict[str, Any]:
 def make_env_fn(args: Args, rank: int) -> Any:
     def make() -> Any:
         from sniff_env.envs.single_agent import SniffSingleAgentEnv
-        from sniff_env.players import load
 
         rng = random.Random(args.seed * 1000 + rank)
         names = [s for s in args.opponents.split(",") if s.strip()]
@@ -126,8 +127,6 @@ def make_venv(args: Args) -> Any:
 
 def save_model_atomic(model: Any, path: Path) -> None:
     """``model.save`` to a temporary file beside ``path``, then rename it into place."""
-    from sniff_env.atomic import atomic_path
-
     with atomic_path(path, suffix=".zip") as tmp:
         model.save(tmp)
 

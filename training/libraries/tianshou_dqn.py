@@ -31,9 +31,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from sniff_env.options import parse_overrides
 from sniff_env.rules import Rules
 from training.lib.config import ConfigError, check_fields, parse_config, rules_for
-from training.lib.device import DEVICE_HELP, resolve_device
+from training.lib.device import DEVICE_HELP, cpu_module, resolve_device
 from training.lib.evaluate import win_rate_vector
 from training.lib.network import export_policy, make_net, policy_meta
 from training.lib.run_args import RunArgs
@@ -192,7 +193,6 @@ class QNetwork(nn.Module):
 def make_venv(args: Args) -> TianshouVectorEnv:
     """``n_envs`` learner seats (a random seat each game) against ``args.opponent``, unseeded."""
     from sniff_env.envs.gym_vector import SniffGymVectorEnv
-    from sniff_env.options import parse_overrides
 
     overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
     venv = SniffGymVectorEnv(args.n_envs, ruleset=args.preset, num_players=args.num_players, learner="random",
@@ -272,8 +272,6 @@ def train(args: Args) -> QNetwork:
 
 def _cpu_net(qnet: QNetwork) -> nn.Module:
     """The project network of ``qnet``, on the CPU (a copy when it trains elsewhere)."""
-    from training.lib.device import cpu_module
-
     return cpu_module(qnet.net)
 
 

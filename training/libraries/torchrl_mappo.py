@@ -37,9 +37,14 @@ import numpy as np
 import torch
 from torch import nn
 
+from sniff_env.evaluation import wilson_interval
 from sniff_env.evaluation.tournament import MAX_HANDS as FINAL_MAX_HANDS
+from sniff_env.options import parse_overrides
 from sniff_env.rules import Rules
 from training.lib.config import ConfigError, check_fields, parse_config, rules_for, run_script
+from training.lib.device import cpu_module
+from training.lib.evaluate import win_rate_vector
+from training.lib.network import export_policy, make_net, policy_meta
 from training.lib.ppo_args import PpoLossArgs
 from training.lib.run_args import RunArgs
 
@@ -117,7 +122,6 @@ def make_env(args: Args, seed: int) -> Any:
     """TorchRL's ``PettingZooWrapper`` over the parallel form of the run's rules, seeded."""
     from torchrl.envs import PettingZooWrapper
 
-    from sniff_env.options import parse_overrides
     from sniff_env.sniff_v0 import parallel_env
 
     overrides = parse_overrides([s for s in args.rules.split(",") if s.strip()])
@@ -151,8 +155,6 @@ def build_modules(args: Args, rules: Rules, env: Any) -> tuple[Any, Any, nn.Modu
     network inside the actor (what is exported)."""
     from tensordict.nn import TensorDictModule, TensorDictSequential
     from torchrl.modules import MaskedCategorical, MultiAgentMLP, ProbabilisticActor
-
-    from training.lib.network import make_net
 
     net = make_net(rules, args.hidden, args.points_prior, "mlp")
     obs_key = (GROUP, "observation", "observation")
@@ -203,8 +205,6 @@ def normalise_advantages(data: Any) -> None:
 
 def evaluate(net: nn.Module, rules: Rules, opponent: str, games: int, seed: int, max_hands: int) -> float:
     """Win rate of the greedy policy against a compiled built-in on duplicate deals (draws half)."""
-    from training.lib.evaluate import win_rate_vector
-
     was_training = net.training
     net.eval()
     try:
@@ -219,10 +219,6 @@ def train(args: Args, command: str = "") -> dict[str, Any]:
     from torchrl.collectors import Collector
     from torchrl.envs import SerialEnv
     from torchrl.objectives import ClipPPOLoss, ValueEstimators
-
-    from sniff_env.evaluation import wilson_interval
-    from training.lib.device import cpu_module
-    from training.lib.network import export_policy, policy_meta
 
     check_args(args)
     rules = build_rules(args)

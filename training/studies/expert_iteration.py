@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from sniff_env.atomic import atomic_path
+from sniff_env.evaluation.tournament import run_tournament
 from training import export, imitation
 from training.lib.config import parse_config, rules_for, run_script
 
@@ -53,8 +54,6 @@ class Args:
 
 def measure(policy: Path, args: Args, rules: Any) -> dict[str, Any]:
     """``policy`` (a policy file) against ``args.opponent``: its games, win rate and 95% interval."""
-    from sniff_env.evaluation.tournament import run_tournament
-
     result = run_tournament([str(policy), args.opponent], rules, args.eval_games, seed=args.eval_seed,
                            workers=args.workers)
     pair = result.pairs()[0]  # the policy is player A
