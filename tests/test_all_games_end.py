@@ -119,7 +119,7 @@ def _first_episodes(step: Callable[[], np.ndarray], hand_index: Callable[[], np.
 
 
 def play_vector(preset: str, n: int, partnership: bool, games: int, seed: int) -> Played:
-    from sniff_env.envs.vector import SniffVectorEnv
+    from sniff_env.envs.batch_env import SniffVectorEnv
 
     rng = np.random.default_rng(seed)
     env = SniffVectorEnv(make_rules(preset, n, **_options(partnership)), games, seed=seed, reward="game", threads=1)

@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = {
-    "actions", "atomic", "deal", "encoding", "errors", "game", "gamelog", "infostate", "layout", "observation",
+    "actions", "atomic", "deal", "encoding", "errors", "game", "gamelog", "infostate", "layout", "moved", "observation",
     "options", "presets", "render", "rule_codes", "rulebook", "rules", "scoring", "tiles", "untrusted", "workers",
 }
 """The rules core: the only modules at the top of ``sniff_env`` (besides its entry points)."""

@@ -13,8 +13,8 @@ import pytest
 
 from sniff_env import make_rules
 from sniff_env.evaluation import run_tournament
-from sniff_env.evaluation.report import to_json
 from sniff_env.evaluation.tournament import GameOutcome, engine_refusal
+from sniff_env.evaluation.tournament_report import to_json
 from sniff_env.rules import Rules
 
 

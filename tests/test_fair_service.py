@@ -23,8 +23,8 @@ with warnings.catch_warnings():
 from sniff_env.play.session import Session
 from sniff_env.web import sessions
 from sniff_env.web.app import create_app
+from sniff_env.web.job_pool import FairQueue, Workers
 from sniff_env.web.sessions import TableOptions
-from sniff_env.web.workers import FairQueue, Workers
 
 
 def job(name: str) -> Any:

@@ -70,7 +70,7 @@ OPTIMISED = """
 import numpy as np
 import sniff_env
 from sniff_env import IllegalMoveError
-from sniff_env.envs.vector import SniffVectorEnv
+from sniff_env.envs.batch_env import SniffVectorEnv
 from sniff_env.vector.checks import BatchError
 from sniff_env.envs.single_agent import SniffSingleAgentEnv
 

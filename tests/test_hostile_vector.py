@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sniff_env.deal import Deal
-from sniff_env.envs.vector import SniffVectorEnv
+from sniff_env.envs.batch_env import SniffVectorEnv
 from sniff_env.errors import DealError, GameOverError, IllegalMoveError, RulesError, SniffError
 from sniff_env.game import Game
 from sniff_env.presets import make_rules

@@ -32,8 +32,8 @@ from sniff_env.gamelog import game_log, parse_game_log
 from sniff_env.presets import make_rules
 from sniff_env.web import replays, sessions, views
 from sniff_env.web.app import MAX_BODY, MAX_REPLAYS, create_app
+from sniff_env.web.job_pool import Workers
 from sniff_env.web.sessions import TableOptions
-from sniff_env.web.workers import Workers
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ from sniff_env.actions import action_codec
 from sniff_env.game import Game, Phase
 from sniff_env.infostate import InfoState, determinize, info_state
 from sniff_env.players import PlayerSpecError, load
+from sniff_env.players.beliefs import evidence, known_hands, layouts_before, no_evidence, tile_points
 from sniff_env.players.compiled.rollouts import RolloutSearch
-from sniff_env.players.inference import evidence, known_hands, layouts_before, no_evidence, tile_points
 from sniff_env.players.rollouts import load_state
 from sniff_env.tiles import tile_set
 from sniff_env.vector.engine import VectorEngine

@@ -43,8 +43,8 @@ def _signatures() -> dict[str, int]:
 
 def _play(rules: Rules, seed: int) -> None:
     """A few decisions of ``rules`` through every compiled path."""
+    from sniff_env.envs.batch_env import SniffVectorEnv
     from sniff_env.envs.gym_vector import SniffGymVectorEnv
-    from sniff_env.envs.vector import SniffVectorEnv
     from sniff_env.game import new_game
     from sniff_env.infostate import info_state
     from sniff_env.players import load, load_compiled

@@ -97,6 +97,7 @@ EXEMPT = {
     "PLAYER, N and NAME are placeholders",
     "python -m sniff_env": "the sniff command under another name (tests/test_packaging.py runs it)",
     "python -m training.NAME": "a synopsis: NAME stands for any trainer",
+    "sniff speed NAME": "a synopsis: NAME stands for any speed script (sniff speed lists them)",
     "python -m tests.test_all_games_end --games 200": "plays 200 random games of every combination on six "
     "environments (27 minutes on two cores); tests/test_all_games_end.py plays it small",
 }

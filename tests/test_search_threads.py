@@ -14,10 +14,10 @@ from sniff_env.players.compiled.rollouts import RolloutSearch, stream_seeds
 from sniff_env.presets import make_rules
 from sniff_env.vector import kernels as K
 from sniff_env.vector.engine import VectorEngine
-from training.benchmarks.search_threads import positions as mid_hand
 from training.lib.config import ConfigError
 from training.lib.evaluate import evaluator, win_rate, win_rate_vector
 from training.ppo import main
+from training.speed.search_threads import positions as mid_hand
 
 
 def test_the_moves_do_not_depend_on_the_threads() -> None:
@@ -105,7 +105,7 @@ def test_training_with_search_threads_is_the_same_for_any_count(tmp_path: Path) 
 
 
 def test_the_benchmark_prints_each_count_and_checks_the_moves(capsys: pytest.CaptureFixture[str]) -> None:
-    from training.benchmarks.search_threads import main as bench
+    from training.speed.search_threads import main as bench
 
     assert bench(["--games", "16", "--samples", "2", "--threads", "0,1,2", "--repeats", "1"]) == 0
     out = capsys.readouterr().out

@@ -115,7 +115,7 @@ def test_ppo_on_cuda_writes_cpu_checkpoints_and_exports(tmp_path: Path) -> None:
     ("training.ppo", ["--device", "tpu"], "error: unknown device 'tpu'"),
     ("training.imitation", ["--device", "tpu"], "error: unknown device 'tpu'"),
     ("training.libraries.sb3_maskable", ["--device", "tpu"], "error: unknown device 'tpu'"),
-    ("training.benchmarks.training_speed", ["--device", "tpu"], "error: unknown device 'tpu'"),
+    ("training.speed.training_speed", ["--device", "tpu"], "error: unknown device 'tpu'"),
     ("training.make_agent", ["no-such-agent"], "error: no chain"),
     ("training.ppo", ["--init", "no-such-file.pt", "--out-dir", "no-such-dir"],
      "error: --init no-such-file.pt is not a readable training checkpoint"),

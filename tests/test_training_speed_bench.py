@@ -8,8 +8,8 @@ from pathlib import Path
 
 from sniff_env.presets import make_rules
 from training import ppo
-from training.benchmarks.training_speed import main
 from training.lib.network import make_net
+from training.speed.training_speed import main
 
 
 def test_a_small_run_reports_rates_and_an_arithmetic_ceiling_above_them(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sniff_env.envs.vector import SniffVectorEnv
+from sniff_env.envs.batch_env import SniffVectorEnv
 from sniff_env.game import Phase, new_game
 
 

@@ -6,7 +6,7 @@ import tracemalloc
 
 import pytest
 
-from sniff_env.envs.vector import SniffVectorEnv
+from sniff_env.envs.batch_env import SniffVectorEnv
 from sniff_env.presets import make_rules
 from sniff_env.vector import VectorEngine, checks
 from sniff_env.vector.engine import bytes_per_game

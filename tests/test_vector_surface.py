@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sniff_env.envs.aec import raw_env
-from sniff_env.envs.vector import SniffVectorEnv
+from sniff_env.envs.batch_env import SniffVectorEnv
 from sniff_env.game import new_game
 from sniff_env.presets import make_rules
 from sniff_env.vector import VectorEngine

@@ -24,8 +24,8 @@ pytest.importorskip("uvicorn", reason="the web extra (uvicorn) is not installed"
 from sniff_env.web import borders
 from sniff_env.web.app import create_app
 from sniff_env.web.housekeeping import TEMP_GRACE_S, clean_games_folder
+from sniff_env.web.job_pool import Abandoned, Busy, Workers
 from sniff_env.web.sessions import TableOptions, WebError
-from sniff_env.web.workers import Abandoned, Busy, Workers
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -167,7 +167,7 @@ def test_stopping_the_server_answers_the_requests_that_wait_for_workers(tmp_path
 
 
 def test_the_load_test_plays_games_and_only_against_this_machine(tmp_path: Path) -> None:
-    from sniff_env.web.speed import load as web_load
+    from sniff_env.speed import web_load
 
     for far in ("http://example.com/", "http://10.0.0.1:8765/", "http://[2001:db8::1]/"):
         with pytest.raises(SystemExit, match="must name this machine"):

@@ -18,7 +18,8 @@ from sniff_env.workers import WorkerLost
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("sniff_env.cli.rules", "list the presets and the rules fields"),
     "demo": ("sniff_env.cli.demo", "play one seeded game between built-in players and print it"),
-    "bench": ("sniff_env.cli.bench", "benchmarks: engine, env, batched engine"),
+    "speed": ("sniff_env.cli.speed", "how fast the engine, the envs, the players, the compile and the web table run"),
+    "bench": ("sniff_env.cli.bench", "the old name of sniff speed (deprecated)"),
     "agents": ("sniff_env.cli.agents", "list the shipped agents with their rules, training and strength"),
     "benchmark": ("sniff_env.cli.benchmark", "named benchmark tasks: rate an agent on one, compare the reports"),
     "solve": ("sniff_env.cli.solve", "solve a small variant exactly: CFR+, NashConv of players, best responses"),

@@ -26,11 +26,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the folder to write the pages to (index.html is the first page)")
 
 
+def is_old_name(info: pkgutil.ModuleInfo) -> bool:
+    """Whether the module is a moved module's old name (:mod:`sniff_env.moved`), which has no page."""
+    spec = info.module_finder.find_spec(info.name.rpartition(".")[2], None)  # type: ignore[call-arg]
+    origin = spec.origin if spec else None
+    return bool(origin and origin.endswith(".py") and "from sniff_env.moved import" in Path(origin).read_text())
+
+
 def module_names() -> list[str]:
-    """The package and every module under it, but the ``__main__`` ones (importing those runs them)."""
-    package = importlib.import_module(PACKAGE)
-    found = pkgutil.walk_packages(package.__path__, f"{PACKAGE}.", onerror=lambda name: None)
-    return [PACKAGE, *sorted(m.name for m in found if m.name.rpartition(".")[2] != "__main__")]
+    """The package and every module under it, but the ``__main__`` ones (importing those runs them)
+    and the old names of moved modules."""
+    def walk(path: list[str], prefix: str) -> list[str]:  # pkgutil.walk_packages, but an old package is not imported
+        names = []
+        for info in pkgutil.iter_modules(path, prefix):
+            if info.name.rpartition(".")[2] == "__main__" or is_old_name(info):
+                continue
+            names.append(info.name)
+            try:
+                sub = importlib.import_module(info.name).__path__ if info.ispkg else None
+            except ImportError:  # an optional library is missing: the page notes it, the walk goes on
+                sub = None
+            names += walk(list(sub), f"{info.name}.") if sub else []
+        return names
+
+    return [PACKAGE, *sorted(walk(list(importlib.import_module(PACKAGE).__path__), f"{PACKAGE}."))]
 
 
 def _importable(names: list[str]) -> tuple[list[ModuleType], list[str]]:

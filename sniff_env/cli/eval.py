@@ -9,7 +9,6 @@ from pathlib import Path
 
 from sniff_env.atomic import clean_stale_temps
 from sniff_env.errors import OutputPathError
-from sniff_env.evaluation.report import print_table, to_json, write_chart, write_json
 from sniff_env.evaluation.tournament import (
     ENGINES,
     MAX_HANDS,
@@ -18,6 +17,7 @@ from sniff_env.evaluation.tournament import (
     run_tournament,
     saved_game_logs,
 )
+from sniff_env.evaluation.tournament_report import print_table, to_json, write_chart, write_json
 from sniff_env.options import (
     add_rules_arguments,
     check_output_files,

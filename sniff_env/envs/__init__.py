@@ -4,7 +4,7 @@
 :mod:`.aec`            the PettingZoo AEC environment (``sniff_v0.env``), one seat at a time
 :mod:`.parallel`       its parallel form (``sniff_v0.parallel_env``)
 :mod:`.single_agent`   :class:`SniffSingleAgentEnv`: Gymnasium, one learning seat, the others played
-:mod:`.vector`         :class:`SniffVectorEnv`: thousands of games on the batched engine
+:mod:`.batch_env`      :class:`SniffVectorEnv`: thousands of games on the batched engine
 :mod:`.gym_vector`     :class:`SniffGymVectorEnv`: the batched engine as a ``gymnasium.vector.VectorEnv``
 :mod:`.registration`   the Gymnasium and PettingZoo ids
 :mod:`.rewards`        the ``points`` and ``win`` reward rules
@@ -23,7 +23,7 @@ from typing import Any
 
 _LAZY = {
     "SniffSingleAgentEnv": "sniff_env.envs.single_agent",
-    "SniffVectorEnv": "sniff_env.envs.vector",
+    "SniffVectorEnv": "sniff_env.envs.batch_env",
     "SniffGymVectorEnv": "sniff_env.envs.gym_vector",
 }
 

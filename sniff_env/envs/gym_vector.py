@@ -58,8 +58,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from sniff_env.envs.aec import observation_bounds
+from sniff_env.envs.batch_env import SniffVectorEnv, StepArrays
 from sniff_env.envs.masks import MASK_LAYOUTS, episode_over_mask
-from sniff_env.envs.vector import SniffVectorEnv, StepArrays
 from sniff_env.errors import IllegalMoveError, UnknownOptionError, unknown_options
 from sniff_env.game import DEFAULT_MAX_HANDS
 from sniff_env.players.compiled.baselines import greedy_actions, heuristic_choice, weight_vector

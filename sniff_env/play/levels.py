@@ -47,7 +47,7 @@ EXPERT_SAMPLES = 1024
 EXPERT_WORK = 64_000
 """The most playout moves the expert's choice may cost (the guided player's ``work``): fewer deals
 where many moves and a long hand lie ahead. At 2-player sniff on the 2-core machine, about 20 ms
-a move at the median and 41 ms at the 95th percentile (``sniff bench levels --positions 400``)."""
+a move at the median and 41 ms at the 95th percentile (``sniff speed levels --positions 400``)."""
 SEARCH = "rollouts:samples=256"
 """The search the expert plays alone where no agent was trained for the rules."""
 SEARCH_ALONE = f"{SEARCH},name=expert"

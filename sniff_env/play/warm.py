@@ -38,8 +38,8 @@ SEED = 7
 
 def _engine() -> None:
     """Deals, steps and observations: the engine and the raw vector env, games played to their end."""
+    from sniff_env.envs.batch_env import SniffVectorEnv
     from sniff_env.envs.record_encoder import encode_record  # noqa: F401  (compiled on first use below)
-    from sniff_env.envs.vector import SniffVectorEnv
     from sniff_env.vector.engine import VectorEngine
 
     rng = np.random.default_rng(SEED)

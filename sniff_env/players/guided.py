@@ -20,7 +20,7 @@ With ``value=win`` a playout is worth the chance of winning the game from the sc
 (see :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`), and the prior, in points, is turned into
 chances at the rate one point of margin is worth at the present scores
 (:func:`points_to_chance`). With ``infer`` above 0 the deals are sampled in proportion to how
-likely they make the others' plays so far (:mod:`sniff_env.players.inference`). ``playout_NAME=X`` sets a
+likely they make the others' plays so far (:mod:`sniff_env.players.beliefs`). ``playout_NAME=X`` sets a
 weight of the heuristic that plays the playouts, and ``solve=N`` solves each deal's hand exactly
 where at most ``N`` tiles are still to play, as for the rollout player.
 
@@ -47,7 +47,7 @@ from sniff_env.infostate import InfoState
 from sniff_env.observation import Observer
 from sniff_env.players._base import finite_weight, info_of, positive_count
 from sniff_env.players.agents import agent_named, policy_path
-from sniff_env.players.inference import checked_sharpness, evidence
+from sniff_env.players.beliefs import checked_sharpness, evidence
 from sniff_env.players.policy import PolicyNetwork, load_network
 from sniff_env.players.rollouts import PLAYOUT_OPTIONS, load_state, playout_weights
 from sniff_env.players.specs import MAX_SAMPLES, MAX_TOP, PolicyName

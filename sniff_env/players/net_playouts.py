@@ -22,8 +22,8 @@ from sniff_env.vector import kernels as K
 from sniff_env.vector.engine import VectorEngine
 
 if TYPE_CHECKING:
+    from sniff_env.players.beliefs import Evidence
     from sniff_env.players.compiled.rollouts import RolloutSearch
-    from sniff_env.players.inference import Evidence
     from sniff_env.players.policy import PolicyNetwork
     from sniff_env.rules import Rules
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from sniff_env.infostate import InfoState
 from sniff_env.players._base import info_of, positive_count
-from sniff_env.players.inference import checked_sharpness, evidence
+from sniff_env.players.beliefs import checked_sharpness, evidence
 from sniff_env.players.specs import MAX_SAMPLES
 from sniff_env.players.strategy import Weights
 from sniff_env.rules import Rules
@@ -28,7 +28,7 @@ class RolloutPlayer:
     the game from the scores it ends on; two sides only), see
     :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`. ``infer``: how sharply the others are taken
     to play for points, 0 for not at all; above 0, deals are sampled in proportion to how likely
-    they make the others' plays so far (:mod:`sniff_env.players.inference`). ``depth=2``: every reply of
+    they make the others' plays so far (:mod:`sniff_env.players.beliefs`). ``depth=2``: every reply of
     the next seat is played out on each deal and a move is worth its least (see
     :class:`~sniff_env.players.compiled.rollouts.RolloutSearch`). ``playout_NAME=X`` sets weight ``NAME``
     of the heuristic that plays the playouts (:class:`~sniff_env.players.strategy.Weights`, ``counter``

@@ -10,7 +10,7 @@ reference engine's seeds: hand ``h`` of the game with seed ``s`` is drawn from
 ``random.Random(f"sniff:{s}:{h}")`` (re-done in compiled code). Each call splits the batch into
 one range of games per thread.
 
-The engine makes no policy about finished games; :class:`sniff_env.envs.vector.SniffVectorEnv`
+The engine makes no policy about finished games; :class:`sniff_env.envs.batch_env.SniffVectorEnv`
 adds automatic resets and rewards on top. Code that runs its own kernel over the batch (the
 vector envs do) gets what it needs from public members: :meth:`~VectorEngine.step_args` (the
 arguments every stepping kernel starts with), :meth:`~VectorEngine.run` (a kernel over the

@@ -5,7 +5,7 @@ Numba compiles a function the first time it runs with arguments of new types, un
 cache (:mod:`sniff_env.vector._compile`) holds it. Every such compile of a function of this
 package, in any process (the command line, an environment, a trainer, the web server, a worker),
 prints one line on stderr naming what compiles and how long it takes on an idle 2-core machine
-(:data:`ESTIMATES`, measured by ``sniff bench compile``), a line every
+(:data:`ESTIMATES`, measured by ``sniff speed compile``), a line every
 :data:`TICK_S` seconds while it goes on, and the time it took. A compile nested in another (a
 kernel's callees) is part of the outer one's notice. Processes that compile the same function
 into the same cache at once (a tournament's workers) say it once: the first to claim it
@@ -30,7 +30,7 @@ from numba.core import event
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 ESTIMATES_FILE = Path(__file__).with_name("compile_seconds.json")
 """Seconds each top-level kernel takes to compile alone into an empty cache, on an idle 2-core
-machine (written by ``sniff bench compile --write``)."""
+machine (written by ``sniff speed compile --write``)."""
 TICK_S = 10.0
 """Seconds between the lines that say a compile is still going on."""
 SHOW_END_S = 1.0

@@ -89,6 +89,7 @@ from sniff_env.players import BUILTIN, agents
 from sniff_env.vector.notices import NOTICES
 from sniff_env.web.borders import Borders
 from sniff_env.web.guide import guide, server_game, setup_choices
+from sniff_env.web.job_pool import Busy, Workers
 from sniff_env.web.recent import finished_log, recent_games
 from sniff_env.web.replays import Stopped, replay_answer
 from sniff_env.web.sessions import (
@@ -103,7 +104,6 @@ from sniff_env.web.sessions import (
     stopping,
 )
 from sniff_env.web.tables import TableChoice, open_table
-from sniff_env.web.workers import Busy, Workers
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1_000_000

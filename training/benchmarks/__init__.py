@@ -1,2 +1,5 @@
-"""Speed scripts of the trainers and of RLlib (run with ``python -m training.benchmarks.NAME``); they
-print figures and assert nothing."""
+"""Deprecated: moved to :mod:`training.speed`; this old package and its modules forward for one release."""
+
+from sniff_env.moved import warn
+
+warn("training.benchmarks", "training.speed", stacklevel=2)

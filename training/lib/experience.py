@@ -82,7 +82,7 @@ class VectorSelfPlay:
         the learner's side in a game against an opponent is the one after its side in that
         table's previous such game (the tables start on every side in turn), instead of a side
         drawn at random and a first game of self-play everywhere."""
-        from sniff_env.envs.vector import SniffVectorEnv
+        from sniff_env.envs.batch_env import SniffVectorEnv
         from sniff_env.vector.checks import BatchError
 
         self.rules, self.rng, self.selfplay_prob = rules, rng, selfplay_prob

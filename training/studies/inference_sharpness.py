@@ -1,6 +1,6 @@
 """How sharply players take points: the sharpness ``B`` that fits their tile choices best.
 
-The inference of :mod:`sniff_env.players.inference` models another seat as laying a tile with odds
+The inference of :mod:`sniff_env.players.beliefs` models another seat as laying a tile with odds
 ``exp(B * points)``, the points being the most that tile would score on the layout it faces.
 This study plays ``--games`` games of a player against itself and, at every decision between
 two tiles or more (not the lead), scores the tile it laid under that model: it prints the mean
@@ -17,7 +17,7 @@ import math
 
 from sniff_env import make_rules
 from sniff_env.actions import action_codec
-from sniff_env.players.inference import tile_points
+from sniff_env.players.beliefs import tile_points
 from training.studies.self_play import self_play
 
 GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.2)

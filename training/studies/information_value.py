@@ -12,7 +12,7 @@ Two measurements, both on 2-player ``sniff`` with games to 100:
 - **What the search believes** (``--belief-games``): at each decision of ``--belief-player``
   against itself after the first three plays, the share of the other seat's real hand that the
   search's deals give it (:meth:`~sniff_env.players.compiled.rollouts.RolloutSearch.deals`, 200 deals),
-  with no inference and with each ``infer`` sharpness of ``--infer`` (:mod:`sniff_env.players.inference`).
+  with no inference and with each ``infer`` sharpness of ``--infer`` (:mod:`sniff_env.players.beliefs`).
 
     python -m training.studies.information_value --games 2000 --seed 3101 --belief-games 40 \\
         --workers 2 --out checkpoints/results/information-value.json
@@ -34,7 +34,7 @@ from sniff_env.evaluation.batched import play_deals
 from sniff_env.evaluation.ratings import wilson_interval
 from sniff_env.evaluation.tournament import derive_seed
 from sniff_env.options import worker_count
-from sniff_env.players.inference import evidence
+from sniff_env.players.beliefs import evidence
 from training.studies.self_play import self_play_games
 
 PLAYERS = ("sees-all", "sees-hands", "rollouts")

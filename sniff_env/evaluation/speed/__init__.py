@@ -1,2 +1,5 @@
-"""Speed scripts of the engine, the environments and the players (run with ``sniff bench NAME``);
-they print figures and assert nothing. The web table's are in :mod:`sniff_env.web.speed`."""
+"""Deprecated: moved to :mod:`sniff_env.speed`; this old package and its modules forward for one release."""
+
+from sniff_env.moved import warn
+
+warn("sniff_env.evaluation.speed", "sniff_env.speed", stacklevel=2)

@@ -7,7 +7,7 @@ by the heuristic player in every seat. A move's value is the mean, over the samp
 points its side gains to the end of the hand less what the other sides gain (the mean of them);
 the search plays the best (ties: the lowest action). With ``value="win"`` (two sides) a playout is
 worth instead the chance of winning the game from the scores it ended on
-(:mod:`sniff_env.players.compiled.win_odds`). Given evidence (:mod:`sniff_env.players.inference`), a deal is kept
+(:mod:`sniff_env.players.compiled.win_odds`). Given evidence (:mod:`sniff_env.players.beliefs`), a deal is kept
 with the likelihood of the others' plays under it, so the deals follow the posterior of a model
 of how they play. Only what the seat may know is read: its
 own hand, the tiles played, the layout, the hand sizes, the known missing pips and the
@@ -25,9 +25,9 @@ import numpy as np
 
 from sniff_env.game import forced_lead
 from sniff_env.infostate import InfoState
+from sniff_env.players.beliefs import Evidence, no_evidence
 from sniff_env.players.compiled.baselines import heuristic_choice, weight_vector
 from sniff_env.players.compiled.win_odds import odds_at, win_odds
-from sniff_env.players.inference import Evidence, no_evidence
 from sniff_env.players.specs import MAX_SAMPLES, MAX_THREADS
 from sniff_env.players.strategy import Weights
 from sniff_env.rules import Rules
@@ -106,7 +106,7 @@ MAX_TRIES = 64
 @_inline
 def likelihood(DH: np.ndarray, seats: np.ndarray, known: np.ndarray, odds: np.ndarray) -> float:
     """How likely the others' plays are under the deal in ``DH``, over their largest value (the
-    product of :mod:`sniff_env.players.inference`; 1 without evidence)."""
+    product of :mod:`sniff_env.players.beliefs`; 1 without evidence)."""
     p = 1.0
     for k in range(seats.size):
         total = known[k]
@@ -533,7 +533,7 @@ def rollout_values(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.n
                    stack: tuple[np.ndarray, ...]) -> None:
     """``totals[j]``: the summed value of ``legal[b, j]`` over ``samples`` deals (see the module).
     ``played`` is the engine's whole ``[B, 2T]`` play record; ``work`` is :func:`workspace`'s;
-    ``seen`` the :class:`~sniff_env.players.inference.Evidence` each deal is kept with the likelihood of
+    ``seen`` the :class:`~sniff_env.players.beliefs.Evidence` each deal is kept with the likelihood of
     (of up to :data:`MAX_TRIES` deals, the last is kept). Where at most ``solve`` tiles are still
     to play, each deal's hand is solved (:func:`_solve_each`, ``stack`` of :func:`solver_space`)
     instead of played out."""
@@ -731,7 +731,7 @@ class RolloutSearch:
 
     def actions(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
         """The search's action in each of ``games`` (indices of games in play); ``evidence``
-        (:func:`sniff_env.players.inference.evidence`, one game only) weighs the deals it samples."""
+        (:func:`sniff_env.players.beliefs.evidence`, one game only) weighs the deals it samples."""
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
         seen = self._seen(evidence, games.size)

@@ -6,7 +6,7 @@ cache (so its figure counts every function it needs), then all of them as ``snif
 function are counted after the warm-up's games, all compiled in one process. ``--write`` keeps the figures as the estimates
 the compile notices give (:data:`sniff_env.vector.notices.ESTIMATES_FILE`).
 
-    sniff bench compile [--write]
+    sniff speed compile [--write]
 """
 
 from __future__ import annotations
@@ -42,12 +42,12 @@ def _fresh(cache: str, *argv: str) -> tuple[float, str]:
     start = time.perf_counter()
     done = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True, check=False)
     if done.returncode:
-        raise SystemExit(f"sniff bench compile: {' '.join(argv)} failed:\n{done.stderr[-2000:]}")
+        raise SystemExit(f"sniff speed compile: {' '.join(argv)} failed:\n{done.stderr[-2000:]}")
     return time.perf_counter() - start, done.stdout
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sniff bench compile", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="sniff speed compile", description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help="keep the figures as the compile notices' estimates")
     args = parser.parse_args(argv)
     groups: dict[str, float] = {}

@@ -11,8 +11,8 @@ address where the server is on 127.0.0.1 (the server shares its work and caps ga
 address). ``--hint-flood N`` instead sends N hint requests for one game at once and times the
 page meanwhile.
 
-    python -m sniff_env.web.speed.load [--clients 20] [--seconds 20] [--hint-every 10]
-    python -m sniff_env.web.speed.load --hint-flood 80 --hint-budget 1
+    python -m sniff_env.speed.web_load [--clients 20] [--seconds 20] [--hint-every 10]
+    python -m sniff_env.speed.web_load --hint-flood 80 --hint-budget 1
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def report(tally: Tally, seconds: float, clients: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sniff_env.web.speed.load", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m sniff_env.speed.web_load", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=positive_int, default=20, help="players at once (default: 20)")
     parser.add_argument("--seconds", default=20.0, help=f"how long, at most {MAX_SECONDS:g} (default: 20)",

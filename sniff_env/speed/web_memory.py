@@ -4,7 +4,7 @@ client, the games written to a temporary folder). Each game is created as the pa
 (``POST /api/games``); the growth is the resident set size after them minus the size after a
 few warm-up games (imports, the policy's first load).
 
-    python -m sniff_env.web.speed.memory [--games 300] [--max-games 200]
+    python -m sniff_env.speed.web_memory [--games 300] [--max-games 200]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def rss_mb() -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sniff_env.web.speed.memory", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m sniff_env.speed.web_memory", description=__doc__)
     parser.add_argument("--games", type=positive_int, default=300, help="new games to start (default: 300)")
     parser.add_argument("--max-games", type=positive_int, default=MAX_GAMES,
                         help=f"the server's cap on games kept (default: {MAX_GAMES})")

@@ -6,7 +6,7 @@ player is the one :func:`sniff_env.play.levels.level_opponent` seats for the rul
 choice is made untimed (loading the network, compiling the search). The median and the 95th
 percentile are shown, and the mean.
 
-    sniff bench levels [--preset sniff] [--players 2] [--positions 200]
+    sniff speed levels [--preset sniff] [--players 2] [--positions 200]
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ import time
 
 import numpy as np
 
-from sniff_env.evaluation.speed.players import sample_states
 from sniff_env.options import add_rules_arguments, positive_int, rules_from_args, seed_int
 from sniff_env.play.levels import LEVELS, level_opponent
 from sniff_env.play.session import fresh_player
+from sniff_env.speed.players import sample_states
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sniff bench levels", description=__doc__)
+    parser = argparse.ArgumentParser(prog="sniff speed levels", description=__doc__)
     add_rules_arguments(parser)
     parser.add_argument("--positions", type=positive_int, default=200, help="positions with a choice timed per level")
     parser.add_argument("--levels", default=",".join(LEVELS), help="the levels to time, comma-separated")

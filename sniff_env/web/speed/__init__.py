@@ -1,2 +1,0 @@
-"""Speed scripts of the web table (``sniff bench web_load``, ``sniff bench web_memory``); they
-print figures and assert nothing."""
