@@ -32,7 +32,8 @@ def gain(r: Result) -> float:
     return r.win - r.loss
 
 
-def study(task_name: str, opponents: list[str], seconds: float, runs: Path, seed: int) -> dict[str, Any]:
+def study(task_name: str, opponents: list[str], seconds: float, runs: Path, seed: int,
+          reward: str = "points") -> dict[str, Any]:
     task = get_task(task_name)
     start = time.perf_counter()
     say(f"{task.name}: building the tree", start)
@@ -41,14 +42,14 @@ def study(task_name: str, opponents: list[str], seconds: float, runs: Path, seed
     for spec in opponents:
         say(f"{task.name}: training a best response to {spec} for {seconds:.0f} s", start)
         policy = best_response(spec, task.rules, runs / f"{task.name}-{spec.replace(':', '_')}", seconds=seconds,
-                               max_hands=1, seed=seed, force=True)
+                               max_hands=1, seed=seed, force=True, reward=reward)
         say(f"{task.name}: rating {policy} exactly", start)
         player = profile_of(solver.tree, spec)
         learned = solver.result(profile_of(solver.tree, str(policy)), player)
         exact = solver.result(solver.best_response_to(player), player)
         exact_points = solver.result(solver.best_response_to(player, points=True), player)
         rows.append({
-            "opponent": spec, "budget_s": seconds,
+            "opponent": spec, "budget_s": seconds, "reward": reward,
             "learned": learned.to_json(), "exact_best_response": exact.to_json(),
             "exact_best_response_for_points": exact_points.to_json(),
             "share_of_gain": round(gain(learned) / gain(exact), 3) if gain(exact) > 0 else None,
@@ -66,10 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", default="random,heuristic", help="players to exploit, comma-separated")
     parser.add_argument("--seconds", type=float, default=300.0, help="training budget of each best response")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reward", choices=("points", "game"), default="points",
+                        help="what the best response is trained for: the points margin or the game's result")
     parser.add_argument("--runs", type=Path, default=Path("runs/learned-best-response"), help="where the runs go")
     parser.add_argument("--out", default=None, help="write the table as JSON here")
     args = parser.parse_args(argv)
-    result = study(args.task, [o for o in args.opponents.split(",") if o], args.seconds, args.runs, args.seed)
+    result = study(args.task, [o for o in args.opponents.split(",") if o], args.seconds, args.runs, args.seed, args.reward)
     result["command"] = "python -m training.studies.learned_best_response " + " ".join(
         argv if argv is not None else sys.argv[1:])
     if args.out:
