@@ -102,7 +102,8 @@ def test_the_kernels_write_no_observation_feature_themselves() -> None:
     assert not pieces & _names(source), "kernels.py addresses observation pieces itself"
     tree = ast.parse(source)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    uses = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "obs"]
+    uses = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "obs"
+            or isinstance(node, ast.Attribute) and node.attr == "obs"]  # the rows, or the views' rows
     assert uses
     for node in uses:
         parent = parents[node]
