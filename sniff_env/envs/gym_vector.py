@@ -232,7 +232,8 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._out = self._venv.step_arrays()
         self._mine = [Scratch(heuristic_space(eng), np.zeros(A, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
                       for _ in range(eng.num_threads)]
-        self._one = (eng.scratch_games(1), Views(np.zeros((1, size), np.float32), np.zeros((1, A), np.int8)))
+        self._one = (eng.scratch_games(1), Views(np.zeros((1, size), np.float32), np.zeros((1, A), np.int8),
+                                                 eng.tables.kernel_spec, eng.tables.rules_vec))
         self._seating = Seating(self._todo, self._who, self.learner, self._kinds, self._weights, self._by_value,
                                 weight_vector(Weights()), self._counting, self._ret, self._rng)
         self._started = False

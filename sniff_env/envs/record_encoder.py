@@ -55,7 +55,7 @@ def encode_record(row: np.ndarray, mask: np.ndarray, rec: np.ndarray, write_mask
                   scratch: RecordScratch) -> None:
     """Write the observation of the seat record ``rec`` into ``row`` (zeros but the rules
     block) and, if ``write_mask``, its legal actions into ``mask`` (zeros); ``spec`` is the
-    encoder's tables as the kernels take them (:attr:`sniff_env.vector.arrays.RuleTables.spec`)."""
+    encoder's tables as the kernels take them (:attr:`sniff_env.vector.tables.Tables.kernel_spec`)."""
     hand, seat_of, order, legal = scratch
     n, sides, num_tiles = spec.num_players, spec.num_sides, spec.lo.size
     low, high = rec[HAND_LO], rec[HAND_HI]
@@ -86,7 +86,7 @@ class RecordEncoder:
         self.rules = rules
         self.num_actions = tables.num_actions
         self._template = tables.observer.blank_row()
-        self._spec = tables.arrays.spec
+        self._spec = tables.kernel_spec
         self._scratch = RecordScratch(np.zeros(tables.num_tiles, np.uint8), np.zeros(tables.num_tiles, np.int8),
                                       np.zeros(tables.num_tiles, np.int8), np.zeros(tables.num_actions, np.int16))
 

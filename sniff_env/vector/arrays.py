@@ -3,7 +3,9 @@ data, and the per-call arrays of a deal and of the vector env's step.
 
 Each is a ``NamedTuple`` of arrays (and a few whole numbers), which numba compiles as one
 argument: a kernel takes a handful of them instead of dozens of positional arrays, and reads a
-field by name (``games.S``, ``rules.lo``). Every instance a kernel sees holds arrays of the
+field by name (``games.S``, ``rules.lo``). The rules hold what play needs; the observation
+spec travels with the observation buffers (:class:`Views`), so that the players, which never
+encode, do not carry it. Every instance a kernel sees holds arrays of the
 same types (dtype, dimensions, C order), so that each compiled function keeps one signature.
 The columns of ``Games.S`` and the cells of ``RuleTables.P`` are named in
 :mod:`sniff_env.vector.kernels`; code outside the engine asks :class:`~sniff_env.vector.engine.VectorEngine`.
@@ -35,12 +37,18 @@ class Games(NamedTuple):
 
 
 class Views(NamedTuple):
-    """The observation buffers the kernels write for the seat to act in each game."""
+    """The observations the kernels write for the seat to act in each game: the buffers, and the
+    observation spec they are written by."""
 
     obs: np.ndarray
     """``[B, obs_size]`` float32."""
     mask: np.ndarray
     """``[B, num_actions]`` int8."""
+    spec: Spec
+    """The observation encoder's tables (:class:`sniff_env.encoding.Spec`, of arrays:
+    :attr:`sniff_env.vector.tables.Tables.kernel_spec`)."""
+    rules_vec: np.ndarray
+    """The observation's rules block (float32), which each row keeps."""
 
 
 class RuleTables(NamedTuple):
@@ -58,10 +66,6 @@ class RuleTables(NamedTuple):
     act_tile: np.ndarray
     """``act_tile[a]``, ``act_slot[a]``: the tile and slot of action ``a`` (-1 for the draw)."""
     act_slot: np.ndarray
-    rules_vec: np.ndarray
-    """The observation's rules block (float32)."""
-    spec: Spec
-    """The observation encoder's tables (:class:`sniff_env.encoding.Spec`, of arrays)."""
 
 
 class DealArrays(NamedTuple):

@@ -135,7 +135,7 @@ class VectorEngine:
         self.games = Games(self.S, self.hands, self._played, self.bone, self.legal)
         """The state as the kernels take it (:class:`sniff_env.vector.arrays.Games`; its arrays are
         the engine's own, so a kernel that changes them changes the games)."""
-        self._views = Views(self._obs, self._mask)
+        self._views = Views(self._obs, self._mask, self.tables.kernel_spec, self.tables.rules_vec)
         self._deals = DealArrays(self._request, self.seeds, self._order, self._leaders)
         n_threads = max(1, min(threads or default_threads(), B // MIN_GAMES_PER_THREAD))
         bounds = np.linspace(0, B, n_threads + 1).astype(int).tolist()
@@ -182,7 +182,7 @@ class VectorEngine:
     def step_args(self, actions: np.ndarray) -> tuple[Games, Views, Any, np.ndarray]:
         """The arguments every stepping kernel (``kernels.step``, ``kernels.env_step``) starts
         with, for int64 ``actions`` (:meth:`check_actions`): :attr:`games`, the observation
-        buffers the kernel rewrites (:class:`~sniff_env.vector.arrays.Views`), the rules as data
+        buffers the kernel rewrites and their spec (:class:`~sniff_env.vector.arrays.Views`), the rules as data
         (:class:`~sniff_env.vector.arrays.RuleTables`) and ``actions``. Pass them to compiled
         kernels only: the observation and mask here are the engine's writable buffers behind
         :attr:`obs` and :attr:`mask`."""

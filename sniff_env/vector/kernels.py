@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sniff_env.encoding import clear_row, encode_row
+from sniff_env.encoding import Spec, clear_row, encode_row
 from sniff_env.rulebook import (  # noqa: F401  (the codes of P cells and slots, for tables and players)
     BONUS_DIV5,
     BONUS_DIV5_FEWEST,
@@ -211,13 +211,13 @@ def _legal(games: Games, b: int, rules: RuleTables) -> int:
 
 
 @_inline
-def _encode_as(games: Games, b: int, rules: RuleTables, row: np.ndarray, seat: int, last_drawn: int,
+def _encode_as(games: Games, b: int, rules: RuleTables, spec: Spec, row: np.ndarray, seat: int, last_drawn: int,
                legal: np.ndarray) -> None:
     """``encoding.encode_row`` of ``seat`` in game ``b`` (its drawn tile ``last_drawn``, its legal
     actions ``legal``) from the state columns."""
     S, P = games.S, rules.P
     n, T, sides = P[P_N], P[P_T], P[P_SIDES]
-    _encode_row(row, rules.spec, seat, games.hands[b, seat], games.played[b, T:T + S[b, NPLAYS]], games.played[b],
+    _encode_row(row, spec, seat, games.hands[b, seat], games.played[b, T:T + S[b, NPLAYS]], games.played[b],
                 S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4],
                 S[b, SNIFF_TILE], S[b, SNIFF_PENDING], S[b, COUNT], S[b, HAND_COUNT:HAND_COUNT + n],
                 S[b, LACKING:LACKING + n], S[b, BONE_LEN] - S[b, BONE_POS], _drawable(S, b, P),
@@ -235,9 +235,9 @@ def _encode(games: Games, views: Views, b: int, rules: RuleTables, prev: np.ndar
     m = views.mask[b]
     for i in range(nprev):
         m[prev[i]] = 0
-    _clear_row(views.obs[b], rules.spec, prev[:nprev])
+    _clear_row(views.obs[b], views.spec, prev[:nprev])
     nlegal = S[b, NLEGAL]
-    _encode_as(games, b, rules, views.obs[b], S[b, TURN], S[b, LAST_DRAWN], legal[b, :nlegal])
+    _encode_as(games, b, rules, views.spec, views.obs[b], S[b, TURN], S[b, LAST_DRAWN], legal[b, :nlegal])
     for i in range(nlegal):
         m[legal[b, i]] = 1
     S[b, SHOWN] = nlegal
@@ -425,7 +425,7 @@ def encode_seat(games: Games, views: Views, rules: RuleTables, seat: int) -> Non
     """The observation of ``seat`` in game 0 as the seat sees it when it is not to act (no legal
     moves, no drawn tile), written into ``views.obs[0]``, which must hold zeros and the rules
     block. The game's state is left as it was; the mask is not written."""
-    _encode_as(games, 0, rules, views.obs[0], seat, -1, games.legal[0, :0])
+    _encode_as(games, 0, rules, views.spec, views.obs[0], seat, -1, games.legal[0, :0])
 
 
 REWARD_GAME, EPISODE_HAND = 1, 2

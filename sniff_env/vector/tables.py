@@ -54,7 +54,10 @@ class Tables:
     """``act_tile[a]``, ``act_slot[a]``: the tile and slot of action ``a`` (-1 for the draw)."""
     act_slot: np.ndarray
     arrays: RuleTables
-    """The same tables as the kernels take them (the encoder's :class:`~sniff_env.encoding.Spec` of arrays among them)."""
+    """The rule tables as the kernels take them."""
+    kernel_spec: Spec
+    """The encoder's :class:`~sniff_env.encoding.Spec` of these arrays, as the kernels take it
+    (:class:`sniff_env.vector.arrays.Views`)."""
 
     @property
     def num_actions(self) -> int:
@@ -131,5 +134,6 @@ def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
         points_val=points_val,
         act_tile=act_tile,
         act_slot=act_slot,
-        arrays=RuleTables(p, lo, hi, pip_tiles, score_tab, act_tile, act_slot, rules_vec, kernel_spec),
+        arrays=RuleTables(p, lo, hi, pip_tiles, score_tab, act_tile, act_slot),
+        kernel_spec=kernel_spec,
     )

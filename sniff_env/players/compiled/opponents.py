@@ -155,7 +155,7 @@ def seat_views(games: Games, rules: RuleTables, ids: np.ndarray, seats: np.ndarr
     sees it (``kernels.encode_seat`` on the one-game copy ``one``, ``views``, so the batch is
     left as it was); the observation's rules block starts at ``rules_at``."""
     S, hands, played, legal = games.S, games.hands, games.played, games.legal
-    obs1, rules_vec = views.obs, rules.rules_vec
+    obs1, rules_vec = views.obs, views.rules_vec
     for i in range(ids.size):  # element by element: a slice copy would need numba's runtime
         b = ids[i]
         for k in range(S.shape[1]):
