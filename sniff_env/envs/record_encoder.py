@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sniff_env.encoding import Spec, encode_row
+from sniff_env.encoding import Board, Counts, Spec, encode_row
 from sniff_env.envs.seat_record import (
     BONEYARD,
     COUNT,
@@ -69,10 +69,11 @@ def encode_record(row: np.ndarray, mask: np.ndarray, rec: np.ndarray, write_mask
     nlegal = rec[NLEGAL]
     for i in range(nlegal):
         legal[i] = rec[at + 3 * k + i]
-    _encode_row(row, spec, rec[SEAT], hand, order[:k], seat_of, rec[END_PIP : END_PIP + 4], rec[END_VAL : END_VAL + 4],
-                rec[END_OPEN : END_OPEN + 4], rec[SNIFF_TILE], rec[SNIFF_PENDING], rec[COUNT],
-                rec[PER_SEAT : PER_SEAT + n], rec[PER_SEAT + n : PER_SEAT + 2 * n], rec[BONEYARD], rec[DRAWABLE],
-                rec[PER_SEAT + 2 * n : at], rec[LAST_DRAWN], legal[:nlegal])
+    board = Board(rec[END_PIP : END_PIP + 4], rec[END_VAL : END_VAL + 4], rec[END_OPEN : END_OPEN + 4],
+                  rec[SNIFF_TILE], rec[SNIFF_PENDING], rec[COUNT])
+    counts = Counts(rec[PER_SEAT : PER_SEAT + n], rec[PER_SEAT + n : PER_SEAT + 2 * n], rec[PER_SEAT + 2 * n : at],
+                    rec[BONEYARD], rec[DRAWABLE])
+    _encode_row(row, spec, rec[SEAT], hand, order[:k], seat_of, board, counts, rec[LAST_DRAWN], legal[:nlegal])
     if write_mask:
         for i in range(nlegal):
             mask[legal[i]] = 1

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sniff_env.encoding import Spec, clear_row, encode_row
+from sniff_env.encoding import Board, Counts, Spec, clear_row, encode_row
 from sniff_env.rulebook import (  # noqa: F401  (the codes of P cells and slots, for tables and players)
     BONUS_DIV5,
     BONUS_DIV5_FEWEST,
@@ -217,11 +217,12 @@ def _encode_as(games: Games, b: int, rules: RuleTables, spec: Spec, row: np.ndar
     actions ``legal``) from the state columns."""
     S, P = games.S, rules.P
     n, T, sides = P[P_N], P[P_T], P[P_SIDES]
-    _encode_row(row, spec, seat, games.hands[b, seat], games.played[b, T:T + S[b, NPLAYS]], games.played[b],
-                S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4],
-                S[b, SNIFF_TILE], S[b, SNIFF_PENDING], S[b, COUNT], S[b, HAND_COUNT:HAND_COUNT + n],
-                S[b, LACKING:LACKING + n], S[b, BONE_LEN] - S[b, BONE_POS], _drawable(S, b, P),
-                S[b, SCORES:SCORES + sides], last_drawn, legal)
+    board = Board(S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4],
+                  S[b, SNIFF_TILE], S[b, SNIFF_PENDING], S[b, COUNT])
+    counts = Counts(S[b, HAND_COUNT:HAND_COUNT + n], S[b, LACKING:LACKING + n], S[b, SCORES:SCORES + sides],
+                    S[b, BONE_LEN] - S[b, BONE_POS], _drawable(S, b, P))
+    _encode_row(row, spec, seat, games.hands[b, seat], games.played[b, T:T + S[b, NPLAYS]], games.played[b], board,
+                counts, last_drawn, legal)
 
 
 @_inline
