@@ -66,21 +66,43 @@ class Spec(NamedTuple):
     """``end_frac[v]``: what an end adds to the count, as a fraction of the most it can add."""
 
 
-def encode_row(row: Floats, spec: Spec, seat: int, hand: Ints, plays: Ints, seat_of: Ints, end_pip: Ints,
-               end_val: Ints, end_open: Ints, sniff_tile: int, sniff_pending: int, count: int, hand_sizes: Ints,
-               lacking: Ints, boneyard: int, drawable: int, scores: Ints, last_drawn: int, legal: Ints) -> None:
+class Board(NamedTuple):
+    """The layout as the encoder reads it: its ends (pip, value, open; 4 each), the sniff and the
+    count (what the ends add up to)."""
+
+    end_pip: Ints
+    end_val: Ints
+    end_open: Ints
+    sniff_tile: int
+    sniff_pending: int
+    ends_count: int
+
+
+class Counts(NamedTuple):
+    """What every seat may know of the others: per seat ``hand_sizes`` and ``lacking`` (bit mask of
+    the pips a seat is known to lack), per side ``scores``, the ``boneyard``'s size and how many
+    of its tiles are ``drawable``."""
+
+    hand_sizes: Ints
+    lacking: Ints
+    scores: Ints
+    boneyard: int
+    drawable: int
+
+
+def encode_row(row: Floats, spec: Spec, seat: int, hand: Ints, plays: Ints, seat_of: Ints, board: Board,
+               counts: Counts, last_drawn: int, legal: Ints) -> None:
     """Write the observation of ``seat`` into ``row``: every piece but ``rules``, which the row
     already holds. Outside ``hand`` only the cells that may be nonzero are written, so the
     pieces from ``played_by`` to ``drawn`` and the move features must hold zeros on entry (a
     fresh row does; :func:`clear_row` makes a used one ready).
 
     ``hand[t]`` is 1 where the seat holds tile ``t``, else 0; ``plays`` are the tiles of the hand in
-    play order and ``seat_of[t]`` the seat that played tile ``t``; the ends (pip,
-    value, open), the sniff and the count are the layout's; ``hand_sizes``, ``lacking`` (bit
-    mask of the pips a seat is known to lack) are per seat, ``scores`` per side; ``boneyard`` is
-    the boneyard's size and ``drawable`` how many of its tiles may be drawn; ``last_drawn`` the
-    tile the seat drew last this turn (-1: none) and ``legal`` its legal actions.
-    Seats are relative to ``seat``, sides to its side."""
+    play order and ``seat_of[t]`` the seat that played tile ``t``; ``board`` is the layout and
+    ``counts`` what is known of every seat; ``last_drawn`` the tile the seat drew last this turn
+    (-1: none) and ``legal`` its legal actions. Seats are relative to ``seat``, sides to its side."""
+    end_pip, end_val, end_open, sniff_tile, sniff_pending, count = board
+    hand_sizes, lacking, scores, boneyard, drawable = counts
     off, n, p, lo, hi = spec.off, spec.num_players, spec.pips, spec.lo, spec.hi
     count_val, points_val, hand_frac = spec.count_val, spec.points_val, spec.hand_frac
     o = off[O_HAND]

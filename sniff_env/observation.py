@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from sniff_env.actions import action_codec
-from sniff_env.encoding import PIECES, Spec, encode_row
+from sniff_env.encoding import PIECES, Board, Counts, Spec, encode_row
 from sniff_env.game import Game
 from sniff_env.infostate import InfoState, info_state
 from sniff_env.rule_codes import SNIFF_CODE
@@ -159,9 +159,9 @@ class Observer:
         :func:`sniff_env.encoding.encode_row`."""
         row = array("f", self._template_bytes)
         seat_of = {tile: who for tile, who, _ in info.plays}
-        encode_row(row, self.spec, info.seat, _bits(info.hand, self.ts.size), list(seat_of), seat_of,
-                   info.end_pip, info.end_val, info.end_open, info.sniff_tile, info.sniff_pending, info.count,
-                   info.hand_sizes, info.lacking, info.boneyard_size, info.drawable, info.scores,
+        board = Board(info.end_pip, info.end_val, info.end_open, info.sniff_tile, info.sniff_pending, info.count)
+        counts = Counts(info.hand_sizes, info.lacking, info.scores, info.boneyard_size, info.drawable)
+        encode_row(row, self.spec, info.seat, _bits(info.hand, self.ts.size), list(seat_of), seat_of, board, counts,
                    info.last_drawn, info.legal)
         return np.frombuffer(row, dtype=np.float32)
 

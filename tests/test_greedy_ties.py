@@ -22,6 +22,7 @@ from training.lib.config import ConfigError
 from training.studies.greedy_ties import (
     GREEDY,
     PLAYOUT_PLAYERS,
+    Playouts,
     chooser,
     main,
     playout_tiebreak_actions,
@@ -38,13 +39,10 @@ def tied_positions(seed: int, count: int) -> list[tuple[VectorEngine, Game]]:
 
 def totals_of(eng: VectorEngine, samples: int, hindsight: bool, me: int, opp: int, seed: int) -> np.ndarray:
     """The playout tie-break's summed margins of the legal actions of the engine's game 0."""
-    t = eng.tables
     totals = np.zeros(eng.num_actions)
-    playout_tiebreak_actions(eng.S, eng.hands, eng.bone, eng.play_record, t.params, t.lo, t.hi, t.pip_tiles,
-                             t.score_tab, t.act_tile, t.act_slot, eng.legal, np.zeros(1, np.int64),
-                             weight_vector(Weights()), samples, hindsight, me, opp, np.array([seed], np.uint64),
-                             workspace(eng), np.zeros(eng.num_actions, np.int64),
-                             np.zeros(eng.num_actions, np.int64), totals, np.zeros(1, np.int64))
+    how = Playouts(weight_vector(Weights()), samples, hindsight, me, opp, np.array([seed], np.uint64), workspace(eng),
+                   np.zeros(eng.num_actions, np.int64), np.zeros(eng.num_actions, np.int64), totals)
+    playout_tiebreak_actions(eng.games, eng.tables.arrays, np.zeros(1, np.int64), how, np.zeros(1, np.int64))
     return totals[: int(eng.S[0, K.NLEGAL])]
 
 

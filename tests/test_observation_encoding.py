@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from sniff_env import encoding
-from sniff_env.encoding import Spec, clear_row, encode_row
+from sniff_env.encoding import Board, Counts, Spec, clear_row, encode_row
 from sniff_env.game import Phase, new_game
 from sniff_env.infostate import InfoState, info_state
 from sniff_env.observation import Observer
@@ -50,9 +50,10 @@ def args(info: InfoState, size: int) -> tuple[object, ...]:
         return np.array(values, np.int64).reshape(-1)
 
     hand = ints([info.hand >> t & 1 for t in range(size)])
-    return (info.seat, hand, ints([t for t, _, _ in info.plays]), seat_of, ints(info.end_pip), ints(info.end_val),
-            ints(info.end_open), info.sniff_tile, info.sniff_pending, info.count, ints(info.hand_sizes),
-            ints(info.lacking), info.boneyard_size, info.drawable, ints(info.scores), info.last_drawn,
+    board = Board(ints(info.end_pip), ints(info.end_val), ints(info.end_open), info.sniff_tile, info.sniff_pending,
+                  info.count)
+    counts = Counts(ints(info.hand_sizes), ints(info.lacking), ints(info.scores), info.boneyard_size, info.drawable)
+    return (info.seat, hand, ints([t for t, _, _ in info.plays]), seat_of, board, counts, info.last_drawn,
             ints(info.legal))
 
 
@@ -102,7 +103,8 @@ def test_the_kernels_write_no_observation_feature_themselves() -> None:
     assert not pieces & _names(source), "kernels.py addresses observation pieces itself"
     tree = ast.parse(source)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    uses = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "obs"]
+    uses = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "obs"
+            or isinstance(node, ast.Attribute) and node.attr == "obs"]  # the rows, or the views' rows
     assert uses
     for node in uses:
         parent = parents[node]

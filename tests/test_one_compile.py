@@ -19,7 +19,7 @@ import sniff_env
 from sniff_env.presets import PRESET_NAMES, make_rules
 from sniff_env.rules import Rules
 
-GENERIC = {"sniff_env.players.compiled.rollouts._copy"}
+GENERIC = {"sniff_env.players.compiled.playouts.copy_into"}
 """Helpers written for arrays of any shape and type (a copy, element by element): one signature
 per kind of array they copy."""
 

@@ -38,37 +38,20 @@ Version history: ``1`` the first interface; ``2`` the observation and mask are r
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import numpy as np
 
 from sniff_env.game import DEFAULT_MAX_HANDS
 from sniff_env.presets import make_rules
 from sniff_env.rules import Rules
-from sniff_env.vector import kernels as K
+from sniff_env.vector.arrays import StepArrays
 from sniff_env.vector.checks import INT64_MAX, BatchError, int_array, rules_value, seed_value
-from sniff_env.vector.engine import DealSpec, VectorEngine
+from sniff_env.vector.engine import NEW_GAME, DealSpec, VectorEngine
 
 Reward = Literal["points", "game"]
 Episode = Literal["game", "hand"]
 StepResult = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]
-
-
-class StepArrays(NamedTuple):
-    """What a step returns besides the observations, in the order ``kernels.env_step`` takes them."""
-
-    rewards: np.ndarray
-    """``[B, num_players]`` float32."""
-    done: np.ndarray
-    """``[B]`` bool: the episode ended."""
-    winner: np.ndarray
-    """``[B]`` int64: the episode's winning side (-1 none)."""
-    final_scores: np.ndarray
-    """``[B, num_sides]`` int64 (0 where not done)."""
-    seed: np.ndarray
-    """``[B]`` int64: the finished game's seed (-1 where not done)."""
-    game_over: np.ndarray
-    """``[B]`` bool: the game itself ended."""
 
 
 class SniffVectorEnv:
@@ -113,9 +96,9 @@ class SniffVectorEnv:
         self.obs_size = self.engine.obs_size
         self.observer = self.engine.tables.observer
         self._side_of_seat = np.array([rules.side_of(s) for s in range(rules.num_players)], np.int64)
-        self._mode = (K.REWARD_GAME if reward == "game" else 0) | (K.EPISODE_HAND if episode == "hand" else 0)
         self._next_seed = seed
         self._hand_start = self._env_arrays(self.engine.num_envs, rules)[0]
+        self._env = self.engine.env_arrays(reward == "game", episode == "hand", self._side_of_seat, self._hand_start)
 
     @staticmethod
     def _step_arrays(B: int, rules: Rules) -> StepArrays:
@@ -134,12 +117,10 @@ class SniffVectorEnv:
     def env_step_args(self, actions: np.ndarray, out: StepArrays) -> tuple[Any, ...]:
         """The arguments of ``kernels.env_step`` before its thread's ``work, start, stop``, for
         checked ``actions`` (:meth:`VectorEngine.check_actions`), with the results going to ``out``:
-        :meth:`VectorEngine.step_args`, this env's reward and episode mode, its sides, the scores at
-        each hand start, the seeds, the deal requests, then ``out``. After a run that ended hands,
-        :meth:`deal_ended` deals on."""
-        eng = self.engine
-        return (*eng.step_args(actions), self._mode, self._side_of_seat, self._hand_start, eng.seeds, eng.requests,
-                *out)
+        :meth:`VectorEngine.step_args`, this env's :meth:`VectorEngine.env_arrays` (its reward and
+        episode mode, its sides, the scores at each hand start, the seeds, the deal requests), then
+        ``out``. After a run that ended hands, :meth:`deal_ended` deals on."""
+        return (*self.engine.step_args(actions), self._env, out)
 
     def deal_ended(self, new_games: np.ndarray | None = None) -> None:
         """Deal on where a hand ended (:attr:`VectorEngine.requests`): the next hand, or a new game
@@ -152,9 +133,9 @@ class SniffVectorEnv:
             if games.size and (games.min() < 0 or games.max() >= self.num_envs or not eng.requests[games].all()):
                 raise BatchError(f"new_games must be games whose hand just ended, of "
                                  f"{np.flatnonzero(eng.requests).tolist()}; got {games.tolist()}"[:300])
-            eng.requests[games] = K.NEW_GAME
+            eng.requests[games] = NEW_GAME
             self._hand_start[games] = 0
-        fresh = np.flatnonzero(eng.requests == K.NEW_GAME)
+        fresh = np.flatnonzero(eng.requests == NEW_GAME)
         eng.seeds[fresh] = self._take_seeds(fresh.size)
         eng.deal_requested()
 
@@ -191,7 +172,7 @@ class SniffVectorEnv:
         :class:`IllegalMoveError`, before any game changes."""
         eng = self.engine
         out = self.step_arrays()
-        ended = eng.run(K.env_step, *self.env_step_args(eng.check_actions(actions), out))
+        ended = eng.env_step(eng.check_actions(actions), self._env, out)
         infos: dict[str, np.ndarray] = {}
         if ended:
             infos = {"final_scores": out.final_scores, "winner": out.winner, "seed": out.seed,

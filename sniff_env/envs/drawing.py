@@ -175,23 +175,25 @@ def engine_frame(engine: VectorEngine, game: int, size: tuple[int, int] = SIZE) 
     """Game ``game`` of the batched ``engine`` as a picture: the header and hands as
     :func:`table_frame` draws them; for the layout, the tiles played this hand in order and the
     pip of each end (the engine keeps no more of the layout)."""
-    from sniff_env.vector import kernels as K
+    from sniff_env.vector.engine import GAME_OVER, PLAY
 
-    rules, S = engine.rules, engine.S[game]
+    rules = engine.rules
     ts, n, T = tile_set(rules.max_pip), rules.num_players, engine.tables.num_tiles
-    record = engine.play_record[game]
-    played = [ts.tiles[int(t)] for t in record[T : T + S[K.NPLAYS]]]
-    ends = [(END_NAMES[e], int(S[K.END_PIP + e]), bool(S[K.END_OPEN + e])) for e in range(4)
-            if played and (e < NORTH or S[K.SNIFF_TILE] >= 0)]
-    phase = int(S[K.PHASE])
-    winner = int(S[K.WINNER])
+    played = [ts.tiles[int(t)] for t in engine.plays(game)]
+    pips, open_ = engine.end_pips[game], engine.end_open[game]
+    ends = [(END_NAMES[e], int(pips[e]), bool(open_[e])) for e in range(4)
+            if played and (e < NORTH or engine.sniff_tile[game] >= 0)]
+    phase = int(engine.phase[game])
+    winner = int(engine.winner[game])
+    first, end = engine.boneyard_range(game)
     scene = _Scene(
-        rules, f"{rules.name} · {n} players · game {game} · hand {int(S[K.HAND_INDEX]) + 1}", int(S[K.COUNT]),
+        rules, f"{rules.name} · {n} players · game {game} · hand {int(engine.hand_index[game]) + 1}",
+        int(engine.count[game]),
         [[ts.tiles[t] for t in np.flatnonzero(engine.hands[game, seat, :T])] for seat in range(n)],
-        [int(v) for v in S[K.SCORES : K.SCORES + rules.num_sides]],
-        int(S[K.TURN]) if phase == K.PLAY else None,
-        f"boneyard {int(S[K.BONE_LEN] - S[K.BONE_POS])}",
-        ("game over: " + ("a draw" if winner < 0 else f"side {winner} wins")) if phase == K.GAME_OVER else "",
+        [int(v) for v in engine.scores[game]],
+        int(engine.turn[game]) if phase == PLAY else None,
+        f"boneyard {end - first}",
+        ("game over: " + ("a draw" if winner < 0 else f"side {winner} wins")) if phase == GAME_OVER else "",
     )
     return _frame(scene, size, lambda draw, box: _draw_played(draw, box, played, ends))
 

@@ -62,22 +62,26 @@ from sniff_env.envs.batch_env import SniffVectorEnv, StepArrays
 from sniff_env.envs.masks import MASK_LAYOUTS, episode_over_mask
 from sniff_env.errors import IllegalMoveError, UnknownOptionError, unknown_options
 from sniff_env.game import DEFAULT_MAX_HANDS
-from sniff_env.players.compiled.baselines import greedy_actions, heuristic_choice, weight_vector
-from sniff_env.players.compiled.rollouts import below
+from sniff_env.players.compiled.baselines import heuristic_space, weight_vector
+from sniff_env.players.compiled.opponents import (
+    APPLY,
+    CONTINUE,
+    EXTERNAL,
+    LEARNER,
+    SKIP,
+    Scratch,
+    Seating,
+    advance,
+    seat_views,
+)
+from sniff_env.players.registry import kernel_opponent, opponent_builtins
 from sniff_env.players.specs import BUILTIN, parse_spec
-from sniff_env.players.strategy import Weights, checked_tiebreak
+from sniff_env.players.strategy import Weights
 from sniff_env.presets import make_rules
 from sniff_env.rules import field_names
-from sniff_env.vector import compiled
-from sniff_env.vector import kernels as K
+from sniff_env.vector.arrays import Views
+from sniff_env.vector.engine import PLAY
 
-LEARNER = -1
-"""``who[b, seat]`` of the learner's seat (the others hold their opponent's number)."""
-EXTERNAL, HEURISTIC, GREEDY, RANDOM = -1, 0, 1, 2
-"""What an opponent is: a policy run from Python, or a compiled built-in."""
-COMPILED = {"heuristic": HEURISTIC, "greedy": GREEDY, "random": RANDOM}
-SKIP, CONTINUE, APPLY = 0, 1, 2
-"""What :func:`advance` does with a game: nothing; play its other seats; apply ``actions[b]`` first."""
 VECTOR_OPTIONS = ("reward", "episode", "max_hands", "threads")
 RENDER_MODES = ("rgb_array",)
 
@@ -132,88 +136,6 @@ class OpponentPool:
 
     def __repr__(self) -> str:
         return f"OpponentPool({list(self.entries)!r}, probs={self._probs.round(4).tolist()})"
-
-_jit = compiled()
-
-
-@_jit
-def advance(S: np.ndarray, hands: np.ndarray, played: np.ndarray, bone: np.ndarray, P: np.ndarray, lo: np.ndarray,
-            hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, rules_vec: np.ndarray, off: np.ndarray,
-            fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
-            act_slot: np.ndarray, actions: np.ndarray, legal: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-            mode: int, side_of_seat: np.ndarray, hand_start: np.ndarray, seeds: np.ndarray, request: np.ndarray,
-            rewards: np.ndarray, done: np.ndarray, winner: np.ndarray, final_scores: np.ndarray,
-            seed_out: np.ndarray, game_over: np.ndarray, todo: np.ndarray, who: np.ndarray, learner: np.ndarray,
-            kinds: np.ndarray, counting: np.ndarray, ret: np.ndarray, weights: np.ndarray, stock: np.ndarray,
-            by_value: np.ndarray, rng: np.ndarray, work: K.Workspace, mine: tuple[np.ndarray, ...], start: int,
-            stop: int) -> int:
-    """For each game ``b`` of ``start:stop`` with ``todo[b]``: apply ``actions[b]`` (``APPLY``),
-    then play the seats of compiled opponents (``j = who[b, seat] >= 0`` with ``kinds[j]``,
-    ``weights[j]``, ``by_value[j]``) until a seat played from Python is to act or the hand ends (``request[b]`` set, ``done[b]`` if the episode ended too). Each step is
-    ``kernels.env_step`` of that game; the learner's rewards add to ``ret[b]`` where
-    ``counting[b]``. Returns how many games stopped at a hand end."""
-    row, scratch, values, tied, one, out = mine
-    ended = 0
-    for b in range(start, stop):
-        t = todo[b]
-        todo[b] = SKIP
-        while t != SKIP:
-            if t == CONTINUE:
-                j = who[b, S[b, K.TURN]]
-                if j == LEARNER or kinds[j] == EXTERNAL:
-                    break
-                code = kinds[j]
-                if code == HEURISTIC:
-                    actions[b] = heuristic_choice(S, hands, played, P, lo, hi, score_tab, act_tile, act_slot, legal,
-                                                  b, weights[j], row, scratch, values)
-                elif code == GREEDY:
-                    one[0] = b
-                    greedy_actions(S, hands, played, P, lo, hi, score_tab, act_tile, act_slot, legal, one, stock,
-                                   row, scratch, values, tied, by_value[j], out)
-                    actions[b] = out[0]
-                else:
-                    actions[b] = legal[b, below(rng[b], S[b, K.NLEGAL])]
-            K.env_step(S, hands, played, bone, P, lo, hi, pip_tiles, score_tab, rules_vec, off, fractions, count_val,
-                       points_val, act_tile, act_slot, actions, legal, obs, mask, mode, side_of_seat, hand_start,
-                       seeds, request, rewards, done, winner, final_scores, seed_out, game_over, work, b, b + 1)
-            if counting[b]:
-                ret[b] += rewards[b, learner[b]]
-            if request[b]:
-                ended += 1
-                break
-            t = CONTINUE
-    return ended
-
-
-@_jit
-def seat_views(S: np.ndarray, hands: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-               score_tab: np.ndarray, off: np.ndarray, fractions: np.ndarray, count_val: np.ndarray,
-               points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray,
-               rules_vec: np.ndarray, rules_at: int, games: np.ndarray, seats: np.ndarray, S1: np.ndarray,
-               hands1: np.ndarray, played1: np.ndarray, legal1: np.ndarray, obs1: np.ndarray, mask1: np.ndarray,
-               prev: np.ndarray, out: np.ndarray) -> None:
-    """``out[i]``: the observation of ``seats[i]`` in game ``games[i]`` as a seat not asked to act
-    sees it (``kernels.encode_seat`` on a one-game copy, so the batch is left as it was)."""
-    for i in range(games.size):  # element by element: a slice copy would need numba's runtime
-        b = games[i]
-        for k in range(S.shape[1]):
-            S1[0, k] = S[b, k]
-        for s in range(hands.shape[1]):
-            for k in range(hands.shape[2]):
-                hands1[0, s, k] = hands[b, s, k]
-        for k in range(played.shape[1]):
-            played1[0, k] = played[b, k]
-        for k in range(legal.shape[1]):
-            legal1[0, k] = legal[b, k]
-        for k in range(obs1.shape[1]):
-            obs1[0, k] = 0.0
-        for k in range(rules_vec.size):
-            obs1[0, rules_at + k] = rules_vec[k]
-        K.encode_seat(S1, hands1, played1, P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile,
-                      act_slot, legal1, obs1, mask1, prev, seats[i])
-        for k in range(obs1.shape[1]):
-            out[i, k] = obs1[0, k]
-
 
 def registered_vector_env(num_envs: int = 1024, **kwargs: Any) -> SniffGymVectorEnv:
     """What ``gymnasium.make_vec("sniff_env/Sniff-v0", ...)`` builds: a :class:`SniffGymVectorEnv` in
@@ -295,7 +217,7 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self.single_action_space = spaces.Discrete(A)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = spaces.MultiDiscrete(np.full(num_envs, A))
-        B, T = num_envs, eng.tables.num_tiles
+        B = num_envs
         self.learner = np.zeros(B, np.int64)
         """The learner's seat in each game."""
         self._who = np.zeros((B, n), np.int64)
@@ -308,13 +230,12 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         """With an :class:`OpponentPool`, the entry playing the other seats of each game."""
         self._restart = np.zeros(B, np.bool_)
         self._out = self._venv.step_arrays()
-        self._mine = [(np.zeros((1, K.NS), np.int64), np.zeros((3, T), np.int64), np.zeros(A, np.float64),
-                       np.zeros(A, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
+        self._mine = [Scratch(heuristic_space(eng), np.zeros(A, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
                       for _ in range(eng.num_threads)]
-        self._one = (np.zeros((1, K.NS), np.int64), np.zeros((1, n, T), np.uint8), np.zeros((1, 2 * T), np.int8),
-                     np.zeros((1, A), np.int16), np.zeros((1, size), np.float32), np.zeros((1, A), np.int8),
-                     np.zeros(A, np.int64))
-        self._stock = weight_vector(Weights())
+        self._one = (eng.scratch_games(1), Views(np.zeros((1, size), np.float32), np.zeros((1, A), np.int8),
+                                                 eng.tables.kernel_spec, eng.tables.rules_vec))
+        self._seating = Seating(self._todo, self._who, self.learner, self._kinds, self._weights, self._by_value,
+                                weight_vector(Weights()), self._counting, self._ret, self._rng)
         self._started = False
 
     # -- the gymnasium interface -----------------------------------------------------------------
@@ -428,9 +349,8 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
 
     def _run(self) -> int:
         """:func:`advance` over the batch, one range of games per thread of the engine."""
-        return self._engine.run(advance, *self._venv.env_step_args(self._actions, self._out), self._todo, self._who,
-                                self.learner, self._kinds, self._counting, self._ret, self._weights, self._stock,
-                                self._by_value, self._rng, per_thread=self._mine)
+        return self._engine.run(advance, *self._venv.env_step_args(self._actions, self._out), self._seating,
+                                per_thread=self._mine)
 
     def _settle(self, ended: dict[str, Any] | None) -> None:
         """Play every game on to its learner's decision, dealing as hands and episodes end; the
@@ -449,7 +369,7 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
                 continue
             if not self._policies:
                 return
-            in_play = np.flatnonzero(eng.phase == K.PLAY)
+            in_play = np.flatnonzero(eng.phase == PLAY)
             j = self._who[in_play, eng.turn[in_play]]
             external = in_play[(j != LEARNER) & (self._kinds[j] == EXTERNAL)]
             if not external.size:
@@ -467,13 +387,11 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
 
     def learner_views(self, games: np.ndarray) -> np.ndarray:
         """``[len(games), obs_size]``: the learner's observation in ``games`` as a seat not asked to act."""
-        eng, t = self._engine, self._engine.tables
+        eng = self._engine
         games = np.ascontiguousarray(games, np.int64)
         out = np.empty((games.size, eng.obs_size), np.float32)
-        block = t.observer.pieces["rules"]
-        seat_views(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.score_tab, t.offsets, t.fractions, t.count_val,
-                   t.points_val, t.act_tile, t.act_slot, eng.legal, t.rules_vec, block.start, games,
-                   self.learner[games], *self._one, out)
+        block = eng.tables.observer.pieces["rules"]
+        seat_views(eng.games, eng.tables.arrays, games, self.learner[games], *self._one, block.start, out)
         return out
 
 
@@ -559,19 +477,17 @@ def _opponent_table(
             policies[i] = spec
             continue
         base, opts = parse_spec(spec or "random")
-        if base in COMPILED:
-            codes.append(COMPILED[base])
-            if base == "heuristic":
-                weights[i] = weight_vector(Weights.from_kwargs(**opts))
-                continue
-            allowed = {"greedy": {"tiebreak"}, "random": set()}[base]
-            if set(opts) - allowed:
-                raise ValueError(f"{spec!r}: the compiled {base} player takes {sorted(allowed) or 'no options'}")
-            by_value[i] = checked_tiebreak(str(opts.get("tiebreak", "lowest"))) == "heuristic"
+        if base in opponent_builtins():
+            try:
+                opponent = kernel_opponent(base, opts)
+            except ValueError as exc:
+                raise ValueError(f"{spec!r}: {exc}") from None
+            codes.append(opponent.kind)
+            weights[i], by_value[i] = opponent.weights, opponent.by_value
         elif base in BUILTIN:
             raise ValueError(
-                f"the vector env plays {', '.join(COMPILED)} and exported policy files inside its step; got {spec!r}"
-                " (use the single-agent env, gymnasium.make, for it)"
+                f"the vector env plays {', '.join(opponent_builtins())} and exported policy files inside its step; "
+                f"got {spec!r} (use the single-agent env, gymnasium.make, for it)"
             )
         else:  # a shipped agent's name or an exported ONNX policy file (TorchScript is refused)
             codes.append(EXTERNAL)

@@ -6,9 +6,11 @@ imported, :class:`sniff_env.envs.seat_record.PythonRecordEncoder` writes the sam
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from sniff_env.encoding import encode_row
+from sniff_env.encoding import Board, Counts, Spec, encode_row
 from sniff_env.envs.seat_record import (
     BONEYARD,
     COUNT,
@@ -30,24 +32,32 @@ from sniff_env.envs.seat_record import (
 from sniff_env.rules import Rules
 from sniff_env.vector import compiled
 from sniff_env.vector.compiled_rules import with_compiled_rules
-from sniff_env.vector.kernels import P_N, P_SIDES, P_T, spec_of
 from sniff_env.vector.tables import build_tables
 
 _encode_row = with_compiled_rules(encode_row)
 
 
+class RecordScratch(NamedTuple):
+    """Scratch rows of the types the batched engine keeps, so that the encoder they share is compiled once."""
+
+    hand: np.ndarray
+    """uint8, one cell per tile."""
+    seat_of: np.ndarray
+    """int8, one cell per tile."""
+    order: np.ndarray
+    """int8, one cell per tile."""
+    legal: np.ndarray
+    """int16, one cell per action."""
+
+
 @compiled()
-def encode_record(row: np.ndarray, mask: np.ndarray, rec: np.ndarray, write_mask: bool, P: np.ndarray,
-                  lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray, fractions: np.ndarray,
-                  count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
-                  hand: np.ndarray, seat_of: np.ndarray, order: np.ndarray, legal: np.ndarray) -> None:
+def encode_record(row: np.ndarray, mask: np.ndarray, rec: np.ndarray, write_mask: bool, spec: Spec,
+                  scratch: RecordScratch) -> None:
     """Write the observation of the seat record ``rec`` into ``row`` (zeros but the rules
-    block) and, if ``write_mask``, its legal actions into ``mask`` (zeros). ``hand`` (uint8),
-    ``seat_of`` and ``order`` (int8) of one cell per tile and ``legal`` (int16, one per action)
-    are scratch rows of the types the batched engine keeps, so that the encoder they share is
-    compiled once."""
-    spec = spec_of(P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile, act_slot)
-    n, sides, num_tiles = P[P_N], P[P_SIDES], P[P_T]
+    block) and, if ``write_mask``, its legal actions into ``mask`` (zeros); ``spec`` is the
+    encoder's tables as the kernels take them (:attr:`sniff_env.vector.tables.Tables.kernel_spec`)."""
+    hand, seat_of, order, legal = scratch
+    n, sides, num_tiles = spec.num_players, spec.num_sides, spec.lo.size
     low, high = rec[HAND_LO], rec[HAND_HI]
     for t in range(num_tiles):
         hand[t] = (low >> t) & 1 if t < LOW_BITS else (high >> (t - LOW_BITS)) & 1
@@ -59,10 +69,11 @@ def encode_record(row: np.ndarray, mask: np.ndarray, rec: np.ndarray, write_mask
     nlegal = rec[NLEGAL]
     for i in range(nlegal):
         legal[i] = rec[at + 3 * k + i]
-    _encode_row(row, spec, rec[SEAT], hand, order[:k], seat_of, rec[END_PIP : END_PIP + 4], rec[END_VAL : END_VAL + 4],
-                rec[END_OPEN : END_OPEN + 4], rec[SNIFF_TILE], rec[SNIFF_PENDING], rec[COUNT],
-                rec[PER_SEAT : PER_SEAT + n], rec[PER_SEAT + n : PER_SEAT + 2 * n], rec[BONEYARD], rec[DRAWABLE],
-                rec[PER_SEAT + 2 * n : at], rec[LAST_DRAWN], legal[:nlegal])
+    board = Board(rec[END_PIP : END_PIP + 4], rec[END_VAL : END_VAL + 4], rec[END_OPEN : END_OPEN + 4],
+                  rec[SNIFF_TILE], rec[SNIFF_PENDING], rec[COUNT])
+    counts = Counts(rec[PER_SEAT : PER_SEAT + n], rec[PER_SEAT + n : PER_SEAT + 2 * n], rec[PER_SEAT + 2 * n : at],
+                    rec[BONEYARD], rec[DRAWABLE])
+    _encode_row(row, spec, rec[SEAT], hand, order[:k], seat_of, board, counts, rec[LAST_DRAWN], legal[:nlegal])
     if write_mask:
         for i in range(nlegal):
             mask[legal[i]] = 1
@@ -76,18 +87,14 @@ class RecordEncoder:
         self.rules = rules
         self.num_actions = tables.num_actions
         self._template = tables.observer.blank_row()
-        self._tables = (tables.params, tables.lo, tables.hi, tables.score_tab, tables.offsets, tables.fractions,
-                        tables.count_val, tables.points_val, tables.act_tile, tables.act_slot)
-        self._hand = np.zeros(tables.num_tiles, np.uint8)
-        self._seat_of = np.zeros(tables.num_tiles, np.int8)
-        self._order = np.zeros(tables.num_tiles, np.int8)
-        self._legal = np.zeros(tables.num_actions, np.int16)
+        self._spec = tables.kernel_spec
+        self._scratch = RecordScratch(np.zeros(tables.num_tiles, np.uint8), np.zeros(tables.num_tiles, np.int8),
+                                      np.zeros(tables.num_tiles, np.int8), np.zeros(tables.num_actions, np.int16))
 
     def encode(self, rec: list[int], acting: bool) -> tuple[np.ndarray, np.ndarray]:
         """The observation of ``rec`` and its mask (its legal actions if ``acting``, else zeros)."""
         row = self._template.copy()
         mask = np.zeros(self.num_actions, np.int8)
-        encode_record(row, mask, np.array(rec, np.int64), acting, *self._tables, self._hand, self._seat_of,
-                       self._order, self._legal)
+        encode_record(row, mask, np.array(rec, np.int64), acting, self._spec, self._scratch)
         return row, mask
 

@@ -141,14 +141,16 @@ class Group:
 
 GROUPS: tuple[Group, ...] = (
     Group("search", "the compiled search and its options", "the search", _search,
-          ("sniff_env.players.compiled.rollouts", "sniff_env.players.compiled.win_odds")),
+          ("sniff_env.players.compiled.rollouts", "sniff_env.players.compiled.deals", "sniff_env.players.compiled.playouts",
+           "sniff_env.players.compiled.endgame", "sniff_env.players.compiled.splitmix",
+           "sniff_env.players.compiled.win_odds")),
     Group("engine", "the engine: deals, steps, observations", "the engine", _engine,
           ("sniff_env.vector.kernels", "sniff_env.vector.pyrandom", "sniff_env.vector.compiled_rules",
            "sniff_env.envs.record_encoder")),
     Group("players", "the built-in players' batched twins", "the built-in players", _players,
           ("sniff_env.players.compiled.baselines",)),
     Group("vector-env", "the Gymnasium vector env and its compiled opponents", "the vector env", _vector_env,
-          ("sniff_env.envs.gym_vector",)),
+          ("sniff_env.envs.gym_vector", "sniff_env.players.compiled.opponents")),
 )
 """The groups, the longest to compile first (so that the others share the cores beside it), then
 each before the groups that call its functions (which then load them from the cache)."""

@@ -226,7 +226,4 @@ def points_to_chance(state: InfoState) -> float:
 
 def keep_moves(engine: VectorEngine, actions: np.ndarray) -> None:
     """Make ``actions`` (legal in game 0 of ``engine``) the only moves its search values."""
-    from sniff_env.vector.kernels import NLEGAL
-
-    engine.legal[0, : actions.size] = actions
-    engine.S[0, NLEGAL] = actions.size
+    engine.keep_moves(0, actions)

@@ -26,7 +26,10 @@ from sniff_env.infostate import InfoState
 from sniff_env.players import strategy
 from sniff_env.players._base import info_of
 from sniff_env.players.strategy import (
+    Holding,
+    Layout,
     RuleCodes,
+    Scratch,
     Weights,
     draw_worth_it,
     expected_best,
@@ -100,17 +103,16 @@ class HeuristicPlayer:
         late = late_phase(opp_min, state.hand_sizes[state.seat])
         held = mask_tiles(state.hand)
         after: tuple[list[int], list[int], list[bool]] = ([0] * 4, [0] * 4, [False] * 4)
-        work = [0] * len(cand)
+        scratch = Scratch(*after, [0] * len(cand))
+        layout = Layout(state.end_pip, state.end_val, state.end_open, state.sniff_tile, state.sniff_pending)
         values: dict[int, float] = {}
         for a in state.legal:
             if a == codec.draw_action:
                 continue
             tile, slot, inline = codec.decode(a)
             rest = [t for t in held if t != tile]
-            v = heuristic_value(W, state.end_pip, state.end_val, state.end_open, state.sniff_tile,
-                                state.sniff_pending, tile, slot, inline, c.lo, c.hi, rest, len(rest), cand, len(cand),
-                                p_hold, late, bool(state.plays), c.sniff_kind, c.sides_now, c.inline_ok, c.max_pip,
-                                c.score_tab, c.div5, *after, work)
+            holding = Holding(rest, len(rest), cand, len(cand), p_hold, late, bool(state.plays))
+            v = heuristic_value(W, layout, tile, slot, inline, holding, c, scratch)
             if w.counter and rest:
                 v += w.counter * expected_counter(state, a, cand, rest, p_hold)
             values[a] = v

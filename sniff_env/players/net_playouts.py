@@ -15,18 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sniff_env.players.compiled.baselines import heuristic_chooser
-from sniff_env.players.compiled.rollouts import value_odds, values_at
+from sniff_env.players.compiled.playouts import playout_values, value_odds
 from sniff_env.players.policy import policy_actions
-from sniff_env.vector import kernels as K
-from sniff_env.vector.engine import VectorEngine
 
 if TYPE_CHECKING:
     from sniff_env.players.beliefs import Evidence
     from sniff_env.players.compiled.rollouts import RolloutSearch
     from sniff_env.players.policy import PolicyNetwork
     from sniff_env.rules import Rules
-
+    from sniff_env.vector.engine import VectorEngine
 
 class NetPlayouts:
     """Values of a seat's legal moves from playouts by ``network`` (see the module)."""
@@ -40,6 +37,9 @@ class NetPlayouts:
 
     def _engine(self, games: int) -> tuple[VectorEngine, Any]:
         if games not in self._engines:
+            from sniff_env.players.compiled.baselines import heuristic_chooser
+            from sniff_env.vector.engine import VectorEngine
+
             engine = VectorEngine(self.rules, games, threads=1)
             self._engines[games] = (engine, heuristic_chooser(engine))
         return self._engines[games]
@@ -58,7 +58,7 @@ class NetPlayouts:
         are gone and never read)."""
         T = root.tables.num_tiles
         unseen = (root.play_record[0, :T] < 0) & ~hands.any(axis=1).astype(bool)
-        first, end = int(root.S[0, K.BONE_POS]), int(root.S[0, K.BONE_LEN])
+        first, end = root.boneyard_range(0)
         bone = np.zeros((len(hands), T), np.int64)
         for d in range(len(hands)):
             tiles = np.flatnonzero(unseen[d])
@@ -71,7 +71,7 @@ class NetPlayouts:
         """``[deals, L]``: the value of each of the ``L`` legal moves of game 0 of ``root`` played
         on each deal (``hands[d]``: every hand; ``bone[d]``: the boneyard, as the engine keeps it)
         and the hand played out (see the module)."""
-        L = int(root.S[0, K.NLEGAL])
+        L = int(root.num_legal[0])
         legal = root.legal[0, :L].astype(np.int64)
         deals = len(hands)
         B = deals * L
@@ -80,7 +80,7 @@ class NetPlayouts:
         eng.step(np.tile(legal, deals))
         ply = 0
         while True:
-            playing = np.flatnonzero(eng.phase == K.PLAY)
+            playing = eng.in_play()
             if not playing.size:
                 break
             actions = np.zeros(B, np.int64)
@@ -95,7 +95,5 @@ class NetPlayouts:
 
     def _worth(self, root: VectorEngine, eng: VectorEngine) -> np.ndarray:
         """Each played-out game's value to the side to act at the root, as the compiled search
-        values its own playouts (:func:`~sniff_env.players.compiled.rollouts.value_at`)."""
-        worth = np.empty(eng.num_envs, np.float64)
-        values_at(root.S, root.tables.params, 0, eng.S, self._odds, self._low, worth)
-        return worth
+        values its own playouts (:func:`~sniff_env.players.compiled.playouts.value_at`)."""
+        return playout_values(root, 0, eng, self._odds, self._low)

@@ -40,15 +40,22 @@ class BuiltinPlayer:
     threaded: bool = False
     """Whether the twin is a search that spreads its games over threads: its factory is then
     ``factory(engine, threads, **options)``, ``threads`` positional, so that no spec sets it."""
+    opponent: str | None = None
+    """``"module:factory"`` of its form inside a compiled loop over the engine (the Gymnasium vector
+    env's opponents, :mod:`sniff_env.players.compiled.opponents`): ``factory(**options) ->
+    Opponent``, the player's kind and options as numbers."""
 
 
 BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
     "random": BuiltinPlayer("sniff_env.players.random:RandomPlayer",
-                            "sniff_env.players.compiled.baselines:random_chooser", exact=False),
+                            "sniff_env.players.compiled.baselines:random_chooser", exact=False,
+                            opponent="sniff_env.players.compiled.opponents:random_opponent"),
     "greedy": BuiltinPlayer("sniff_env.players.greedy:GreedyPlayer",
-                            "sniff_env.players.compiled.baselines:greedy_chooser"),
+                            "sniff_env.players.compiled.baselines:greedy_chooser",
+                            opponent="sniff_env.players.compiled.opponents:greedy_opponent"),
     "heuristic": BuiltinPlayer("sniff_env.players.heuristic:HeuristicPlayer",
-                               "sniff_env.players.compiled.baselines:heuristic_chooser"),
+                               "sniff_env.players.compiled.baselines:heuristic_chooser",
+                               opponent="sniff_env.players.compiled.opponents:heuristic_opponent"),
     "search": BuiltinPlayer("sniff_env.players.search:SearchPlayer"),
     "rollouts": BuiltinPlayer("sniff_env.players.rollouts:RolloutPlayer",
                               "sniff_env.players.rollouts:rollouts_chooser", exact=False, threaded=True),
@@ -99,3 +106,19 @@ def compiled_chooser(engine: Any, name: str, options: dict[str, Any], threads: i
     except TypeError as exc:  # an option the twin's factory has no parameter for
         raise ValueError(f"the compiled {name} player: {exc}") from None
     return choose
+
+
+def opponent_builtins() -> tuple[str, ...]:
+    """The built-in players with an in-kernel form (:attr:`BuiltinPlayer.opponent`)."""
+    return tuple(name for name, entry in BUILTIN_PLAYERS.items() if entry.opponent)
+
+
+def kernel_opponent(name: str, options: dict[str, Any]) -> Any:
+    """The in-kernel form of built-in ``name`` with ``options``: a
+    :class:`sniff_env.players.compiled.opponents.Opponent`. A player without one raises
+    :class:`KeyError`; options it does not take, :class:`ValueError` (or the heuristic's
+    :class:`TypeError` for an unknown weight)."""
+    entry = BUILTIN_PLAYERS.get(name)
+    if entry is None or entry.opponent is None:
+        raise KeyError(name)
+    return _resolve(entry.opponent)(**options)

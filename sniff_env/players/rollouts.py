@@ -94,10 +94,8 @@ def playout_weights(options: dict[str, Any]) -> Weights:
 
 
 def load_state(engine: Any, state: InfoState) -> None:
-    """Write ``state`` into game 0 of ``engine`` (see :func:`sniff_env.players.compiled.rollouts.load_info_state`)."""
-    from sniff_env.players.compiled.rollouts import load_info_state
-
-    load_info_state(engine, state)
+    """Write ``state`` into game 0 of ``engine`` (:meth:`sniff_env.vector.engine.VectorEngine.load_info_state`)."""
+    engine.load_info_state(state, 0)
 
 
 def rollouts_search(engine: Any, threads: int = 0, /, seed: int = 0, samples: int = 64, value: str = "margin",

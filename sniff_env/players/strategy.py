@@ -127,6 +127,41 @@ def greedy_key(points: int, lo: int, hi: int) -> int:
 
 
 # -- the heuristic ------------------------------------------------------------------------------
+class Layout(NamedTuple):
+    """A layout as the functions here read it (see :func:`sniff_env.rulebook.place`)."""
+
+    end_pip: Ints
+    end_val: Ints
+    end_open: Ints
+    sniff_tile: int
+    sniff_pending: int
+
+
+class Holding(NamedTuple):
+    """What the seat keeps after a move, and what the next seat may hold (:func:`heuristic_value`)."""
+
+    rest: Ints
+    """``rest[:nrest]``: the tiles the seat keeps."""
+    nrest: int
+    cand: Ints
+    """``cand[:ncand]``: the tiles the next seat may hold, each with probability ``p_hold``."""
+    ncand: int
+    p_hold: float
+    late: float
+    """:func:`late_phase`."""
+    has_plays: bool
+    """Whether a tile was played this hand before the move."""
+
+
+class Scratch(NamedTuple):
+    """Work space of :func:`heuristic_value`: the ends after the move (4 each) and ``ncand`` numbers."""
+
+    after_pip: Ints
+    after_val: Ints
+    after_open: Ints
+    work: Ints
+
+
 def playable(end_pip: Ints, end_open: Ints, lo: int, hi: int) -> int:
     """1 if tile ``(lo, hi)`` fits an open end, else 0."""
     for e in range(4):
@@ -178,20 +213,20 @@ def late_phase(opponents_fewest: int, own: int) -> float:
     return 1.0 if opponents_fewest <= 2 or own <= 2 else 0.0
 
 
-def heuristic_value(W: Ints, end_pip: Ints, end_val: Ints, end_open: Ints, sniff_tile: int, sniff_pending: int,
-                    tile: int, slot: int, inline: bool, lo: Ints, hi: Ints, rest: Ints, nrest: int, cand: Ints,
-                    ncand: int, p_hold: float, late: float, has_plays: bool, sniff_kind: int, sides_now: bool,
-                    inline_ok: bool, max_pip: int, score_tab: Ints, div5: bool, after_pip: Ints, after_val: Ints,
-                    after_open: Ints, work: Ints) -> float:
-    """The heuristic's value of laying ``tile`` on ``slot`` (the ``counter`` term aside).
+def heuristic_value(W: Ints, layout: Layout, tile: int, slot: int, inline: bool, holding: Holding, codes: RuleCodes,
+                    scratch: Scratch) -> float:
+    """The heuristic's value of laying ``tile`` on ``slot`` of ``layout`` (the ``counter`` term aside).
 
-    ``rest[:nrest]`` are the tiles the seat keeps, ``cand[:ncand]`` those the next seat may
-    hold (each with probability ``p_hold``), ``late`` from :func:`late_phase`. The value is the
-    points now, less ``reply`` times what the next seat can expect to score back, plus
-    ``follow_up`` times the most the seat could score next, ``playable`` per kept tile that
-    still fits, ``variety`` per distinct pip kept, ``block`` times the chance that the next seat
-    cannot play, the tile's pips (more when ``late``) and ``double`` for a double after the lead.
-    ``after_*`` (4 each) and ``work`` (``ncand`` numbers) are work space."""
+    ``holding`` says what the seat keeps and what the next seat may hold; ``codes`` are the
+    rules (:func:`rule_codes`). The value is the points now, less ``reply`` times what the next
+    seat can expect to score back, plus ``follow_up`` times the most the seat could score next,
+    ``playable`` per kept tile that still fits, ``variety`` per distinct pip kept, ``block``
+    times the chance that the next seat cannot play, the tile's pips (more when ``late``) and
+    ``double`` for a double after the lead."""
+    end_pip, end_val, end_open, sniff_tile, sniff_pending = layout
+    rest, nrest, cand, ncand, p_hold, late, has_plays = holding
+    sniff_kind, sides_now, inline_ok, div5, score_tab, lo, hi, max_pip = codes
+    after_pip, after_val, after_open, work = scratch
     tlo, thi = lo[tile], hi[tile]
     v = float(placement_points(end_pip, end_val, sniff_tile, tlo, thi, slot, inline, sniff_kind, score_tab, div5))
     if nrest:

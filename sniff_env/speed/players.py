@@ -65,26 +65,25 @@ def reference_rate(spec: str, states: list[InfoState], seconds: float) -> float:
 def compiled_rate(spec: str, rules: Rules, batch: int, seconds: float, seed: int) -> float:
     """Choices per second of the compiled ``spec`` over ``batch`` games of random play."""
     from sniff_env.players.compiled.baselines import CompiledBaselines
-    from sniff_env.vector import kernels as K
-    from sniff_env.vector.engine import VectorEngine
+    from sniff_env.vector.engine import GAME_OVER, PLAY, VectorEngine
 
     eng = VectorEngine(rules, batch, threads=1)
     eng.deal(np.arange(batch), True, seed + np.arange(batch))
     fast = CompiledBaselines(eng)
     choose = fast.greedy if spec == "greedy" else fast.heuristic
     rng = np.random.default_rng(seed)
-    choose(np.flatnonzero(eng.phase == K.PLAY))  # compile outside the window
+    choose(np.flatnonzero(eng.phase == PLAY))  # compile outside the window
     done, timed = 0, 0.0
     while timed < seconds:
-        live = np.flatnonzero(eng.phase == K.PLAY)
+        live = np.flatnonzero(eng.phase == PLAY)
         t0 = time.perf_counter()
         choose(live)
         timed += time.perf_counter() - t0
         done += live.size
         eng.step(eng.sample_actions(rng))
-        ended = np.flatnonzero(eng.phase != K.PLAY)
+        ended = np.flatnonzero(eng.phase != PLAY)
         if ended.size:
-            eng.deal(ended, eng.phase[ended] == K.GAME_OVER, rng.integers(0, 2**62, ended.size))
+            eng.deal(ended, eng.phase[ended] == GAME_OVER, rng.integers(0, 2**62, ended.size))
     eng.close()
     return done / timed
 

@@ -12,10 +12,15 @@ one range of games per thread.
 
 The engine makes no policy about finished games; :class:`sniff_env.envs.batch_env.SniffVectorEnv`
 adds automatic resets and rewards on top. Code that runs its own kernel over the batch (the
-vector envs do) gets what it needs from public members: :meth:`~VectorEngine.step_args` (the
-arguments every stepping kernel starts with), :meth:`~VectorEngine.run` (a kernel over the
-engine's threads), :meth:`~VectorEngine.check_actions`, :attr:`~VectorEngine.requests` and
-:meth:`~VectorEngine.deal_requested`.
+vector envs do) gets what it needs from public members: :attr:`~VectorEngine.games` and
+:meth:`~VectorEngine.step_args` (the named structures every stepping kernel starts with,
+:mod:`sniff_env.vector.arrays`), :meth:`~VectorEngine.run` (a kernel over the engine's threads),
+:meth:`~VectorEngine.check_actions`, :attr:`~VectorEngine.requests` and
+:meth:`~VectorEngine.deal_requested`. Code that reads a game asks the engine (:attr:`~VectorEngine.turn`,
+:attr:`~VectorEngine.phase` against :data:`PLAY`, :data:`HAND_OVER` and :data:`GAME_OVER`,
+:meth:`~VectorEngine.boneyard_range`, :meth:`~VectorEngine.load_info_state`, ...); only the
+engine's own package and the compiled players read the state columns of
+:mod:`sniff_env.vector.kernels`.
 """
 
 from __future__ import annotations
@@ -30,13 +35,20 @@ import numpy as np
 
 from sniff_env.deal import Deal
 from sniff_env.errors import GameOverError, IllegalMoveError
-from sniff_env.game import Game, deal_from_dict
+from sniff_env.game import Game, deal_from_dict, forced_lead
+from sniff_env.infostate import InfoState
 from sniff_env.rules import Rules
 from sniff_env.vector import kernels as K
+from sniff_env.vector.arrays import DealArrays, EnvArrays, Games, StepArrays, Views
 from sniff_env.vector.checks import BatchError, check_memory, int_array, positive_int, rules_value
 from sniff_env.vector.tables import Tables, build_tables
 
 DealSpec = dict[str, Any] | Deal
+PLAY, HAND_OVER, GAME_OVER = K.PLAY, K.HAND_OVER, K.GAME_OVER
+"""Values of :attr:`VectorEngine.phase`, as :class:`sniff_env.game.Phase`: a hand in play, a hand
+over (the game goes on: :meth:`VectorEngine.continue_games`), the game over."""
+NEXT_HAND, NEW_GAME = K.NEXT_HAND, K.NEW_GAME
+"""Values of :attr:`VectorEngine.requests`: deal a game's next hand, or a new game."""
 MIN_GAMES_PER_THREAD = 256
 """Below this many games per thread, splitting a batch costs more than it saves."""
 
@@ -120,7 +132,11 @@ class VectorEngine:
         self._order = arrays["order"]
         self._leaders = arrays["leaders"]
         self._request = arrays["request"]
-        self._args = self.tables.kernel_args()
+        self.games = Games(self.S, self.hands, self._played, self.bone, self.legal)
+        """The state as the kernels take it (:class:`sniff_env.vector.arrays.Games`; its arrays are
+        the engine's own, so a kernel that changes them changes the games)."""
+        self._views = Views(self._obs, self._mask, self.tables.kernel_spec, self.tables.rules_vec)
+        self._deals = DealArrays(self._request, self.seeds, self._order, self._leaders)
         n_threads = max(1, min(threads or default_threads(), B // MIN_GAMES_PER_THREAD))
         bounds = np.linspace(0, B, n_threads + 1).astype(int).tolist()
         self._chunks = list(itertools.pairwise(bounds))
@@ -163,13 +179,14 @@ class VectorEngine:
                              f"got {items!r}"[:300])
         return [(item,) for item in items[: self.num_threads]]
 
-    def step_args(self, actions: np.ndarray) -> tuple[Any, ...]:
+    def step_args(self, actions: np.ndarray) -> tuple[Games, Views, Any, np.ndarray]:
         """The arguments every stepping kernel (``kernels.step``, ``kernels.env_step``) starts
-        with, for int64 ``actions`` (:meth:`check_actions`): the state arrays, the rule tables,
-        ``actions``, then the legal actions, observations and masks the kernel rewrites. Pass
-        them to compiled kernels only: the observation and mask here are the engine's writable
-        buffers behind :attr:`obs` and :attr:`mask`."""
-        return (self.S, self.hands, self._played, self.bone, *self._args, actions, self.legal, self._obs, self._mask)
+        with, for int64 ``actions`` (:meth:`check_actions`): :attr:`games`, the observation
+        buffers the kernel rewrites and their spec (:class:`~sniff_env.vector.arrays.Views`), the rules as data
+        (:class:`~sniff_env.vector.arrays.RuleTables`) and ``actions``. Pass them to compiled
+        kernels only: the observation and mask here are the engine's writable buffers behind
+        :attr:`obs` and :attr:`mask`."""
+        return self.games, self._views, self.tables.arrays, actions
 
     @property
     def requests(self) -> np.ndarray:
@@ -178,6 +195,20 @@ class VectorEngine:
         :attr:`seeds`. ``kernels.env_step`` sets it where a hand ends; a caller may set
         ``NEW_GAME`` where it ends a game early."""
         return self._request
+
+    def env_arrays(self, reward_per_game: bool, episode_per_hand: bool, side_of_seat: np.ndarray,
+                   hand_start: np.ndarray) -> EnvArrays:
+        """The vector env's argument of ``kernels.env_step`` after :meth:`step_args`: rewards per
+        game (else per point), episodes per hand (else per game), each seat's side (int64), the
+        scores at each game's hand start (``[B, num_sides]`` int64, which the kernel updates), and
+        the engine's :attr:`seeds` and :attr:`requests`."""
+        mode = (K.REWARD_GAME if reward_per_game else 0) | (K.EPISODE_HAND if episode_per_hand else 0)
+        return EnvArrays(mode, side_of_seat, hand_start, self.seeds, self._request)
+
+    def scratch_games(self, count: int) -> Games:
+        """``count`` games of this engine's shapes, apart from its batch (zeros, no tile played):
+        a copy for a kernel to play or encode on without touching the batch."""
+        return K.new_state(count, self.rules.num_players, self.tables.num_tiles, self.num_actions)
 
     # -- views -------------------------------------------------------------------------------
     @property
@@ -211,6 +242,87 @@ class VectorEngine:
     @property
     def hand_index(self) -> np.ndarray:
         return self.S[:, K.HAND_INDEX]
+
+    @property
+    def count(self) -> np.ndarray:
+        """The count of the layout (what its ends add up to) in each game."""
+        return self.S[:, K.COUNT]
+
+    @property
+    def end_pips(self) -> np.ndarray:
+        """``[B, 4]``: the pip of each end (west, east, north, south; 0 where there is none)."""
+        return self.S[:, K.END_PIP : K.END_PIP + 4]
+
+    @property
+    def end_open(self) -> np.ndarray:
+        """``[B, 4]``: 1 where an end can be played on now."""
+        return self.S[:, K.END_OPEN : K.END_OPEN + 4]
+
+    @property
+    def sniff_tile(self) -> np.ndarray:
+        """The sniff of each game's layout, -1 before there is one."""
+        return self.S[:, K.SNIFF_TILE]
+
+    def plays(self, game: int) -> np.ndarray:
+        """The tiles played this hand in game ``game``, in play order."""
+        T = self.tables.num_tiles
+        return self._played[game, T : T + self.S[game, K.NPLAYS]]
+
+    def boneyard_range(self, game: int) -> tuple[int, int]:
+        """``first, end``: the places of :attr:`bone` that game ``game`` still draws from (the
+        reserve that is never drawn included)."""
+        return int(self.S[game, K.BONE_POS]), int(self.S[game, K.BONE_LEN])
+
+    @property
+    def boneyard_first(self) -> np.ndarray:
+        """``[B]``: where each game's next draw comes from in :attr:`bone` (:meth:`boneyard_range`)."""
+        return self.S[:, K.BONE_POS]
+
+    @property
+    def boneyard_end(self) -> np.ndarray:
+        """``[B]``: the end of each game's boneyard in :attr:`bone`."""
+        return self.S[:, K.BONE_LEN]
+
+    def in_play(self) -> np.ndarray:
+        """The games whose hand is in play."""
+        return np.flatnonzero(self.S[:, K.PHASE] == K.PLAY)
+
+    def keep_moves(self, game: int, actions: np.ndarray) -> None:
+        """Make ``actions`` (legal in game ``game``) its only legal moves, for a search of it."""
+        self.legal[game, : actions.size] = actions
+        self.S[game, K.NLEGAL] = actions.size
+
+    def load_info_state(self, state: InfoState, game: int = 0) -> None:
+        """Write ``state`` into game ``game``: the public layout, the seat's own hand, hand sizes,
+        known missing pips, scores and legal actions; other hands empty, and a boneyard of the
+        right size whose tiles are unknown (a search deals them, see
+        :class:`sniff_env.players.compiled.rollouts.RolloutSearch`). The observation is not written."""
+        rules, T = state.rules, self.tables.num_tiles
+        S = self.S[game]
+        S[:] = 0
+        S[K.TURN], S[K.LEADER], S[K.COUNT], S[K.PASSES] = state.turn, state.leader, state.count, state.passes
+        S[K.DRAWN], S[K.LAST_DRAWN] = state.drawn_this_turn, state.last_drawn
+        S[K.SNIFF_TILE], S[K.SNIFF_PENDING] = state.sniff_tile, state.sniff_pending
+        S[K.BONE_POS], S[K.BONE_LEN] = 0, state.boneyard_size
+        S[K.NPLAYS], S[K.HAND_INDEX], S[K.PHASE] = len(state.plays), state.hand_index, K.PLAY
+        S[K.FORCED_LEAD] = int(forced_lead(rules, state.hand_index))
+        S[K.LAST_DOMINO], S[K.WINNER] = -1, -1
+        S[K.NLEGAL] = len(state.legal)
+        for e in range(4):
+            S[K.END_PIP + e], S[K.END_VAL + e], S[K.END_OPEN + e] = state.end_pip[e], state.end_val[e], state.end_open[e]
+        for s in range(rules.num_players):
+            S[K.LACKING + s], S[K.HAND_COUNT + s] = state.lacking[s], state.hand_sizes[s]
+        for side in range(rules.num_sides):
+            S[K.SCORES + side] = state.scores[side]
+        self.hands[game] = 0
+        self.hands[game, state.seat] = [(state.hand >> t) & 1 for t in range(T)]
+        played = self._played[game]
+        played[:] = -1
+        for i, (tile, seat, _slot) in enumerate(state.plays):
+            played[tile] = seat
+            played[T + i] = tile
+        self.bone[game] = 0
+        self.legal[game, : len(state.legal)] = state.legal
 
     # -- transitions -------------------------------------------------------------------------
     def deal(
@@ -323,14 +435,19 @@ class VectorEngine:
     def deal_requested(self) -> None:
         """Deal what :attr:`requests` asks for, unchecked (the seeds of new games already in
         :attr:`seeds`), then clear the requests; :meth:`deal` is the checked way."""
-        self.run(K.deal, self.S, self.hands, self._played, self.bone, *self._args, self._request,
-                 self.seeds, self._order, self._leaders, self.legal, self._obs, self._mask)
+        self.run(K.deal, self.games, self._views, self.tables.arrays, self._deals)
         self._request[:] = 0
 
     def step(self, actions: np.ndarray) -> None:
         """One decision per game in play (games not in play ignore their entry). An illegal
         action raises :class:`IllegalMoveError` before any game changes."""
         self.run(K.step, *self.step_args(self.check_actions(actions)))
+
+    def env_step(self, actions: np.ndarray, env: EnvArrays, out: StepArrays) -> int:
+        """``kernels.env_step`` over the batch for checked ``actions`` (:meth:`check_actions`): the
+        step with a vector env's bookkeeping (``env``: :meth:`env_arrays`), its results in ``out``;
+        returns how many hands ended (:attr:`requests` says where)."""
+        return self.run(K.env_step, *self.step_args(actions), env, out)
 
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
         """``actions`` as int64, after checking that they are ``num_envs`` whole numbers

@@ -10,13 +10,15 @@ compiled likewise. The rule tables (tiles, scoring, actions,
 observation layout) come from the reference modules through :mod:`sniff_env.vector.tables`;
 the differential tests keep the two engines equal.
 
-Per-game scalars live in one int64 matrix ``S[B, NS]`` whose columns are named below; every
-rule parameter is a cell of ``P`` (see :mod:`sniff_env.vector.tables`), so one compiled kernel
-serves every preset. A kernel runs over the games ``start:stop`` with its own
+A kernel takes a few named structures (:mod:`sniff_env.vector.arrays`): the games' state
+(:class:`~sniff_env.vector.arrays.Games`), their observation buffers, the rules as data
+(:class:`~sniff_env.vector.arrays.RuleTables`). Per-game scalars live in one int64 matrix
+``Games.S[B, NS]`` whose columns are named below; every rule parameter is a cell of
+``RuleTables.P`` (see :mod:`sniff_env.vector.tables`), so one compiled kernel serves every preset. A kernel runs over the games ``start:stop`` with its own
 :func:`workspace`, so that threads can share a batch.
 
-``played_by[b, :T]`` holds the seat that played each tile this hand (-1: not played) and
-``played_by[b, T:T + S[b, NPLAYS]]`` the tiles in the order they were played.
+``Games.played[b, :T]`` holds the seat that played each tile this hand (-1: not played) and
+``Games.played[b, T:T + S[b, NPLAYS]]`` the tiles in the order they were played.
 
 Observations are updated in place: a game's row keeps the rules block (written once by the
 engine), and ``legal[b, :S[b, SHOWN]]`` are the actions whose move features and mask cells it
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sniff_env.encoding import Spec, clear_row, encode_row
+from sniff_env.encoding import Board, Counts, Spec, clear_row, encode_row
 from sniff_env.rulebook import (  # noqa: F401  (the codes of P cells and slots, for tables and players)
     BONUS_DIV5,
     BONUS_DIV5_FEWEST,
@@ -50,6 +52,7 @@ from sniff_env.rulebook import (  # noqa: F401  (the codes of P cells and slots,
     WINNER_LEADS,
 )
 from sniff_env.vector._compile import compiled
+from sniff_env.vector.arrays import DealArrays, EnvArrays, Games, RuleTables, StepArrays, Views, new_games
 from sniff_env.vector.compiled_rules import (
     dealt_to,
     fits,
@@ -110,6 +113,7 @@ FRAC_TILES, FRAC_HAND, FRAC_END = range(3)
 """Rows of the ``fractions`` table: ``x / num_tiles``, ``x / hand_size``, ``x / (2 * max_pip)``."""
 
 _jit = compiled()
+_jit = compiled()
 _inline = compiled(inline=True)  # small or hot helpers: a copy in each caller
 _encode_row = with_compiled_rules(encode_row)
 _clear_row = with_compiled_rules(clear_row)
@@ -128,7 +132,7 @@ def _open_pips(S: np.ndarray, b: int) -> int:
 
 
 @_inline
-def _playable(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, tile: int) -> bool:
+def _playable(S: np.ndarray, b: int, lo: np.ndarray, hi: np.ndarray, tile: int) -> bool:
     """Whether ``tile`` fits an end of game ``b`` (``rulebook.fits``)."""
     end_pip, end_open = S[b, END_PIP:END_PIP + 4], S[b, END_OPEN:END_OPEN + 4]
     for e in range(4):
@@ -154,14 +158,16 @@ def _can_draw(S: np.ndarray, b: int, P: np.ndarray) -> bool:
 
 
 @_inline
-def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-           pip_tiles: np.ndarray, out: np.ndarray) -> int:
-    """Write the legal actions of the seat to act into ``out``; return how many (unsorted). The
-    lead writes every tile and counts only the held ones (no branch on the hand), so it also
-    overwrites cells of ``out`` past the count. The tiles of an end are those ``rulebook.fits``
-    accepts, found through ``pip_tiles``; in-line doubles as ``rulebook.inline_offered`` says."""
+def _legal(games: Games, b: int, rules: RuleTables) -> int:
+    """Write the legal actions of the seat to act in game ``b`` into ``games.legal[b]``; return
+    how many (unsorted). The lead writes every tile and counts only the held ones (no branch on
+    the hand), so it also overwrites cells past the count. The tiles of an end are those
+    ``rulebook.fits`` accepts, found through ``pip_tiles``; in-line doubles as
+    ``rulebook.inline_offered`` says."""
+    S, out = games.S, games.legal[b]
+    P, lo, hi, pip_tiles = rules.P, rules.lo, rules.hi, rules.pip_tiles
     seat = S[b, TURN]
-    hand = hands[b, seat]
+    hand = games.hands[b, seat]
     T = P[P_T]
     n = 0
     inline_base = P[P_INLINE_BASE]
@@ -184,7 +190,7 @@ def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarr
         return n
     last = S[b, LAST_DRAWN]
     only = -1
-    if last >= 0 and P[P_MUST_PLAY_DRAWN] and _playable(S, b, P, lo, hi, last):
+    if last >= 0 and P[P_MUST_PLAY_DRAWN] and _playable(S, b, lo, hi, last):
         only = last
     inline_ok = inline_offered(P[P_CHOICE], P[P_SNIFF], S[b, SNIFF_TILE])
     for e in range(4):
@@ -205,55 +211,44 @@ def _legal(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarr
 
 
 @_inline
-def spec_of(P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
-          fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
-          act_slot: np.ndarray) -> Spec:
-    """The encoder's :class:`~sniff_env.encoding.Spec` from the kernel tables."""
-    return Spec(off, P[P_N], P[P_MAX_PIP] + 1, P[P_SIDES], P[P_PARTNER], P[P_TARGET], P[P_SNIFF],
-                P[P_INLINE_BASE], P[P_DRAW_ACTION], lo, hi, act_tile, act_slot, score_tab, count_val, points_val,
-                fractions[FRAC_TILES], fractions[FRAC_HAND], fractions[FRAC_END])
-
-
-@_inline
-def _encode_as(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray, spec: Spec,
-               row: np.ndarray, seat: int, last_drawn: int, legal: np.ndarray) -> None:
+def _encode_as(games: Games, b: int, rules: RuleTables, spec: Spec, row: np.ndarray, seat: int, last_drawn: int,
+               legal: np.ndarray) -> None:
     """``encoding.encode_row`` of ``seat`` in game ``b`` (its drawn tile ``last_drawn``, its legal
     actions ``legal``) from the state columns."""
+    S, P = games.S, rules.P
     n, T, sides = P[P_N], P[P_T], P[P_SIDES]
-    _encode_row(row, spec, seat, hands[b, seat], played_by[b, T:T + S[b, NPLAYS]], played_by[b],
-                S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4],
-                S[b, SNIFF_TILE], S[b, SNIFF_PENDING], S[b, COUNT], S[b, HAND_COUNT:HAND_COUNT + n],
-                S[b, LACKING:LACKING + n], S[b, BONE_LEN] - S[b, BONE_POS], _drawable(S, b, P),
-                S[b, SCORES:SCORES + sides], last_drawn, legal)
+    board = Board(S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4],
+                  S[b, SNIFF_TILE], S[b, SNIFF_PENDING], S[b, COUNT])
+    counts = Counts(S[b, HAND_COUNT:HAND_COUNT + n], S[b, LACKING:LACKING + n], S[b, SCORES:SCORES + sides],
+                    S[b, BONE_LEN] - S[b, BONE_POS], _drawable(S, b, P))
+    _encode_row(row, spec, seat, games.hands[b, seat], games.played[b, T:T + S[b, NPLAYS]], games.played[b], board,
+                counts, last_drawn, legal)
 
 
 @_inline
-def _encode(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray,
-            lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray, fractions: np.ndarray,
-            count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
-            legal: np.ndarray, obs: np.ndarray, mask: np.ndarray, prev: np.ndarray, nprev: int) -> None:
+def _encode(games: Games, views: Views, b: int, rules: RuleTables, prev: np.ndarray, nprev: int) -> None:
     """``Observer.encode`` and ``Observer.mask`` for the seat to act in game ``b``, written over
     the row of its previous observation: ``prev[:nprev]`` are the legal actions that row shows
     (``encoding.clear_row`` clears their move features; their mask cells are cleared here), the
     rules block is already in place (the engine writes it once) and ``encoding.encode_row``
     rewrites the rest. ``S[b, SHOWN]`` then counts the entries of ``legal[b]`` that the row shows."""
-    spec = spec_of(P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile, act_slot)
-    m = mask[b]
+    S, legal = games.S, games.legal
+    m = views.mask[b]
     for i in range(nprev):
         m[prev[i]] = 0
-    _clear_row(obs[b], spec, prev[:nprev])
+    _clear_row(views.obs[b], views.spec, prev[:nprev])
     nlegal = S[b, NLEGAL]
-    _encode_as(S, hands, played_by, b, P, spec, obs[b], S[b, TURN], S[b, LAST_DRAWN], legal[b, :nlegal])
+    _encode_as(games, b, rules, views.spec, views.obs[b], S[b, TURN], S[b, LAST_DRAWN], legal[b, :nlegal])
     for i in range(nlegal):
         m[legal[b, i]] = 1
     S[b, SHOWN] = nlegal
 
 
 @_jit
-def _end_hand(S: np.ndarray, hands: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-              domino: int, reached_target: bool) -> None:
+def _end_hand(games: Games, b: int, rules: RuleTables, domino: int, reached_target: bool) -> None:
     """``Game._end_hand``: the hand-end scoring of ``rulebook.hand_end_points`` added to the
     scores, then the game end of ``rulebook.game_winner``; ``domino`` -1 when blocked."""
+    S, hands, P, lo, hi = games.S, games.hands, rules.P, rules.lo, rules.hi
     n, T = P[P_N], P[P_T]
     pips = S[b, PIPS:PIPS + MAX_SEATS]
     for s in range(n):
@@ -287,26 +282,26 @@ def lay(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, ti
 
 
 @_inline
-def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: np.ndarray,
-           lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray, tile: int, slot: int, inline: bool) -> None:
+def _place(games: Games, b: int, rules: RuleTables, tile: int, slot: int, inline: bool) -> None:
     """``Game._place`` (points always claimed)."""
+    S, P = games.S, rules.P
     seat = S[b, TURN]
-    hands[b, seat, tile] = 0
+    games.hands[b, seat, tile] = 0
     S[b, HAND_COUNT + seat] -= 1
-    count = lay(S, b, P, lo, hi, tile, slot, inline)
-    played_by[b, tile] = seat
-    played_by[b, P[P_T] + S[b, NPLAYS]] = tile
+    count = lay(S, b, P, rules.lo, rules.hi, tile, slot, inline)
+    games.played[b, tile] = seat
+    games.played[b, P[P_T] + S[b, NPLAYS]] = tile
     S[b, NPLAYS] += 1
-    points = points_for(P, score_tab, count)
+    points = points_for(P, rules.score_tab, count)
     S[b, PASSES] = 0
     if points:
         side = _side(P, seat)
         S[b, SCORES + side] += points
         if P[P_WIN_DURING] and S[b, SCORES + side] >= P[P_TARGET]:
-            _end_hand(S, hands, b, P, lo, hi, -1, True)
+            _end_hand(games, b, rules, -1, True)
             return
     if S[b, HAND_COUNT + seat] == 0:
-        _end_hand(S, hands, b, P, lo, hi, seat, False)
+        _end_hand(games, b, rules, seat, False)
         return
     S[b, TURN] = (seat + 1) % P[P_N]
     S[b, DRAWN] = 0
@@ -314,28 +309,29 @@ def _place(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, b: int, P: n
 
 
 @_inline
-def _draw(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, voluntary: bool) -> None:
+def _draw(games: Games, b: int, voluntary: bool) -> None:
+    S = games.S
     seat = S[b, TURN]
     S[b, LACKING + seat] = 0 if voluntary else _open_pips(S, b)
-    tile = bone[b, S[b, BONE_POS]]
+    tile = games.bone[b, S[b, BONE_POS]]
     S[b, BONE_POS] += 1
-    hands[b, seat, tile] = 1
+    games.hands[b, seat, tile] = 1
     S[b, HAND_COUNT + seat] += 1
     S[b, DRAWN] += 1
     S[b, LAST_DRAWN] = tile
 
 
 @_inline
-def _advance(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray,
-             hi: np.ndarray, pip_tiles: np.ndarray, legal: np.ndarray) -> None:
+def _advance(games: Games, b: int, rules: RuleTables) -> None:
     """Forced draws and passes until a seat has a decision (``legal`` then holds it) or the hand ends."""
+    S, P = games.S, rules.P
     while True:
-        k = _legal(S, hands, b, P, lo, hi, pip_tiles, legal[b])
+        k = _legal(games, b, rules)
         if k > 0:
             S[b, NLEGAL] = k
             return
         if _can_draw(S, b, P):
-            _draw(S, hands, bone, b, False)
+            _draw(games, b, False)
             continue
         seat = S[b, TURN]
         if S[b, DRAWN]:
@@ -345,7 +341,7 @@ def _advance(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, P: np.n
         S[b, PASSES] += 1
         if S[b, PASSES] >= P[P_N] and not (P[P_DRAW_LIMIT] > 0 and _drawable(S, b, P) > 0):
             S[b, NLEGAL] = 0
-            _end_hand(S, hands, b, P, lo, hi, -1, False)
+            _end_hand(games, b, rules, -1, False)
             return
         S[b, TURN] = (seat + 1) % P[P_N]
         S[b, DRAWN] = 0
@@ -353,39 +349,34 @@ def _advance(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, b: int, P: np.n
 
 
 @_jit
-def apply_action(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, b: int, P: np.ndarray,
-                 lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray,
-                 act_slot: np.ndarray, a: int, legal: np.ndarray) -> None:
+def apply_action(games: Games, b: int, rules: RuleTables, a: int) -> None:
     """``Game.step`` of the legal action ``a`` in game ``b``, without encoding: the draw or the
-    placement, then the forced draws and passes after it (``legal[b]``: the next decision's)."""
+    placement, then the forced draws and passes after it (``games.legal[b]``: the next decision's)."""
+    P = rules.P
     if a == P[P_DRAW_ACTION]:
-        _draw(S, hands, bone, b, True)
+        _draw(games, b, True)
     else:
-        _place(S, hands, played_by, b, P, lo, hi, score_tab, act_tile[a], act_slot[a], a >= P[P_INLINE_BASE])
-    if S[b, PHASE] == PLAY:
-        _advance(S, hands, bone, b, P, lo, hi, pip_tiles, legal)
+        _place(games, b, rules, rules.act_tile[a], rules.act_slot[a], a >= P[P_INLINE_BASE])
+    if games.S[b, PHASE] == PLAY:
+        _advance(games, b, rules)
 
 
 @_inline
-def _step_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
-              lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
-              fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
-              act_slot: np.ndarray, a: int, legal: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-              prev: np.ndarray, b: int) -> None:
+def _step_one(games: Games, views: Views, rules: RuleTables, a: int, prev: np.ndarray, b: int) -> None:
     """``step`` for game ``b`` (``prev``: scratch for the legal actions its row shows)."""
+    S, legal = games.S, games.legal
     S[b, STATUS] = OK
     if S[b, PHASE] != PLAY:
         return
-    if a < 0 or a > P[P_DRAW_ACTION] or mask[b, a] != 1:
+    if a < 0 or a > rules.P[P_DRAW_ACTION] or views.mask[b, a] != 1:
         S[b, STATUS] = ILLEGAL
         return
     nprev = S[b, SHOWN]
     for i in range(nprev):
         prev[i] = legal[b, i]
-    apply_action(S, hands, played_by, bone, b, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, a, legal)
+    apply_action(games, b, rules, a)
     if S[b, PHASE] == PLAY:
-        _encode(S, hands, played_by, b, P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile,
-                act_slot, legal, obs, mask, prev, nprev)
+        _encode(games, views, b, rules, prev, nprev)
     else:  # the row keeps showing the last decision: put back the list it shows, for the next deal
         S[b, NLEGAL] = 0
         for i in range(nprev):
@@ -413,33 +404,29 @@ def workspace(games: int, num_actions: int, num_tiles: int) -> Workspace:
     )
 
 
+def new_state(B: int, num_players: int, num_tiles: int, num_actions: int) -> Games:
+    """Zeroed :class:`~sniff_env.vector.arrays.Games` for ``B`` games (no tile played)."""
+    return new_games(B, num_players, num_tiles, num_actions, NS)
+
+
 @_jit
-def step(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
-         lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
-         rules_vec: np.ndarray, off: np.ndarray, fractions: np.ndarray, count_val: np.ndarray,
-         points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray, actions: np.ndarray,
-         legal: np.ndarray, obs: np.ndarray, mask: np.ndarray, work: Workspace, start: int, stop: int) -> int:
+def step(games: Games, views: Views, rules: RuleTables, actions: np.ndarray, work: Workspace, start: int,
+         stop: int) -> int:
     """Apply ``actions[b]`` in every game in play, then the forced moves that follow; encode the
     next observation and mask where the hand goes on. An action that is not legal leaves its game
     untouched with ``S[b, STATUS] = ILLEGAL``. Games ``start:stop`` only; returns 0."""
     prev = work[0]
     for b in range(start, stop):
-        _step_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions, count_val,
-                  points_val, act_tile, act_slot, actions[b], legal, obs, mask, prev, b)
+        _step_one(games, views, rules, actions[b], prev, b)
     return 0
 
 
 @_jit
-def encode_seat(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
-                hi: np.ndarray, score_tab: np.ndarray, off: np.ndarray, fractions: np.ndarray,
-                count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
-                legal: np.ndarray, obs: np.ndarray, mask: np.ndarray, prev: np.ndarray, seat: int) -> None:
+def encode_seat(games: Games, views: Views, rules: RuleTables, seat: int) -> None:
     """The observation of ``seat`` in game 0 as the seat sees it when it is not to act (no legal
-    moves, no drawn tile), written into ``obs[0]``, which must hold zeros and the rules block.
-    The game's state is left as it was; ``legal``, ``mask`` and ``prev`` are not read (they keep
-    the argument list of the callers)."""
-    spec = spec_of(P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile, act_slot)
-    _encode_as(S, hands, played_by, 0, P, spec, obs[0], seat, -1, legal[0, :0])
+    moves, no drawn tile), written into ``views.obs[0]``, which must hold zeros and the rules
+    block. The game's state is left as it was; the mask is not written."""
+    _encode_as(games, 0, rules, views.spec, views.obs[0], seat, -1, games.legal[0, :0])
 
 
 REWARD_GAME, EPISODE_HAND = 1, 2
@@ -447,29 +434,24 @@ REWARD_GAME, EPISODE_HAND = 1, 2
 
 
 @_jit
-def env_step(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
-             lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
-             rules_vec: np.ndarray, off: np.ndarray, fractions: np.ndarray, count_val: np.ndarray,
-             points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray, actions: np.ndarray,
-             legal: np.ndarray, obs: np.ndarray, mask: np.ndarray, mode: int, side_of_seat: np.ndarray,
-             hand_start: np.ndarray,
-             seeds: np.ndarray, request: np.ndarray, rewards: np.ndarray, done: np.ndarray,
-             winner: np.ndarray, final_scores: np.ndarray, seed_out: np.ndarray, game_over: np.ndarray,
-             work: Workspace, start: int, stop: int) -> int:
+def env_step(games: Games, views: Views, rules: RuleTables, actions: np.ndarray, env: EnvArrays,
+             out: StepArrays, work: Workspace, start: int, stop: int) -> int:
     """``step`` plus the bookkeeping of :meth:`SniffVectorEnv.step` for games ``start:stop``: the
-    per-seat ``rewards``, ``done``, the episode ``winner`` (side, -1 none), ``final_scores`` and
-    ``seed_out`` (0 and -1 where not done), ``game_over``; a game whose hand ended gets its
-    ``request`` for ``deal`` (0 elsewhere) and its new ``hand_start``. Returns how many hands ended."""
+    per-seat ``out.rewards``, ``out.done``, the episode ``out.winner`` (side, -1 none),
+    ``out.final_scores`` and ``out.seed`` (0 and -1 where not done), ``out.game_over``; a game
+    whose hand ended gets its ``env.request`` for ``deal`` (0 elsewhere) and its new
+    ``env.hand_start``. Returns how many hands ended."""
+    S, P = games.S, rules.P
+    side_of_seat, hand_start, request = env.side_of_seat, env.hand_start, env.request
     prev, before = work[0], work[1]
     sides, n = P[P_SIDES], P[P_N]
-    per_game, per_hand = mode & REWARD_GAME, mode & EPISODE_HAND
+    per_game, per_hand = env.mode & REWARD_GAME, env.mode & EPISODE_HAND
     loss = np.float32(-1.0 / (sides - 1))
     ended = 0
     for b in range(start, stop):
         for side in range(sides):
             before[side] = S[b, SCORES + side]
-        _step_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions, count_val,
-                  points_val, act_tile, act_slot, actions[b], legal, obs, mask, prev, b)
+        _step_one(games, views, rules, actions[b], prev, b)
         phase = S[b, PHASE]
         hand_end = phase != PLAY
         game_end = phase == GAME_OVER
@@ -498,13 +480,13 @@ def env_step(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.n
             else:  # the side's change minus the mean change of the other sides
                 delta = S[b, SCORES + side] - before[side]
                 r = np.float32(delta - (total - delta) / (sides - 1))
-            rewards[b, s] = r
-        done[b] = over
-        winner[b] = best
+            out.rewards[b, s] = r
+        out.done[b] = over
+        out.winner[b] = best
         for side in range(sides):
-            final_scores[b, side] = S[b, SCORES + side] if over else 0
-        seed_out[b] = seeds[b] if over else -1
-        game_over[b] = game_end
+            out.final_scores[b, side] = S[b, SCORES + side] if over else 0
+        out.seed[b] = env.seeds[b] if over else -1
+        out.game_over[b] = game_end
         request[b] = 0
         if hand_end:
             ended += 1
@@ -534,17 +516,14 @@ def sample_actions(S: np.ndarray, legal: np.ndarray, r: np.ndarray, out: np.ndar
 
 
 @_jit
-def deal(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
-         lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
-         rules_vec: np.ndarray, off: np.ndarray, fractions: np.ndarray, count_val: np.ndarray,
-         points_val: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray, request: np.ndarray,
-         seeds: np.ndarray, order: np.ndarray, leaders: np.ndarray, legal: np.ndarray,
-         obs: np.ndarray, mask: np.ndarray, work: Workspace, start: int, stop: int) -> int:
-    """Deal the next hand of every game with ``request[b] != 0`` (``NEW_GAME``: the first hand of
-    a new game) and encode its first observation. The deal is ``Game._deal_by_rules`` drawn from
-    ``random.Random(f"sniff:{seeds[b]}:{hand_index}")``, or with ``SCRIPTED`` the tile order
-    ``order[b]`` (hands then boneyard) and the leader ``leaders[b]``. Games ``start:stop`` only;
-    returns 0."""
+def deal(games: Games, views: Views, rules: RuleTables, deals: DealArrays, work: Workspace, start: int,
+         stop: int) -> int:
+    """Deal the next hand of every game with ``deals.request[b] != 0`` (``NEW_GAME``: the first
+    hand of a new game) and encode its first observation. The deal is ``Game._deal_by_rules``
+    drawn from ``random.Random(f"sniff:{seeds[b]}:{hand_index}")``, or with ``SCRIPTED`` the tile
+    order ``deals.order[b]`` (hands then boneyard) and the leader ``deals.leaders[b]``. Games
+    ``start:stop`` only; returns 0."""
+    S, request = games.S, deals.request
     prev, _, todo, keys, key_len, sha, mt, lane_keys, group, pool = work
     count = 0
     shortest, longest = KEY_WORDS, 0
@@ -560,15 +539,14 @@ def deal(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarr
             S[b, WINNER] = -1
         S[b, HAND_INDEX] += 1
         if request[b] & SCRIPTED:  # no generator needed
-            _start_hand(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions, count_val,
-                        points_val, act_tile, act_slot, b, order, leaders, legal, obs, mask, prev)
+            _start_hand(games, views, rules, deals, b, prev)
             continue
         todo[count] = b
-        key_len[count] = hand_key(seeds[b], S[b, HAND_INDEX], keys[count], sha)
+        key_len[count] = hand_key(deals.seeds[b], S[b, HAND_INDEX], keys[count], sha)
         shortest, longest = min(shortest, key_len[count]), max(longest, key_len[count])
         count += 1
     # generators whose keys have the same length are seeded together, up to LANES at a time
-    ahead = min(HEAD, 2 * P[P_T])  # outputs drawn side by side: most deals need no more
+    ahead = min(HEAD, 2 * rules.P[P_T])  # outputs drawn side by side: most deals need no more
     for length in range(shortest, longest + 1):
         i = 0
         while i < count:
@@ -584,71 +562,63 @@ def deal(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarr
                 break
             mt_seed_lanes(mt, lane_keys, length, lanes, ahead)
             for g in range(lanes):  # all draws first, while the generators are in cache
-                _draw_hand(S, P, lo, hi, group[g], mt[:, g], pool, order, leaders)
+                _draw_hand(S, rules, group[g], mt[:, g], pool, deals)
             for g in range(lanes):
-                _start_hand(S, hands, played_by, bone, P, lo, hi, pip_tiles, score_tab, off, fractions,
-                            count_val, points_val, act_tile, act_slot, group[g], order, leaders, legal, obs,
-                            mask, prev)
+                _start_hand(games, views, rules, deals, group[g], prev)
     return 0
 
 
 @_jit
-def _start_hand(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
-                lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray, off: np.ndarray,
-                fractions: np.ndarray, count_val: np.ndarray, points_val: np.ndarray, act_tile: np.ndarray,
-                act_slot: np.ndarray, b: int, order: np.ndarray, leaders: np.ndarray, legal: np.ndarray,
-                obs: np.ndarray, mask: np.ndarray, prev: np.ndarray) -> None:
-    """Set up game ``b``'s hand from ``order[b]`` and ``leaders[b]`` and encode its first
-    observation over the row of its last one."""
-    shown = S[b, SHOWN]
+def _start_hand(games: Games, views: Views, rules: RuleTables, deals: DealArrays, b: int, prev: np.ndarray) -> None:
+    """Set up game ``b``'s hand from ``deals.order[b]`` and ``deals.leaders[b]`` and encode its
+    first observation over the row of its last one."""
+    shown = games.S[b, SHOWN]
     for i in range(shown):
-        prev[i] = legal[b, i]
-    _deal_one(S, hands, played_by, bone, P, lo, hi, pip_tiles, b, order, leaders, legal)
-    _encode(S, hands, played_by, b, P, lo, hi, score_tab, off, fractions, count_val, points_val, act_tile,
-            act_slot, legal, obs, mask, prev, shown)
+        prev[i] = games.legal[b, i]
+    _deal_one(games, b, rules, deals)
+    _encode(games, views, b, rules, prev, shown)
 
 
 @_jit
-def _draw_hand(S: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, b: int, mt: np.ndarray,
-               pool: np.ndarray, order: np.ndarray, leaders: np.ndarray) -> None:
+def _draw_hand(S: np.ndarray, rules: RuleTables, b: int, mt: np.ndarray, pool: np.ndarray, deals: DealArrays) -> None:
     """The draws of ``Game._deal_by_rules`` for game ``b`` (hand index already set) from generator
-    ``mt``: the tile order into ``order[b]``, the leader into ``leaders[b]`` (-1: the holder of the
-    highest double, found by ``_deal_one``). The method is ``rulebook.lead_method``'s, the lots'
-    winner ``rulebook.lots_leader``'s."""
+    ``mt``: the tile order into ``deals.order[b]``, the leader into ``deals.leaders[b]`` (-1: the
+    holder of the highest double, found by ``_deal_one``). The method is ``rulebook.lead_method``'s,
+    the lots' winner ``rulebook.lots_leader``'s."""
+    P = rules.P
     n, T = P[P_N], P[P_T]
     method, leader = lead_method(S[b, HAND_INDEX], P[P_FIRST], P[P_NEXT], S[b, LEADER], S[b, LAST_DOMINO], n)
     if method == LOTS:
         drawn = S[b, PIPS:PIPS + MAX_SEATS]  # scratch
         sample_range(mt, T, n, drawn, pool)
-        leader = lots_leader(drawn, n, lo, hi)
+        leader = lots_leader(drawn, n, rules.lo, rules.hi)
     elif method == RANDOM:
         leader = randbelow(mt, n)
-    shuffle_range(mt, order[b], T)
-    leaders[b] = leader
+    shuffle_range(mt, deals.order[b], T)
+    deals.leaders[b] = leader
 
 
 @_jit
-def _deal_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.ndarray, P: np.ndarray,
-              lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, b: int, order: np.ndarray,
-              leaders: np.ndarray, legal: np.ndarray) -> None:
-    """``Game._setup_hand`` for game ``b`` from the tile order ``order[b]`` (split into hands and
-    the boneyard by ``rulebook.dealt_to``) and the leader ``leaders[b]`` (-1: the holder of the
-    highest double, ``rulebook.highest_double_holder``)."""
+def _deal_one(games: Games, b: int, rules: RuleTables, deals: DealArrays) -> None:
+    """``Game._setup_hand`` for game ``b`` from the tile order ``deals.order[b]`` (split into hands
+    and the boneyard by ``rulebook.dealt_to``) and the leader ``deals.leaders[b]`` (-1: the holder
+    of the highest double, ``rulebook.highest_double_holder``)."""
+    S, hands, order, P = games.S, games.hands, deals.order, rules.P
     n, T, k = P[P_N], P[P_T], P[P_HAND_SIZE]
     method = P[P_FIRST] if S[b, HAND_INDEX] == 0 else P[P_NEXT]
-    leader = leaders[b]
+    leader = deals.leaders[b]
     hands[b, :, :] = 0
-    played_by[b, :T] = -1
+    games.played[b, :T] = -1
     nbone = 0
     for i in range(T):
         seat = dealt_to(i, n, k)
         if seat >= 0:
             hands[b, seat, order[b, i]] = 1
         else:
-            bone[b, nbone] = order[b, i]
+            games.bone[b, nbone] = order[b, i]
             nbone += 1
     if leader < 0:
-        leader = highest_double_holder(hands[b], n, lo, hi)
+        leader = highest_double_holder(hands[b], n, rules.lo, rules.hi)
     S[b, BONE_LEN] = nbone
     S[b, BONE_POS] = 0
     S[b, LEADER] = leader
@@ -670,4 +640,4 @@ def _deal_one(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, bone: np.
     S[b, FORCED_LEAD] = 1 if lead_forced(P[P_LEAD_HD], method) else 0
     S[b, PHASE] = PLAY
     S[b, STATUS] = OK
-    S[b, NLEGAL] = _legal(S, hands, b, P, lo, hi, pip_tiles, legal[b])
+    S[b, NLEGAL] = _legal(games, b, rules)

@@ -44,7 +44,12 @@ GROUPS = {
     "sniff_env.envs.record_encoder": "the observation encoder",
     "sniff_env.players.compiled.baselines": "the built-in players",
     "sniff_env.players.strategy": "the built-in players",
+    "sniff_env.players.compiled.opponents": "the Gymnasium vector env",
     "sniff_env.players.compiled.rollouts": "the search",
+    "sniff_env.players.compiled.deals": "the search",
+    "sniff_env.players.compiled.playouts": "the search",
+    "sniff_env.players.compiled.endgame": "the search",
+    "sniff_env.players.compiled.splitmix": "the search",
     "sniff_env.players.compiled.win_odds": "the search",
 }
 """Which part of the package a compiled function belongs to, by the start of its module's name."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sniff_env.actions import action_codec
+from sniff_env.encoding import Spec
 from sniff_env.errors import RulesError
 from sniff_env.game import checked_max_hands
 from sniff_env.observation import Observer
@@ -21,6 +22,7 @@ from sniff_env.rules import Draw, LeadTile, Points, Rules, SidesOpen
 from sniff_env.scoring import scoring_table
 from sniff_env.tiles import tile_set
 from sniff_env.vector import kernels as K
+from sniff_env.vector.arrays import RuleTables
 from sniff_env.vector.checks import INT64_MAX
 
 # same limits as Game._draw_limit: "until playable" is bounded only by the boneyard
@@ -51,6 +53,11 @@ class Tables:
     act_tile: np.ndarray
     """``act_tile[a]``, ``act_slot[a]``: the tile and slot of action ``a`` (-1 for the draw)."""
     act_slot: np.ndarray
+    arrays: RuleTables
+    """The rule tables as the kernels take them."""
+    kernel_spec: Spec
+    """The encoder's :class:`~sniff_env.encoding.Spec` of these arrays, as the kernels take it
+    (:class:`sniff_env.vector.arrays.Views`)."""
 
     @property
     def num_actions(self) -> int:
@@ -59,10 +66,6 @@ class Tables:
     @property
     def num_tiles(self) -> int:
         return int(self.params[K.P_T])
-
-    def kernel_args(self) -> tuple[np.ndarray, ...]:
-        return (self.params, self.lo, self.hi, self.pip_tiles, self.score_tab, self.rules_vec, self.offsets,
-                self.fractions, self.count_val, self.points_val, self.act_tile, self.act_slot)
 
 
 def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
@@ -101,23 +104,36 @@ def build_tables(rules: Rules, max_hands: int | None = None) -> Tables:
     p[K.P_INLINE_BASE] = codec.inline_base
     p[K.P_DRAW_ACTION] = codec.draw_action
     p[K.P_SIDES] = rules.num_sides
-    pip_tiles = np.array([[ts.index((a, c)) for c in range(rules.max_pip + 1)] for a in range(rules.max_pip + 1)])
+    pip_tiles = np.array([[ts.index((a, c)) for c in range(rules.max_pip + 1)] for a in range(rules.max_pip + 1)],
+                         np.int64)
     score_tab = np.array(scoring_table(rules.scoring), np.bool_)
     decoded = np.array([codec.decode(a)[:2] for a in range(codec.num_actions)], np.int64)
     spec = observer.spec  # the encoder's feature tables
+    lo, hi = np.array(ts.lo, np.int64), np.array(ts.hi, np.int64)
+    offsets = np.array(spec.off, np.int64)
+    fractions = np.array([spec.tile_frac, spec.hand_frac, spec.end_frac], np.float32)
+    count_val, points_val = np.array(spec.count_val, np.float32), np.array(spec.points_val, np.float32)
+    act_tile, act_slot = decoded[:, 0].copy(), decoded[:, 1].copy()
+    rules_vec = observer.rules_block(rules)
+    kernel_spec = Spec(offsets, int(p[K.P_N]), int(p[K.P_MAX_PIP]) + 1, int(p[K.P_SIDES]), int(p[K.P_PARTNER]),
+                       int(p[K.P_TARGET]), int(p[K.P_SNIFF]), int(p[K.P_INLINE_BASE]), int(p[K.P_DRAW_ACTION]), lo, hi,
+                       act_tile, act_slot, score_tab, count_val, points_val, fractions[K.FRAC_TILES],
+                       fractions[K.FRAC_HAND], fractions[K.FRAC_END])
     return Tables(
         rules=rules,
         observer=observer,
         params=p,
-        lo=np.array(ts.lo, np.int64),
-        hi=np.array(ts.hi, np.int64),
-        pip_tiles=pip_tiles.astype(np.int64),
+        lo=lo,
+        hi=hi,
+        pip_tiles=pip_tiles,
         score_tab=score_tab,
-        rules_vec=observer.rules_block(rules),
-        offsets=np.array(spec.off, np.int64),
-        fractions=np.array([spec.tile_frac, spec.hand_frac, spec.end_frac], np.float32),
-        count_val=np.array(spec.count_val, np.float32),
-        points_val=np.array(spec.points_val, np.float32),
-        act_tile=decoded[:, 0].copy(),
-        act_slot=decoded[:, 1].copy(),
+        rules_vec=rules_vec,
+        offsets=offsets,
+        fractions=fractions,
+        count_val=count_val,
+        points_val=points_val,
+        act_tile=act_tile,
+        act_slot=act_slot,
+        arrays=RuleTables(p, lo, hi, pip_tiles, score_tab, act_tile, act_slot),
+        kernel_spec=kernel_spec,
     )

@@ -26,7 +26,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from sniff_env.vector import kernels as K
 from training.lib.config import ConfigError
 from training.lib.experience import LEARNER, Batch, VectorSelfPlay, sample
 from training.lib.network import forward_inputs, prepare_inputs
@@ -181,7 +180,7 @@ class Collector:
             logits, values = forward_inputs(net, prepare_inputs(net, self.obs[span], grouped=False))
             logits = logits.float().cpu()  # waits for the device
         self.network_s += time.perf_counter() - t0
-        acts, logps = draw(logits, rows, eng.legal, eng.S[:, K.NLEGAL], sampler)
+        acts, logps = draw(logits, rows, eng.legal, eng.num_legal, sampler)
         actions[rows] = acts
         self.actions[span] = torch.from_numpy(acts).to(self.device)
         self.logprobs[span] = torch.from_numpy(logps).to(self.device)
@@ -201,7 +200,7 @@ class Collector:
         t0 = time.perf_counter()
         logits = self.bank.logits(obs, who[rows]).float().cpu()
         self.network_s += time.perf_counter() - t0
-        actions[rows] = draw(logits, rows, eng.legal, eng.S[:, K.NLEGAL], sampler)[0]
+        actions[rows] = draw(logits, rows, eng.legal, eng.num_legal, sampler)[0]
 
     # -- the rollout ---------------------------------------------------------------------------
     def collect(self, net: nn.Module, pool: list[dict[str, torch.Tensor]], sampler: torch.Generator) -> tuple[Batch, float]:
@@ -232,8 +231,8 @@ class Collector:
         count = self._count
         self.step_start[self._step] = count
         actions = np.zeros(eng.num_envs, np.int64)
-        seat = eng.S[:, K.TURN]
-        nlegal = eng.S[:, K.NLEGAL]
+        seat = eng.turn
+        nlegal = eng.num_legal
         who = play.table[self.games, seat]
         if not cfg.exact:  # a forced move needs no player: its only action is certain
             forced = nlegal == 1
@@ -267,7 +266,7 @@ class Collector:
         self.step_start[self._step] = count
         if not count:
             raise RuntimeError("the rollout stored no learner decision; raise num_steps or num_envs")
-        self.play.obs, self.play.mask, self.play.seat = eng.obs, eng.mask, eng.S[:, K.TURN].copy()
+        self.play.obs, self.play.mask, self.play.seat = eng.obs, eng.mask, eng.turn.copy()
         return self._batch(count)
 
     def pop_wins(self) -> list[float]:

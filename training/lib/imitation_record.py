@@ -246,8 +246,7 @@ def record_vector(rules: Rules, settings: RecordSettings, progress: Any = None, 
     returns (as ``training/imitation.py`` records them), in game order; with the search as
     teacher also ``values``, every action's mean margin (``-inf`` where illegal). ``stream``:
     a tag that gives another set of games for the same seed."""
-    from sniff_env.vector import kernels as K
-    from sniff_env.vector.engine import VectorEngine
+    from sniff_env.vector.engine import GAME_OVER, VectorEngine
 
     rng = random.Random(f"imitation:{settings.seed}{stream}")
     G = settings.games
@@ -297,7 +296,7 @@ def record_vector(rules: Rules, settings: RecordSettings, progress: Any = None, 
             if theirs.size:
                 act[theirs] = fn(theirs)
         eng.step(act)
-        finished = int((eng.phase == K.GAME_OVER).sum())
+        finished = int((eng.phase == GAME_OVER).sum())
         if progress is not None and finished > done:
             progress(finished - done)
         done = finished

@@ -19,7 +19,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from sniff_env.vector import kernels as K
 from training.lib.layers import linear_layer
 
 CRITICS = ("seat", "full")
@@ -35,14 +34,14 @@ def hidden_view(engine: object, rows: np.ndarray) -> np.ndarray:
     """``[len(rows), n * T]`` uint8: for the seat to act in each game of ``rows``, every other
     seat's tiles (1 where it holds the tile), in turn order from the mover, then the boneyard's."""
     eng = engine
-    hands, bone, S = eng.hands, eng.bone, eng.S  # type: ignore[attr-defined]
+    hands, bone = eng.hands, eng.bone  # type: ignore[attr-defined]
     k, n, T = rows.size, hands.shape[1], hands.shape[2]
-    seat = S[rows, K.TURN]
+    seat = eng.turn[rows]  # type: ignore[attr-defined]
     order = (seat[:, None] + np.arange(1, n)) % n
     out = np.zeros((k, n, T), np.uint8)
     out[:, : n - 1] = hands[rows[:, None], order]
     at = np.arange(bone.shape[1])
-    live = (at >= S[rows, K.BONE_POS][:, None]) & (at < S[rows, K.BONE_LEN][:, None])
+    live = (at >= eng.boneyard_first[rows][:, None]) & (at < eng.boneyard_end[rows][:, None])  # type: ignore[attr-defined]
     which, place = np.nonzero(live)
     out[which, n - 1, bone[rows][which, place]] = 1
     return out.reshape(k, n * T)

@@ -21,7 +21,6 @@ import numpy as np
 from sniff_env.players import load_compiled
 from sniff_env.players.compiled.rollouts import RolloutSearch
 from sniff_env.presets import make_rules
-from sniff_env.vector import kernels as K
 from sniff_env.vector.engine import VectorEngine
 
 
@@ -31,7 +30,7 @@ def positions(games: int, seed: int, moves: int = 3) -> VectorEngine:
     eng.deal(np.arange(games), True, seed + np.arange(games))
     heuristic = load_compiled("heuristic", eng)
     for _ in range(moves):
-        playing = np.flatnonzero(eng.phase == K.PLAY)
+        playing = eng.in_play()
         actions = np.zeros(games, np.int64)
         actions[playing] = heuristic(playing)
         eng.step(actions)
@@ -48,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = parser.parse_args(argv)
     counts = [int(x) for x in opts.threads.split(",")]
     eng = positions(opts.games, opts.seed)
-    games = np.flatnonzero(eng.phase == K.PLAY)
+    games = eng.in_play()
     searches = {n: RolloutSearch(eng, samples=opts.samples, seed=3, threads=n) for n in counts}
     times: dict[int, list[float]] = {n: [] for n in counts}
     moves: dict[int, list[np.ndarray]] = {n: [searches[n].actions(games)] for n in counts}

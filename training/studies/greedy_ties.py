@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,22 +38,19 @@ from sniff_env.players.compiled.baselines import (
     greedy_actions,
     greedy_scan,
     heuristic_choice,
+    heuristic_space,
+    num_legal,
+    side_to_act,
     weight_vector,
 )
-from sniff_env.players.compiled.rollouts import (
-    apply_move,
-    below,
-    determinize,
-    load_deal,
-    rollout_margin,
-    workspace,
-)
+from sniff_env.players.compiled.deals import determinize
+from sniff_env.players.compiled.playouts import RolloutSpace, apply_move, load_deal, rollout_margin, workspace
+from sniff_env.players.compiled.splitmix import below
 from sniff_env.players.strategy import Weights
 from sniff_env.rules import Rules
 from sniff_env.vector import compiled
-from sniff_env.vector.compiled_rules import side_of
+from sniff_env.vector.arrays import Games, RuleTables
 from sniff_env.vector.engine import VectorEngine
-from sniff_env.vector.kernels import NLEGAL, NS, P_N, P_PARTNER, P_T, TURN
 from sniff_env.workers import max_workers
 from training.lib.config import parse_config, rules_for, run_script
 
@@ -63,72 +60,84 @@ PLAYOUT_PLAYERS = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
 _jit = compiled()
 
 
+class Playouts(NamedTuple):
+    """Who plays the playouts of a tie-break, and their work space (:func:`playout_tiebreak_actions`)."""
+
+    W: np.ndarray
+    """The heuristic's weights, where it plays."""
+    samples: int
+    hindsight: bool
+    """Play on the real deal (reading the hidden tiles) instead of deals of what the seat cannot see."""
+    me_player: int
+    """Who plays the seat's side and the others' (:data:`RANDOM`, :data:`GREEDY`, :data:`HEURISTIC`)."""
+    opp_player: int
+    rng: np.ndarray
+    work: RolloutSpace
+    tied: np.ndarray
+    """int64, one per action: the tied actions."""
+    keys: np.ndarray
+    """int64, one per action: greedy's keys."""
+    totals: np.ndarray
+    """float64, one per action: the summed margins."""
+
+
 @_jit
-def _play_tied(S: np.ndarray, played: np.ndarray, P: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-               pip_tiles: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
-               legal: np.ndarray, b: int, W: np.ndarray, me_player: int, opp_player: int, rng: np.ndarray,
-               work: tuple[np.ndarray, ...], tied: np.ndarray, keys: np.ndarray, totals: np.ndarray) -> None:
-    """Add to ``totals[j]``, for each ``legal[b, j]`` with ``tied[j]``, its margin to the end of
-    the hand on the deal in ``work``'s first two arrays, the seat's side played by ``me_player``
-    and the others by ``opp_player`` (``keys``: work space for greedy)."""
-    RS, RH, RP, RL, row, scratch, values = work[2], work[3], work[4], work[6], work[7], work[8], work[9]
-    me = side_of(S[b, TURN], P[P_PARTNER])
-    for j in range(S[b, NLEGAL]):
+def _play_tied(games: Games, rules: RuleTables, b: int, how: Playouts) -> None:
+    """Add to ``how.totals[j]``, for each ``games.legal[b, j]`` with ``how.tied[j]``, its margin to
+    the end of the hand on the deal in ``how.work``'s deal arrays, the seat's side played by
+    ``how.me_player`` and the others by ``how.opp_player``."""
+    work, tied, totals = how.work, how.tied, how.totals
+    me = side_to_act(games, b, rules)
+    for j in range(num_legal(games, b)):
         if not tied[j]:
             continue
-        load_deal(S, played, b, work)
-        a = legal[b, j]
-        while apply_move(P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, work, a):
-            who = me_player if side_of(RS[0, TURN], P[P_PARTNER]) == me else opp_player
+        load_deal(games, b, work)
+        a = games.legal[b, j]
+        while apply_move(rules, work, a):
+            who = how.me_player if side_to_act(work.game, 0, rules) == me else how.opp_player
             if who == RANDOM:
-                a = RL[0, below(rng, RS[0, NLEGAL])]
+                a = work.legal[0, below(how.rng, num_legal(work.game, 0))]
             elif who == GREEDY:
-                a = greedy_scan(RS, 0, P, lo, hi, score_tab, act_tile, act_slot, RL, keys)[0]
-                a = a if a >= 0 else RL[0, 0]
+                a = greedy_scan(work.game, 0, rules, how.keys)[0]
+                a = a if a >= 0 else work.legal[0, 0]
             else:
-                a = heuristic_choice(RS, RH, RP, P, lo, hi, score_tab, act_tile, act_slot, RL, 0, W, row, scratch,
-                                     values)
-        totals[j] += rollout_margin(S, P, b, work)
+                a = heuristic_choice(work.game, rules, 0, how.W, work.heuristic)
+        totals[j] += rollout_margin(games.S, rules.P, b, work)
 
 
 @_jit
-def playout_tiebreak_actions(S: np.ndarray, hands: np.ndarray, bone: np.ndarray, played: np.ndarray, P: np.ndarray,
-                             lo: np.ndarray, hi: np.ndarray, pip_tiles: np.ndarray, score_tab: np.ndarray,
-                             act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, games: np.ndarray,
-                             W: np.ndarray, samples: int, hindsight: bool, me_player: int, opp_player: int,
-                             rng: np.ndarray, work: tuple[np.ndarray, ...], tied: np.ndarray, keys: np.ndarray,
-                             totals: np.ndarray, out: np.ndarray) -> None:
-    """Greedy's action in each of ``games`` (``out[i]``), its ties broken by the best summed
-    margin over ``samples`` playouts (see :func:`_play_tied`); each on a deal of what the seat
-    cannot see (``determinize``) or, with ``hindsight``, on the real deal. ``tied`` and ``keys``
-    (int64, one per action) are work space."""
-    T, n = P[P_T], P[P_N]
-    DH, DB, pool, taken = work[0], work[1], work[10], work[11]
-    for i in range(games.size):
-        b = games[i]
-        k = S[b, NLEGAL]
-        best, best_key, ties = greedy_scan(S, b, P, lo, hi, score_tab, act_tile, act_slot, legal, tied)
+def playout_tiebreak_actions(games: Games, rules: RuleTables, ids: np.ndarray, how: Playouts, out: np.ndarray) -> None:
+    """Greedy's action in each of ``ids`` (``out[i]``), its ties broken by the best summed margin
+    over ``how.samples`` playouts (see :func:`_play_tied`); each on a deal of what the seat cannot
+    see (``determinize``) or, with ``how.hindsight``, on the real deal."""
+    work, tied, totals = how.work, how.tied, how.totals
+    DH, DB = work.deal_hands, work.deal_bone
+    n, T = games.hands.shape[1], games.hands.shape[2]
+    for i in range(ids.size):
+        b = ids[i]
+        k = num_legal(games, b)
+        best, best_key, ties = greedy_scan(games, b, rules, tied)
         if ties > 1:
             for j in range(k):
                 tied[j] = 1 if tied[j] == best_key else 0
                 totals[j] = 0.0
-            for _ in range(samples):
-                if hindsight:
+            for _ in range(how.samples):
+                if how.hindsight:
                     for s in range(n):
                         for t in range(T):
-                            DH[0, s, t] = hands[b, s, t]
+                            DH[0, s, t] = games.hands[b, s, t]
                     for t in range(T):
-                        DB[0, t] = bone[b, t]
+                        DB[0, t] = games.bone[b, t]
                 else:
-                    determinize(S, hands, played, P, lo, hi, b, rng, DH, DB, pool, taken)
-                _play_tied(S, played, P, lo, hi, pip_tiles, score_tab, act_tile, act_slot, legal, b, W, me_player,
-                           opp_player, rng, work, tied, keys, totals)
+                    determinize(games.S, games.hands, games.played, rules.P, rules.lo, rules.hi, b, how.rng, DH, DB,
+                                work.pool, work.taken)
+                _play_tied(games, rules, b, how)
             best_v = -np.inf
             for j in range(k):
-                a = legal[b, j]
+                a = games.legal[b, j]
                 if tied[j] and (totals[j] > best_v or (totals[j] == best_v and a < best)):
                     best, best_v = a, totals[j]
-        out[i] = best if best >= 0 else legal[b, 0]
+        out[i] = best if best >= 0 else games.legal[b, 0]
 
 
 @dataclass(frozen=True)
@@ -164,26 +173,20 @@ def chooser(engine: VectorEngine, variant: Variant, seed: int) -> Callable[[np.n
     """The batched choice function of ``variant`` on ``engine``."""
     if variant.kind == "heuristic-player":
         return CompiledBaselines(engine).heuristic
-    t = engine.tables
     stock = weight_vector(Weights())
     w = weight_vector(Weights.from_kwargs(None, **variant.weights)) * (-1.0 if variant.reversed else 1.0)
-    work, rng = workspace(engine), np.array([seed & (2**64 - 1)], np.uint64)
-    row, scratch = np.zeros((1, NS), np.int64), np.zeros((3, t.num_tiles), np.int64)
-    values = np.zeros(engine.num_actions, np.float64)
+    space = heuristic_space(engine)
     flags, keys = (np.zeros(engine.num_actions, np.int64) for _ in range(2))
+    how = Playouts(stock, variant.samples, variant.hindsight, PLAYOUT_PLAYERS[variant.me], PLAYOUT_PLAYERS[variant.opp],
+                   np.array([seed & (2**64 - 1)], np.uint64), workspace(engine), flags, keys, space.values)
 
     def choose(games: np.ndarray) -> np.ndarray:
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
         if variant.kind == "playouts":
-            playout_tiebreak_actions(engine.S, engine.hands, engine.bone, engine.play_record, t.params, t.lo, t.hi,
-                                     t.pip_tiles, t.score_tab, t.act_tile, t.act_slot, engine.legal, games, stock,
-                                     variant.samples, variant.hindsight, PLAYOUT_PLAYERS[variant.me],
-                                     PLAYOUT_PLAYERS[variant.opp], rng, work, flags, keys, values, out)
+            playout_tiebreak_actions(engine.games, engine.tables.arrays, games, how, out)
         else:
-            greedy_actions(engine.S, engine.hands, engine.play_record, t.params, t.lo, t.hi, t.score_tab, t.act_tile,
-                           t.act_slot, engine.legal, games, w, row, scratch, values, flags, variant.kind == "value",
-                           out)
+            greedy_actions(engine.games, engine.tables.arrays, games, w, space, flags, variant.kind == "value", out)
         return out
 
     return choose

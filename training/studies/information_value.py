@@ -71,7 +71,7 @@ def match(task: tuple[str, int, int, int, tuple[int, ...]]) -> tuple[int, int, f
 def beliefs(task: tuple[str, int, tuple[float, ...]]) -> dict[str, list[float]]:
     """For one self-play game: at each decision after the first three plays, the share of the
     other seat's real hand in the search's deals, with no inference (``"0"``) and each ``infer``."""
-    from sniff_env.players.compiled.rollouts import RolloutSearch, load_info_state
+    from sniff_env.players.compiled.rollouts import RolloutSearch
     from sniff_env.vector.engine import VectorEngine
 
     spec, seed, sharpness = task
@@ -84,7 +84,7 @@ def beliefs(task: tuple[str, int, tuple[float, ...]]) -> dict[str, list[float]]:
             real = np.array([(game.hands[other] >> t) & 1 for t in range(engine.tables.num_tiles)])
             if len(state.plays) < 3 or not real.any():
                 continue
-            load_info_state(engine, state)
+            engine.load_info_state(state)
             for b in (0.0, *sharpness):
                 dealt = search.deals(0, BELIEF_DEALS, evidence(state, b) if b else None)[:, other, :]
                 out[str(b)].append(float((dealt * real).sum(axis=1).mean() / real.sum()))

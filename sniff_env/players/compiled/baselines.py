@@ -13,13 +13,14 @@ batched engine; the differential tests keep them equal to the reference players.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from sniff_env.players import strategy
-from sniff_env.players.strategy import Weights, checked_tiebreak
+from sniff_env.players.strategy import Holding, Layout, RuleCodes, Scratch, Weights, checked_tiebreak
 from sniff_env.vector import compiled
+from sniff_env.vector.arrays import Games, RuleTables
 from sniff_env.vector.compiled_rules import side_of, with_compiled_rules
 from sniff_env.vector.engine import VectorEngine
 from sniff_env.vector.kernels import (
@@ -69,6 +70,18 @@ def weight_vector(weights: Weights) -> np.ndarray:
 
 
 @_inline
+def num_legal(games: Games, b: int) -> int:
+    """How many legal actions the seat to act in game ``b`` has (the first of ``games.legal[b]``)."""
+    return int(games.S[b, NLEGAL])
+
+
+@_inline
+def side_to_act(games: Games, b: int, rules: RuleTables) -> int:
+    """The side of the seat to act in game ``b``."""
+    return int(side_of(games.S[b, TURN], rules.P[P_PARTNER]))
+
+
+@_inline
 def greedy_key(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
                act_tile: np.ndarray, act_slot: np.ndarray, a: int) -> int:
     """Greedy's order of placement ``a`` in game ``b`` as one number (``strategy.greedy_key``)."""
@@ -79,18 +92,18 @@ def greedy_key(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndar
 
 
 @_inline
-def greedy_scan(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.ndarray, score_tab: np.ndarray,
-                act_tile: np.ndarray, act_slot: np.ndarray, legal: np.ndarray, keys: np.ndarray) -> tuple[int, int, int]:
-    """Greedy's scan of the legal actions of game ``b`` (``legal[b]``): ``keys[j]`` the
-    :func:`greedy_key` of ``legal[b, j]`` (-1 for the draw); returns the lowest action with the
-    best key (-1 if there is no placement), that key, and how many placements share it."""
+def greedy_scan(games: Games, b: int, rules: RuleTables, keys: np.ndarray) -> tuple[int, int, int]:
+    """Greedy's scan of the legal actions of game ``b``: ``keys[j]`` the :func:`greedy_key` of
+    ``games.legal[b, j]`` (-1 for the draw); returns the lowest action with the best key (-1 if
+    there is no placement), that key, and how many placements share it."""
+    S, legal, P = games.S, games.legal, rules.P
     best, best_key, ties = -1, -1, 0
     for j in range(S[b, NLEGAL]):
         a = legal[b, j]
         keys[j] = -1
         if a == P[P_DRAW_ACTION]:
             continue
-        keys[j] = key = greedy_key(S, b, P, lo, hi, score_tab, act_tile, act_slot, a)
+        keys[j] = key = greedy_key(S, b, P, rules.lo, rules.hi, rules.score_tab, rules.act_tile, rules.act_slot, a)
         if key > best_key:
             best, best_key, ties = a, key, 1
         elif key == best_key:
@@ -98,16 +111,33 @@ def greedy_scan(S: np.ndarray, b: int, P: np.ndarray, lo: np.ndarray, hi: np.nda
     return best, best_key, ties
 
 
+class HeuristicSpace(NamedTuple):
+    """The heuristic's work space (nothing compiled allocates): :func:`heuristic_space` makes one."""
+
+    row: np.ndarray
+    """``[1, 12]`` or wider, int64: the ends after a move."""
+    scratch: np.ndarray
+    """``[3, num_tiles]`` int64: the candidates, the tiles kept, the replies' points."""
+    values: np.ndarray
+    """float64, one per action: the value of each legal action."""
+
+
+def heuristic_space(engine: VectorEngine) -> HeuristicSpace:
+    """A :class:`HeuristicSpace` for games of ``engine``."""
+    return HeuristicSpace(np.zeros((1, NS), np.int64), np.zeros((3, engine.tables.num_tiles), np.int64),
+                          np.zeros(engine.num_actions, np.float64))
+
+
 @_inline
-def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
-                     hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
-                     legal: np.ndarray, b: int, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
-                     values: np.ndarray) -> None:
+def heuristic_values(games: Games, rules: RuleTables, b: int, W: np.ndarray, space: HeuristicSpace) -> None:
     """``HeuristicPlayer.evaluate`` of the placements of the seat to act in game ``b``
-    (``strategy.heuristic_value`` of each): ``values[j]`` for ``legal[b, j]`` (``-inf`` for the
-    draw action, which :func:`heuristic_choice` decides)."""
+    (``strategy.heuristic_value`` of each): ``space.values[j]`` for ``games.legal[b, j]``
+    (``-inf`` for the draw action, which :func:`heuristic_choice` decides)."""
+    S, hands, played_by, legal = games.S, games.hands, games.played, games.legal
+    P, lo, hi, act_tile, act_slot = rules.P, rules.lo, rules.hi, rules.act_tile, rules.act_slot
+    row, values = space.row, space.values
     T, n = P[P_T], P[P_N]
-    cand, rest, work = scratch[0], scratch[1], scratch[2]
+    cand, rest, work = space.scratch[0], space.scratch[1], space.scratch[2]
     seat = S[b, TURN]
     nxt = (seat + 1) % n
     lack = S[b, LACKING + nxt]
@@ -123,7 +153,11 @@ def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P:
         if side_of(s, P[P_PARTNER]) != me:
             opp_min = min(opp_min, S[b, HAND_COUNT + s])
     late = _late_phase(opp_min, S[b, HAND_COUNT + seat])
-    after_pip, after_val, after_open = row[0, 0:4], row[0, 4:8], row[0, 8:12]
+    scratch = Scratch(row[0, 0:4], row[0, 4:8], row[0, 8:12], work)
+    layout = Layout(S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4], S[b, SNIFF_TILE],
+                    S[b, SNIFF_PENDING])
+    codes = RuleCodes(P[P_SNIFF], P[P_SIDES_NOW] != 0, P[P_CHOICE] != 0, P[P_DIV5], rules.score_tab, lo, hi,
+                      P[P_MAX_PIP])
     for j in range(S[b, NLEGAL]):
         a = legal[b, j]
         if a == P[P_DRAW_ACTION]:
@@ -135,22 +169,16 @@ def heuristic_values(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P:
             if hands[b, seat, t] and t != tile:
                 rest[nrest] = t
                 nrest += 1
-        values[j] = _heuristic_value(
-            W, S[b, END_PIP:END_PIP + 4], S[b, END_VAL:END_VAL + 4], S[b, END_OPEN:END_OPEN + 4], S[b, SNIFF_TILE],
-            S[b, SNIFF_PENDING], tile, act_slot[a], a >= P[P_INLINE_BASE], lo, hi, rest, nrest, cand, ncand, p_hold,
-            late, S[b, NPLAYS] > 0, P[P_SNIFF], P[P_SIDES_NOW] != 0, P[P_CHOICE] != 0, P[P_MAX_PIP], score_tab,
-            P[P_DIV5], after_pip, after_val, after_open, work)
+        values[j] = _heuristic_value(W, layout, tile, act_slot[a], a >= P[P_INLINE_BASE],
+                                     Holding(rest, nrest, cand, ncand, p_hold, late, S[b, NPLAYS] > 0), codes, scratch)
 
 
 @_jit
-def heuristic_choice(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
-                     hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
-                     legal: np.ndarray, b: int, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
-                     values: np.ndarray) -> int:
-    """``HeuristicPlayer.act`` for the seat to act in game ``b`` (work space as below)."""
+def heuristic_choice(games: Games, rules: RuleTables, b: int, W: np.ndarray, space: HeuristicSpace) -> int:
+    """``HeuristicPlayer.act`` for the seat to act in game ``b`` (weights ``W``)."""
+    S, legal, P, values = games.S, games.legal, rules.P, space.values
     draw = P[P_DRAW_ACTION]
-    heuristic_values(S, hands, played_by, P, lo, hi, score_tab, act_tile, act_slot, legal, b, W, row, scratch,
-                     values)
+    heuristic_values(games, rules, b, W, space)
     best_a, best_v, has_draw = -1, -np.inf, False
     for j in range(S[b, NLEGAL]):
         a = legal[b, j]
@@ -166,35 +194,28 @@ def heuristic_choice(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P:
 
 
 @_jit
-def heuristic_actions(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
-                      hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
-                      legal: np.ndarray, games: np.ndarray, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
-                      values: np.ndarray, out: np.ndarray) -> None:
+def heuristic_actions(games: Games, rules: RuleTables, ids: np.ndarray, W: np.ndarray, space: HeuristicSpace,
+                      out: np.ndarray) -> None:
     """``HeuristicPlayer.act`` (weights ``W``, see :func:`weight_vector`) for the seat to act in
-    each game of ``games``; ``out[i]`` for ``games[i]``. ``row`` (``[1, 12]`` or wider), ``scratch``
-    (``[3, num_tiles]``, int64) and ``values`` (float64, one per action) are work space (nothing
-    compiled allocates)."""
-    for i in range(games.size):
-        out[i] = heuristic_choice(S, hands, played_by, P, lo, hi, score_tab, act_tile, act_slot, legal, games[i], W,
-                                  row, scratch, values)
+    each game of ``ids``; ``out[i]`` for ``ids[i]``."""
+    for i in range(ids.size):
+        out[i] = heuristic_choice(games, rules, ids[i], W, space)
 
 
 @_jit
-def greedy_actions(S: np.ndarray, hands: np.ndarray, played_by: np.ndarray, P: np.ndarray, lo: np.ndarray,
-                   hi: np.ndarray, score_tab: np.ndarray, act_tile: np.ndarray, act_slot: np.ndarray,
-                   legal: np.ndarray, games: np.ndarray, W: np.ndarray, row: np.ndarray, scratch: np.ndarray,
-                   values: np.ndarray, tied: np.ndarray, by_value: bool, out: np.ndarray) -> None:
-    """The greedy player's action for the seat to act in each game of ``games`` (``out[i]`` for
-    ``games[i]``): the placement that scores most now, ties to the heaviest tile, then (with
+def greedy_actions(games: Games, rules: RuleTables, ids: np.ndarray, W: np.ndarray, space: HeuristicSpace,
+                   tied: np.ndarray, by_value: bool, out: np.ndarray) -> None:
+    """The greedy player's action for the seat to act in each game of ``ids`` (``out[i]`` for
+    ``ids[i]``): the placement that scores most now, ties to the heaviest tile, then (with
     ``by_value``) to the heuristic value with weights ``W`` (the stock ones), then to the lowest
-    action. Work space as for :func:`heuristic_actions`, plus ``tied`` (int64, one per action)."""
-    for i in range(games.size):
-        b = games[i]
+    action. ``tied`` (int64, one per action) is work space."""
+    S, legal, values = games.S, games.legal, space.values
+    for i in range(ids.size):
+        b = ids[i]
         k = S[b, NLEGAL]
-        best, best_key, ties = greedy_scan(S, b, P, lo, hi, score_tab, act_tile, act_slot, legal, tied)
+        best, best_key, ties = greedy_scan(games, b, rules, tied)
         if by_value and ties > 1:
-            heuristic_values(S, hands, played_by, P, lo, hi, score_tab, act_tile, act_slot, legal, b, W, row,
-                             scratch, values)
+            heuristic_values(games, rules, b, W, space)
             best, best_v = -1, -np.inf
             for j in range(k):
                 a = legal[b, j]
@@ -212,29 +233,25 @@ class CompiledBaselines:
         self.greedy_tiebreak = checked_tiebreak(greedy_tiebreak)
         self.weights = weights or Weights()
         self._w = weight_vector(self.weights)
-        self._row = np.zeros((1, NS), np.int64)
-        self._scratch = np.zeros((3, engine.tables.num_tiles), np.int64)
-        self._values = np.zeros(engine.num_actions, np.float64)
+        self._space = heuristic_space(engine)
         self._tied = np.zeros(engine.num_actions, np.int64)
         self._stock = weight_vector(Weights())
 
     def greedy(self, games: np.ndarray) -> np.ndarray:
         """The greedy player's action in each of ``games`` (indices of games in play)."""
-        t, eng = self.engine.tables, self.engine
+        eng = self.engine
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
-        greedy_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.score_tab, t.act_tile, t.act_slot,
-                       eng.legal, games, self._stock, self._row, self._scratch, self._values, self._tied,
+        greedy_actions(eng.games, eng.tables.arrays, games, self._stock, self._space, self._tied,
                        self.greedy_tiebreak == "heuristic", out)
         return out
 
     def heuristic(self, games: np.ndarray) -> np.ndarray:
         """The heuristic player's action in each of ``games`` (indices of games in play)."""
-        t, eng = self.engine.tables, self.engine
+        eng = self.engine
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
-        heuristic_actions(eng.S, eng.hands, eng.play_record, t.params, t.lo, t.hi, t.score_tab, t.act_tile,
-                          t.act_slot, eng.legal, games, self._w, self._row, self._scratch, self._values, out)
+        heuristic_actions(eng.games, eng.tables.arrays, games, self._w, self._space, out)
         return out
 
 
