@@ -34,18 +34,12 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("sniff_env/cli/serve.py", "sniff_env.web.app"): "extra: web",
     ("sniff_env/cli/serve.py", "sniff_env.web.server"): "extra: web",
     ("sniff_env/cli/warmup.py", "sniff_env.vector"): "numba",
-    ("sniff_env/envs/drawing.py", "sniff_env.vector.kernels"): "numba",
+    ("sniff_env/envs/drawing.py", "sniff_env.vector.engine"): "numba",
     ("sniff_env/evaluation/batched.py", "sniff_env.vector.engine"): "numba",
-    ("sniff_env/speed/env.py", "sniff_env.envs.aec"): "numba",
-    ("sniff_env/speed/gym_vector.py", "sniff_env.integrations.sb3"): "extra: sb3",
-    ("sniff_env/speed/players.py", "sniff_env.players.compiled.baselines"): "numba",
-    ("sniff_env/speed/players.py", "sniff_env.vector.engine"): "numba",
-    ("sniff_env/speed/players.py", "sniff_env.vector.kernels"): "numba",
-    ("sniff_env/speed/engine.py", "sniff_env.envs.batch_env"): "numba",
     ("sniff_env/play/levels.py", "sniff_env.players.compiled.win_odds"): "numba",
+    ("sniff_env/play/warm.py", "sniff_env.envs.batch_env"): "numba",
     ("sniff_env/play/warm.py", "sniff_env.envs.gym_vector"): "numba",
     ("sniff_env/play/warm.py", "sniff_env.envs.record_encoder"): "numba",
-    ("sniff_env/play/warm.py", "sniff_env.envs.batch_env"): "numba",
     ("sniff_env/play/warm.py", "sniff_env.players.compiled.baselines"): "numba",
     ("sniff_env/play/warm.py", "sniff_env.players.compiled.rollouts"): "numba",
     ("sniff_env/play/warm.py", "sniff_env.vector"): "numba",
@@ -55,11 +49,14 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("sniff_env/players/guided.py", "sniff_env.players.compiled.win_odds"): "numba",
     ("sniff_env/players/guided.py", "sniff_env.players.net_playouts"): "numba",
     ("sniff_env/players/guided.py", "sniff_env.vector.engine"): "numba",
-    ("sniff_env/players/guided.py", "sniff_env.vector.kernels"): "numba",
     ("sniff_env/players/rollouts.py", "sniff_env.players.compiled.rollouts"): "numba",
     ("sniff_env/players/rollouts.py", "sniff_env.vector.engine"): "numba",
+    ("sniff_env/speed/engine.py", "sniff_env.envs.batch_env"): "numba",
+    ("sniff_env/speed/env.py", "sniff_env.envs.aec"): "numba",
+    ("sniff_env/speed/gym_vector.py", "sniff_env.integrations.sb3"): "extra: sb3",
+    ("sniff_env/speed/players.py", "sniff_env.players.compiled.baselines"): "numba",
+    ("sniff_env/speed/players.py", "sniff_env.vector.engine"): "numba",
     ("sniff_env/speed/web_memory.py", "sniff_env.web.app"): "extra: web",
-    ("training/speed/rllib_compare.py", "training.ppo"): "torch",
     ("training/curves.py", "training.lib.evaluate"): "torch",
     ("training/exploit.py", "sniff_env.vector.engine"): "numba",
     ("training/exploit.py", "training.lib.device"): "torch",
@@ -71,7 +68,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("training/lib/experience.py", "sniff_env.vector.checks"): "numba",
     ("training/lib/imitation_record.py", "sniff_env.players.compiled.rollouts"): "numba",
     ("training/lib/imitation_record.py", "sniff_env.vector.engine"): "numba",
-    ("training/lib/imitation_record.py", "sniff_env.vector.kernels"): "numba",
     ("training/libraries/benchmarl_mappo.py", "training.libraries.benchmarl_models"): "extra: benchmarl",
     ("training/libraries/rllib_selfplay.py", "sniff_env.integrations.rllib"): "extra: rllib",
     ("training/libraries/rllib_vector.py", "sniff_env.envs.gym_vector"): "numba",
@@ -81,25 +77,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("training/libraries/tianshou_dqn.py", "sniff_env.envs.gym_vector"): "gymnasium",
     ("training/libraries/torchrl_mappo.py", "sniff_env.sniff_v0"): "gymnasium",
     ("training/make_agent.py", "training.lib.device"): "torch",
+    ("training/speed/rllib_compare.py", "training.ppo"): "torch",
     ("training/studies/information_value.py", "sniff_env.players.compiled.rollouts"): "numba",
     ("training/studies/information_value.py", "sniff_env.vector.engine"): "numba",
 }
 """``(file, imported module)``: why the import is made inside a function."""
-
-TO_REVISIT: set[tuple[str, str]] = {
-    ("sniff_env/envs/gym_vector.py", "sniff_env.envs.drawing"),
-    ("sniff_env/envs/gym_vector.py", "sniff_env.players"),
-}
-"""To revisit: the function-level imports of modules being rewritten at the time of writing (the
-engine, the compiled players, the strategy kernels, the Gymnasium vector env, the PPO, imitation
-and expert-iteration trainers, the collector, the PPO rollout, the config and the libraries'
-trainers), kept as they were; each goes to its module's top, or to ``ALLOWED`` with its reason."""
-REVISIT_FILES = (
-    "sniff_env/vector/", "sniff_env/players/compiled/", "sniff_env/players/strategy.py", "sniff_env/envs/gym_vector.py",
-    "training/ppo.py", "training/imitation.py", "training/expert_iteration.py", "training/lib/collector.py",
-    "training/lib/ppo_rollout.py", "training/lib/config.py", "training/libraries/",
-)
-
 
 def heavy(module: str) -> set[str]:
     """The slow or optional packages importing ``module`` loads."""
@@ -108,13 +90,12 @@ def heavy(module: str) -> set[str]:
 
 def test_every_function_level_import_is_listed_and_every_listed_one_is_there() -> None:
     found = function_level()
-    listed = set(ALLOWED) | TO_REVISIT
+    listed = set(ALLOWED)
     unlisted = [f"{f}:{min(found[f, m])} {m}" for f, m in sorted(set(found) - listed)]
     assert not unlisted, ("import these at the top of their modules (or list them in tests/test_imports.py "
                           "with the slow or optional package they load):\n  " + "\n  ".join(unlisted))
     gone = sorted(listed - set(found))
     assert not gone, f"listed in tests/test_imports.py but no longer imported inside a function: {gone}"
-    assert not set(ALLOWED) & TO_REVISIT
 
 
 def test_every_listed_reason_is_real() -> None:

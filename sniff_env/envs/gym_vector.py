@@ -59,9 +59,11 @@ from gymnasium.vector import AutoresetMode
 
 from sniff_env.envs.aec import observation_bounds
 from sniff_env.envs.batch_env import SniffVectorEnv, StepArrays
+from sniff_env.envs.drawing import engine_frame
 from sniff_env.envs.masks import MASK_LAYOUTS, episode_over_mask
 from sniff_env.errors import IllegalMoveError, UnknownOptionError, unknown_options
 from sniff_env.game import DEFAULT_MAX_HANDS
+from sniff_env.players import load
 from sniff_env.players.compiled.baselines import heuristic_space, weight_vector
 from sniff_env.players.compiled.opponents import (
     APPLY,
@@ -306,8 +308,6 @@ class SniffGymVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        from sniff_env.envs.drawing import engine_frame
-
         return tuple(engine_frame(self._engine, b) for b in range(self.num_envs))
 
     def close_extras(self, **kwargs: Any) -> None:
@@ -500,9 +500,6 @@ def _is_batch_policy(obj: object) -> bool:
 
 
 def _load_batch_policy(spec: str, rules: Any) -> Any:
-    """The batched network of the shipped agent or exported policy file ``spec``. The players
-    package loads it (imported here, when asked for, as it builds on this package's engine);
-    pass a batched policy object as the opponent to skip it."""
-    from sniff_env.players import load
-
+    """The batched network of the shipped agent or exported policy file ``spec`` (pass a batched
+    policy object as the opponent to skip loading one)."""
     return load(spec, rules=rules).network  # type: ignore[attr-defined]

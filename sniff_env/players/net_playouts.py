@@ -15,15 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sniff_env.players.compiled.baselines import heuristic_chooser
 from sniff_env.players.compiled.playouts import playout_values, value_odds
 from sniff_env.players.policy import policy_actions
+from sniff_env.vector.engine import VectorEngine
 
 if TYPE_CHECKING:
     from sniff_env.players.beliefs import Evidence
     from sniff_env.players.compiled.rollouts import RolloutSearch
     from sniff_env.players.policy import PolicyNetwork
     from sniff_env.rules import Rules
-    from sniff_env.vector.engine import VectorEngine
+
 
 class NetPlayouts:
     """Values of a seat's legal moves from playouts by ``network`` (see the module)."""
@@ -37,9 +39,6 @@ class NetPlayouts:
 
     def _engine(self, games: int) -> tuple[VectorEngine, Any]:
         if games not in self._engines:
-            from sniff_env.players.compiled.baselines import heuristic_chooser
-            from sniff_env.vector.engine import VectorEngine
-
             engine = VectorEngine(self.rules, games, threads=1)
             self._engines[games] = (engine, heuristic_chooser(engine))
         return self._engines[games]
