@@ -3,7 +3,7 @@ prompt the hand, the scores and the tiles in every hand are on the screen; no li
 the terminal and none is broken inside a word; a run of draws reads as one line; the open ends
 are labelled and the last tile played is marked; a rated game offers neither undo nor hints;
 autoclaim claims every scoring move; the score sheet adds up; a replay steps back and shows the
-running scores; ``demo --hands 1`` plays a hand; ``bench`` and ``agents`` fit the terminal.
+running scores; ``demo --hands 1`` plays a hand; ``speed`` and ``agents`` fit the terminal.
 
 With ``SNIFF_UPDATE_SCREENSHOT=1`` the 80×24 captures replace
 ``checkpoints/results/terminal-80x24-after-*.txt`` (beside the ``before`` ones, from the code
@@ -194,7 +194,7 @@ def test_a_replay_steps_back_and_shows_the_running_scores(tmp_path: Path) -> Non
     child.expect(pexpect.EOF)
 
 
-def test_demo_one_hand_bench_and_agents_fit(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_demo_one_hand_speed_and_agents_fit(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     from sniff_env.cli import main
 
@@ -202,9 +202,9 @@ def test_demo_one_hand_bench_and_agents_fit(tmp_path: Path, capsys: pytest.Captu
     assert main(["demo", "--hands", "1", "--seed", "2"]) == 0
     out = capsys.readouterr().out
     assert out.count("── hand ") == 1 and "stopped after 1 hand" in out and re.search(r"count \d+ = ", out)
-    assert main(["bench"]) == 0
+    assert main(["speed"]) == 0
     out = capsys.readouterr().out
-    assert "required" not in out and all(name in out for name in ("engine", "web-load", "gym-vector"))
+    assert "required" not in out and all(name in out for name in ("rules", "engine", "web-load", "gym-vector"))
     assert main(["agents"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("8 shipped agents") and len(lines) <= 45
