@@ -63,6 +63,9 @@ def readmes() -> list[str]:
 
 READMES = readmes()
 TEXTS = {name: (ROOT / name).read_text(encoding="utf-8") for name in READMES}
+RECORDS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "checkpoints" / "results").glob("*.md"))
+"""The records of what was measured, each figure with its command: their commands are checked too."""
+DOCS = {**TEXTS, **{name: (ROOT / name).read_text(encoding="utf-8") for name in RECORDS}}
 LIBRARY_SECTION = ("sniff_env/integrations/README.md", "Use it with your library")
 """The section (file, ``##`` heading) that shows every library's own entry point."""
 
@@ -93,6 +96,7 @@ EXEMPT = {
     "tensorboard --logdir runs": "TensorBoard's own program, not this project's",
     "sniff eval": "names the command in prose; it needs players",
     "sniff replay": "names the command in prose; it needs a log",
+    "sniff exploit": "names the command in prose; it needs a player",
     "sniff eval PLAYER PLAYER ... --games N --workers 2 --out checkpoints/results/NAME": "a synopsis: "
     "PLAYER, N and NAME are placeholders",
     "python -m sniff_env": "the sniff command under another name (tests/test_packaging.py runs it)",
@@ -178,12 +182,12 @@ def inline_commands(text: str) -> list[tuple[int, list[str]]]:
     return found
 
 
-BLOCKS = [block for name in READMES for block in fenced_blocks(TEXTS[name], name)]
+BLOCKS = [block for name in DOCS for block in fenced_blocks(DOCS[name], name)]
 TOP = "\n".join(line.strip() for line in TEXT.split("\n")[:2])
 COMMANDS: list[tuple[str, list[str]]] = (
     [(f"README.md:line{n}", cmd) for n, line in enumerate(TOP.split("\n"), 1) for cmd in split_commands(line)]
     + [(b.id, cmd) for b in BLOCKS if b.lang in ("bash", "sh", "console") for cmd in split_commands(b.code)]
-    + [(f"{name}:line{n}-inline", cmd) for name in READMES for n, cmd in inline_commands(TEXTS[name])]
+    + [(f"{name}:line{n}-inline", cmd) for name in DOCS for n, cmd in inline_commands(DOCS[name])]
 )
 
 
