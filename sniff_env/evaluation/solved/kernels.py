@@ -9,6 +9,8 @@ gets its negation: the game is zero-sum).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from sniff_env.vector import compiled
@@ -16,24 +18,46 @@ from sniff_env.vector import compiled
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 
 
+class Shape(NamedTuple):
+    """The tree's structure as the passes read it (:class:`~sniff_env.evaluation.solved.tree.GameTree`'s
+    arrays): per node its kind, information set, first edge and number of edges; per edge its child
+    and chance probability; per information set its owner and first action."""
+
+    kind: np.ndarray
+    infoset: np.ndarray
+    first: np.ndarray
+    degree: np.ndarray
+    child: np.ndarray
+    prob: np.ndarray
+    owner: np.ndarray
+    offset: np.ndarray
+
+
+class Reach(NamedTuple):
+    """Per node, for one seat: ``own`` the product of its probabilities on the way there, ``other``
+    that of chance and the other seat, ``depth`` how many of its decisions come before it."""
+
+    own: np.ndarray
+    other: np.ndarray
+    depth: np.ndarray
+
+
 @compiled(inline=True)
-def expected(n: int, first: np.ndarray, degree: np.ndarray, child: np.ndarray, weights: np.ndarray, w0: int,
-             value: np.ndarray) -> float:
+def expected(n: int, tree: Shape, weights: np.ndarray, w0: int, value: np.ndarray) -> float:
     """Node ``n``'s children's values weighted by ``weights[w0:]`` (chance probabilities or a
     profile's probabilities, one per edge in order)."""
-    e0 = first[n]
+    e0 = tree.first[n]
     v = 0.0
-    for j in range(degree[n]):
-        v += weights[w0 + j] * value[child[e0 + j]]
+    for j in range(tree.degree[n]):
+        v += weights[w0 + j] * value[tree.child[e0 + j]]
     return v
 
 
 @compiled()
-def reach_down(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray, degree: np.ndarray, child: np.ndarray,
-               prob: np.ndarray, owner: np.ndarray, offset: np.ndarray, profile: np.ndarray, seat: int,
-               own: np.ndarray, other: np.ndarray, depth: np.ndarray) -> None:
-    """Per node: ``own`` the product of ``seat``'s probabilities on the way there, ``other`` that
-    of chance and the other seat, ``depth`` how many of ``seat``'s decisions come before it."""
+def reach_down(tree: Shape, profile: np.ndarray, seat: int, reach: Reach) -> None:
+    """Fill ``reach`` for ``seat`` under ``profile``."""
+    kind, infoset, first, degree, child, prob, owner, offset = tree
+    own, other, depth = reach
     own[0] = 1.0
     other[0] = 1.0
     depth[0] = 0
@@ -85,14 +109,14 @@ def regret_matching(owner: np.ndarray, offset: np.ndarray, regret: np.ndarray, s
 
 
 @compiled()
-def cfr_plus_update(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray, degree: np.ndarray, child: np.ndarray,
-                    prob: np.ndarray, util: np.ndarray, owner: np.ndarray, offset: np.ndarray, profile: np.ndarray,
-                    seat: int, weight: float, own: np.ndarray, other: np.ndarray, value: np.ndarray,
-                    delta: np.ndarray, regret: np.ndarray, average: np.ndarray) -> float:
-    """One CFR+ update of ``seat`` against ``profile`` (reach already in ``own``/``other``): its
-    regrets grow by the counterfactual regrets of this iteration and are floored at 0, and its
-    average strategy gains ``weight`` times its reach-weighted current strategy. Returns the
-    profile's value for ``seat``."""
+def cfr_plus_update(tree: Shape, util: np.ndarray, profile: np.ndarray, seat: int, weight: float, reach: Reach,
+                    value: np.ndarray, delta: np.ndarray, regret: np.ndarray, average: np.ndarray) -> float:
+    """One CFR+ update of ``seat`` against ``profile`` (its ``reach`` already filled): its regrets
+    grow by the counterfactual regrets of this iteration and are floored at 0, and its average
+    strategy gains ``weight`` times its reach-weighted current strategy. Returns the profile's
+    value for ``seat``."""
+    kind, infoset, first, degree, child, prob, owner, offset = tree
+    own, other = reach.own, reach.other
     sign = 1.0 if seat == 0 else -1.0
     for a in range(delta.size):
         delta[a] = 0.0
@@ -103,11 +127,11 @@ def cfr_plus_update(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray, de
             continue
         e0 = first[n]
         if k == CHANCE:
-            value[n] = expected(n, first, degree, child, prob, e0, value)
+            value[n] = expected(n, tree, prob, e0, value)
             continue
         i = infoset[n]
         a0 = offset[i]
-        v = value[n] = expected(n, first, degree, child, profile, a0, value)
+        v = value[n] = expected(n, tree, profile, a0, value)
         if owner[i] == seat:
             o, s = other[n], own[n]
             for j in range(degree[n]):
@@ -122,32 +146,31 @@ def cfr_plus_update(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray, de
 
 
 @compiled()
-def profile_value(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray, degree: np.ndarray, child: np.ndarray,
-                  prob: np.ndarray, util: np.ndarray, offset: np.ndarray, profile: np.ndarray,
-                  value: np.ndarray) -> float:
+def profile_value(tree: Shape, util: np.ndarray, profile: np.ndarray, value: np.ndarray) -> float:
     """The expected ``util`` (seat 0's side) when both seats play ``profile``."""
+    kind, infoset, first, prob, offset = tree.kind, tree.infoset, tree.first, tree.prob, tree.offset
     for n in range(kind.size - 1, -1, -1):
         k = kind[n]
         if k == TERMINAL:
             value[n] = util[n]
             continue
         if k == CHANCE:
-            value[n] = expected(n, first, degree, child, prob, first[n], value)
+            value[n] = expected(n, tree, prob, first[n], value)
         else:
-            value[n] = expected(n, first, degree, child, profile, offset[infoset[n]], value)
+            value[n] = expected(n, tree, profile, offset[infoset[n]], value)
     return value[0]
 
 
 @compiled()
-def best_response_level(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray, degree: np.ndarray,
-                        child: np.ndarray, prob: np.ndarray, util: np.ndarray, owner: np.ndarray,
-                        offset: np.ndarray, profile: np.ndarray, seat: int, level: int, other: np.ndarray,
-                        depth: np.ndarray, best: np.ndarray, q: np.ndarray, value: np.ndarray) -> float:
+def best_response_level(tree: Shape, util: np.ndarray, profile: np.ndarray, seat: int, level: int, reach: Reach,
+                        best: np.ndarray, q: np.ndarray, value: np.ndarray) -> float:
     """One level of a best response of ``seat`` to ``profile``: below ``level`` (by ``depth``)
     ``seat`` plays its chosen actions ``best`` (an action index per information set); at
     ``level`` each information set's action values, weighted by the others' reach, are summed
     into ``q``. With ``level`` -1 every decision of ``seat`` plays ``best``, and the return value
-    is the best response's value for ``seat``."""
+    is the best response's value for ``seat`` (``reach``: its other and depth are read)."""
+    kind, infoset, first, degree, child, prob, owner, offset = tree
+    other, depth = reach.other, reach.depth
     sign = 1.0 if seat == 0 else -1.0
     for n in range(kind.size - 1, -1, -1):
         k = kind[n]
@@ -156,12 +179,12 @@ def best_response_level(kind: np.ndarray, infoset: np.ndarray, first: np.ndarray
             continue
         e0 = first[n]
         if k == CHANCE:
-            value[n] = expected(n, first, degree, child, prob, e0, value)
+            value[n] = expected(n, tree, prob, e0, value)
             continue
         i = infoset[n]
         a0 = offset[i]
         if owner[i] != seat:
-            value[n] = expected(n, first, degree, child, profile, a0, value)
+            value[n] = expected(n, tree, profile, a0, value)
         elif depth[n] > level:
             value[n] = value[child[e0 + best[i]]]
         elif depth[n] == level:

@@ -39,10 +39,9 @@ def own_reach(solver: Solver, profile: np.ndarray) -> np.ndarray:
     out = np.zeros(t.infosets)
     decisions = np.flatnonzero(t.kind == k.DECISION)
     for seat in (0, 1):
-        k.reach_down(t.kind, t.infoset, t.first, t.degree, t.child, t.prob, t.owner, t.offset, profile, seat,
-                     solver.own, solver.other, solver.depth)
+        k.reach_down(solver.shape, profile, seat, solver.reach)
         mine = decisions[t.owner[t.infoset[decisions]] == seat]
-        out[t.infoset[mine]] = solver.own[mine]
+        out[t.infoset[mine]] = solver.reach.own[mine]
     return out
 
 

@@ -51,12 +51,10 @@ class Solver:
         self.tie = (t.margin == 0).astype(float)
         self.action_owner = np.repeat(t.owner, np.diff(t.offset)).astype(np.int8)
         nodes, acts = t.nodes, int(t.actions.size)
-        self.own = np.zeros(nodes)
-        self.other = np.zeros(nodes)
-        self.depth = np.zeros(nodes, np.int32)
+        self.reach = k.Reach(np.zeros(nodes), np.zeros(nodes), np.zeros(nodes, np.int32))
         self.value = np.zeros(nodes)
         self.q = np.zeros(acts)
-        self._tree_args = (t.kind, t.infoset, t.first, t.degree, t.child, t.prob)
+        self.shape = k.Shape(t.kind, t.infoset, t.first, t.degree, t.child, t.prob, t.owner, t.offset)
 
     def uniform(self) -> np.ndarray:
         """The profile that picks uniformly among the legal moves everywhere."""
@@ -69,9 +67,7 @@ class Solver:
 
     def value_of(self, profile: np.ndarray, util: np.ndarray | None = None) -> float:
         """The expected ``util`` (default: the reward) of seat 0 under ``profile``."""
-        t = self.tree
-        return float(k.profile_value(*self._tree_args, self.reward if util is None else util, t.offset,
-                                     profile, self.value))
+        return float(k.profile_value(self.shape, self.reward if util is None else util, profile, self.value))
 
     def best_response(self, profile: np.ndarray, seat: int, util: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         """``seat``'s best response to the other seat's part of ``profile``, for ``util`` (default:
@@ -79,22 +75,20 @@ class Solver:
         where ``seat`` does not move)."""
         t = self.tree
         util = self.reward if util is None else util
-        k.reach_down(*self._tree_args, t.owner, t.offset, profile, seat, self.own, self.other, self.depth)
+        k.reach_down(self.shape, profile, seat, self.reach)
         best = np.zeros(t.infosets, np.int32)
         mine = t.owner == seat
         levels = np.full(t.infosets, -1, np.int32)
         decisions = t.kind == k.DECISION
-        levels[t.infoset[decisions]] = self.depth[decisions]
+        levels[t.infoset[decisions]] = self.reach.depth[decisions]
         for level in range(int(levels.max(initial=-1)), -1, -1):
             self.q[:] = 0.0
-            k.best_response_level(*self._tree_args, util, t.owner, t.offset, profile, seat, level, self.other,
-                                  self.depth, best, self.q, self.value)
+            k.best_response_level(self.shape, util, profile, seat, level, self.reach, best, self.q, self.value)
             at = np.flatnonzero(mine & (levels == level))
             for i in at:
                 a0, a1 = t.offset[i], t.offset[i + 1]
                 best[i] = int(np.argmax(self.q[a0:a1]))
-        v = k.best_response_level(*self._tree_args, util, t.owner, t.offset, profile, seat, -1, self.other,
-                                  self.depth, best, self.q, self.value)
+        v = k.best_response_level(self.shape, util, profile, seat, -1, self.reach, best, self.q, self.value)
         best[~mine] = -1
         return float(v), best
 
@@ -152,9 +146,9 @@ class Solver:
                 done += 1
                 for seat in (0, 1):
                     k.regret_matching(t.owner, t.offset, regret, seat, profile)
-                    k.reach_down(*self._tree_args, t.owner, t.offset, profile, seat, self.own, self.other, self.depth)
-                    k.cfr_plus_update(*self._tree_args, self.reward, t.owner, t.offset, profile, seat, float(done),
-                                      self.own, self.other, self.value, delta, regret, average)
+                    k.reach_down(self.shape, profile, seat, self.reach)
+                    k.cfr_plus_update(self.shape, self.reward, profile, seat, float(done), self.reach, self.value, delta,
+                                      regret, average)
             avg = self.normalise(average)
             conv = self.nash_conv(avg)
             secs = time.perf_counter() - start
