@@ -485,8 +485,9 @@ def _opponent_table(
             codes.append(opponent.kind)
             weights[i], by_value[i] = opponent.weights, opponent.by_value
         elif base in BUILTIN:
+            strongest_first = ", ".join(reversed(opponent_builtins()))
             raise ValueError(
-                f"the vector env plays {', '.join(opponent_builtins())} and exported policy files inside its step; "
+                f"the vector env plays {strongest_first} and exported policy files inside its step; "
                 f"got {spec!r} (use the single-agent env, gymnasium.make, for it)"
             )
         else:  # a shipped agent's name or an exported ONNX policy file (TorchScript is refused)
