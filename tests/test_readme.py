@@ -97,6 +97,7 @@ EXEMPT = {
     "sniff eval": "names the command in prose; it needs players",
     "sniff replay": "names the command in prose; it needs a log",
     "sniff exploit": "names the command in prose; it needs a player",
+    "python -m tests.house_metrics --out FILE": "a synopsis: FILE is where the figures go (it times sniff --help for seconds)",
     "sniff eval PLAYER PLAYER ... --games N --workers 2 --out checkpoints/results/NAME": "a synopsis: "
     "PLAYER, N and NAME are placeholders",
     "python -m sniff_env": "the sniff command under another name (tests/test_packaging.py runs it)",
