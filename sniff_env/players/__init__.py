@@ -81,6 +81,8 @@ def spec_options(cls: type) -> dict[str, tuple[type, ...]]:
             named[param.name] = hints.get(param.name, Any)
     out: dict[str, tuple[type, ...]] = {}
     for name, hint in named.items():
+        if typing.get_origin(hint) is typing.Annotated:  # a keyword option's type as declared (PolicyName)
+            hint = typing.get_args(hint)[0]
         members = typing.get_args(hint) if isinstance(hint, types.UnionType) or typing.get_origin(hint) is Union else (hint,)
         if all(m in _PLAIN_TYPES or m is type(None) for m in members):
             out[name] = tuple(members)

@@ -38,6 +38,9 @@ rules than the game's is refused with a :class:`~sniff_env.players.policy.Policy
 
 from __future__ import annotations
 
+import dataclasses
+import typing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +69,43 @@ PLAYOUTS = ("heuristic", "policy")
 
 LOGIT_SCALE = 0.3
 """Logit per point of move value the shipped agents were trained to (see the module)."""
+
+
+@dataclass(frozen=True)
+class GuidedOptions:
+    """The options of a ``guided:`` spec besides the seed and the name, with their defaults (the
+    playout weights, ``playout_*``, come on top: see the rollout player)."""
+
+    agent: PolicyName = "sniff-2p"
+    """The network whose logits are the prior."""
+    samples: int = 1024
+    """Deals a move in the first round."""
+    prior: float = 0.3
+    """Points per logit the prior adds, as ``prior / 0.3``."""
+    top: int = 0
+    """With ``extra``: a second round for the ``top`` best moves."""
+    extra: int = 0
+    """Deals a move in the second round."""
+    value: str = "margin"
+    """What a playout is worth: the hand's ``margin`` or the chance to ``win`` the game."""
+    infer: float = 0.0
+    """How sharply the others' plays weigh the deals (0: not at all)."""
+    depth: int = 1
+    """1: the heuristic plays on after the move; 2: each reply is played out too."""
+    work: int = 0
+    """A bound on the first round's playout moves (0: none)."""
+    solve: int = 0
+    """Tiles to play at or below which each deal's hand is solved exactly (0: never)."""
+    playouts: str = "heuristic"
+    """Who plays the playouts: ``heuristic`` or ``policy``."""
+    net_plies: int = 0
+    """With ``playouts=policy``: the network's plies before the heuristic takes over (0: all)."""
+    playout_agent: PolicyName = ""
+    """With ``playouts=policy``: another network for the playouts."""
+
+
+OPTION_TYPES: dict[str, Any] = typing.get_type_hints(GuidedOptions, include_extras=True)
+"""Each option of :class:`GuidedOptions` and its type, as the spec reads them."""
 
 
 def checked_playouts(playouts: object, net_plies: object, playout_agent: str, shaped: list[str]) -> tuple[str, int]:
@@ -98,34 +138,36 @@ def agent_path(agent: str) -> Path:
 class GuidedPlayer:
     """Rollout search plus a network prior (spec ``guided:agent=sniff-2p,samples=1024,prior=0.3``)."""
 
-    def __init__(self, seed: int | None = None, name: str = "guided", agent: PolicyName = "sniff-2p", samples: int = 1024,
-                 prior: float = 0.3, top: int = 0, extra: int = 0, value: str = "margin", infer: float = 0.0,
-                 depth: int = 1, work: int = 0, solve: int = 0, playouts: str = "heuristic", net_plies: int = 0,
-                 playout_agent: PolicyName = "", **playout: float) -> None:
+    def __init__(self, seed: int | None = None, name: str = "guided", **options: Any) -> None:
+        """``options``: those of :class:`GuidedOptions` and the playout weights (``playout_*``)."""
         from sniff_env.players.compiled.rollouts import checked_depth, checked_solve, checked_value
 
-        self.name, self.agent, self.value = name, agent, checked_value(value)
-        self.samples, self.prior = positive_count("samples", samples, MAX_SAMPLES), finite_weight("prior", prior)
+        names = {f.name for f in dataclasses.fields(GuidedOptions)}
+        o = GuidedOptions(**{k: v for k, v in options.items() if k in names})
+        playout = {k: v for k, v in options.items() if k not in names}
+        self.name, self.agent, self.value = name, o.agent, checked_value(o.value)
+        self.samples, self.prior = positive_count("samples", o.samples, MAX_SAMPLES), finite_weight("prior", o.prior)
+        top, extra = o.top, o.extra
         if isinstance(top, bool) or not isinstance(top, int) or not 0 <= top <= MAX_TOP or isinstance(extra, bool) \
                 or not isinstance(extra, int) or not 0 <= extra <= MAX_SAMPLES or (top == 0) != (extra == 0):
             raise ValueError(f"top and extra must be whole numbers, both 0 (one round) or both 1 or more "
                              f"(a second round of extra deals for the top moves), top at most {MAX_TOP} and extra at "
                              f"most {MAX_SAMPLES}; got top={top!r}, extra={extra!r}")
-        self.top, self.extra, self.infer = top, extra, checked_sharpness(infer)
-        if isinstance(work, bool) or not isinstance(work, int) or not 0 <= work <= ENGINE_INT_MAX:
+        self.top, self.extra, self.infer = top, extra, checked_sharpness(o.infer)
+        if isinstance(o.work, bool) or not isinstance(o.work, int) or not 0 <= o.work <= ENGINE_INT_MAX:
             raise ValueError(f"work must be 0 (no bound) or a whole number of playout moves up to {ENGINE_INT_MAX}; "
-                             f"got {work!r}")
-        self.work = work
-        self.depth, self.playout = checked_depth(depth), playout_weights(playout)
-        self.solve = checked_solve(solve, 2)  # the rules' sides are checked when it meets them
-        shaped = [f"depth={depth}"] if depth != 1 else []
-        shaped += [f"{k}={v}" for k, v in (("solve", solve), ("top", top)) if v]
+                             f"got {o.work!r}")
+        self.work = o.work
+        self.depth, self.playout = checked_depth(o.depth), playout_weights(playout)
+        self.solve = checked_solve(o.solve, 2)  # the rules' sides are checked when it meets them
+        shaped = [f"depth={o.depth}"] if o.depth != 1 else []
+        shaped += [f"{k}={v}" for k, v in (("solve", o.solve), ("top", o.top)) if v]
         shaped += [f"{k}={v}" for k, v in playout.items()]
-        self.playouts, self.net_plies = checked_playouts(playouts, net_plies, playout_agent, shaped)
-        self.playout_agent = playout_agent
-        self._path = agent_path(agent)
+        self.playouts, self.net_plies = checked_playouts(o.playouts, o.net_plies, o.playout_agent, shaped)
+        self.playout_agent = o.playout_agent
+        self._path = agent_path(o.agent)
         network, _meta, rules = load_network(self._path)  # refuses a file that is no policy, up front
-        self._playout_path = agent_path(playout_agent) if playout_agent else None
+        self._playout_path = agent_path(o.playout_agent) if o.playout_agent else None
         if self._playout_path is not None:
             load_network(self._playout_path)
         self._networks: dict[Rules, tuple[PolicyNetwork, Observer]] = {rules: (network, Observer(rules))}
@@ -135,8 +177,9 @@ class GuidedPlayer:
 
     @classmethod
     def keyword_options(cls) -> dict[str, Any]:
-        """The playout weights a spec may give (``playout_reply=1.2``; see the rollout player)."""
-        return PLAYOUT_OPTIONS
+        """The options of :class:`GuidedOptions`, then the playout weights a spec may give
+        (``playout_reply=1.2``; see the rollout player)."""
+        return {**OPTION_TYPES, **PLAYOUT_OPTIONS}
 
     def reset(self, seed: int | None = None) -> None:
         self._seed = seed or 0
