@@ -195,7 +195,7 @@ def test_a_replay_steps_back_and_shows_the_running_scores(tmp_path: Path) -> Non
 
 
 def test_demo_one_hand_speed_and_agents_fit(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     from sniff_env.cli import main
 
     monkeypatch.setenv("COLUMNS", "80")
