@@ -12,7 +12,8 @@ from sniff_env.cli.speed import SCRIPTS, run_script
 
 RENAMED = {"engine": "rules", "vector": "engine"}
 """The old script names that changed, and their new ones."""
-OLD_NAMES = sorted({RENAMED.get(new, new) for new in SCRIPTS} - {"rules"} | set(RENAMED))
+OLD_NAMES = sorted({new: old for old, new in RENAMED.items()}.get(new, new) for new in SCRIPTS)
+"""Every script under its old name."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

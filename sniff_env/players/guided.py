@@ -38,7 +38,6 @@ rules than the game's is refused with a :class:`~sniff_env.players.policy.Policy
 
 from __future__ import annotations
 
-import dataclasses
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,9 +141,8 @@ class GuidedPlayer:
         """``options``: those of :class:`GuidedOptions` and the playout weights (``playout_*``)."""
         from sniff_env.players.compiled.rollouts import checked_depth, checked_solve, checked_value
 
-        names = {f.name for f in dataclasses.fields(GuidedOptions)}
-        o = GuidedOptions(**{k: v for k, v in options.items() if k in names})
-        playout = {k: v for k, v in options.items() if k not in names}
+        o = GuidedOptions(**{k: v for k, v in options.items() if k in OPTION_TYPES})
+        playout = {k: v for k, v in options.items() if k not in OPTION_TYPES}
         self.name, self.agent, self.value = name, o.agent, checked_value(o.value)
         self.samples, self.prior = positive_count("samples", o.samples, MAX_SAMPLES), finite_weight("prior", o.prior)
         top, extra = o.top, o.extra

@@ -50,7 +50,6 @@ from training.lib.network import export_policy, make_net, policy_meta
 from training.lib.ppo_args import PpoLossArgs
 from training.lib.run_args import RunArgs
 from training.libraries import rllib_vector
-from training.libraries.rllib_vector import LeagueSpec, check_opponents, find_league, save_league
 
 LEARNER = "main"
 """The learner's module on the one-game path (``--engine vector``: RLlib's ``default_policy``)."""
@@ -181,7 +180,7 @@ def check_league(args: Args) -> None:
     if args.engine not in ENGINES:
         raise ValueError(f"--engine must be one of {', '.join(ENGINES)}; got {args.engine!r}")
     if args.engine == "vector":
-        check_opponents(env_config(args), builtins_of(args))
+        rllib_vector.check_opponents(env_config(args), builtins_of(args))
         return
 
     for spec in builtins_of(args):  # a PlayerSpecError or PolicyError (ValueErrors) says what is wrong
@@ -297,8 +296,8 @@ def learner_gpus(device: str) -> int:
 
 def league_spec(args: Args) -> Any:
     """The league of the batched path (``training.libraries.rllib_vector.LeagueSpec``)."""
-    return LeagueSpec(builtins=tuple(builtins_of(args)), selfplay_prob=args.selfplay_prob, pool_size=args.pool_size,
-                      snapshot_every=args.snapshot_every, seed=args.seed)
+    return rllib_vector.LeagueSpec(builtins=tuple(builtins_of(args)), selfplay_prob=args.selfplay_prob,
+                                   pool_size=args.pool_size, snapshot_every=args.snapshot_every, seed=args.seed)
 
 
 def build_config(args: Args) -> Any:
@@ -484,7 +483,7 @@ def save_checkpoint(algo: Any, run_dir: Path, run: dict[str, Any]) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
     if run["args"].get("engine") == "vector":
-        save_league(tmp, find_league(algo).snapshots)
+        rllib_vector.save_league(tmp, rllib_vector.find_league(algo).snapshots)
     (tmp / RUN_FILE).write_text(json.dumps(run, sort_keys=True))
     if path.exists():
         path.rename(old)
