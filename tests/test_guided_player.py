@@ -149,3 +149,8 @@ def test_keep_moves_limits_what_the_search_values() -> None:
     q = RolloutSearch(engine, 4, 0).q_values(np.zeros(1, np.int64))[0]
     assert np.isfinite(q[kept]).all()
     assert np.isneginf(np.delete(q, kept)).all()
+
+
+def test_an_unknown_keyword_is_a_type_error_naming_the_options() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'width'.*agent, samples, prior"):
+        GuidedPlayer(width=3)

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sniff_env.errors import unknown_options
 from sniff_env.infostate import InfoState
 from sniff_env.observation import Observer
 from sniff_env.players._base import finite_weight, info_of, positive_count
@@ -143,6 +144,9 @@ class GuidedPlayer:
 
         o = GuidedOptions(**{k: v for k, v in options.items() if k in OPTION_TYPES})
         playout = {k: v for k, v in options.items() if k not in OPTION_TYPES}
+        if set(playout) - set(PLAYOUT_OPTIONS):  # a TypeError, as the keywords of a signature gave
+            raise unknown_options("GuidedPlayer", set(playout) - set(PLAYOUT_OPTIONS),
+                                  f"the options are: {', '.join([*OPTION_TYPES, *PLAYOUT_OPTIONS])}")
         self.name, self.agent, self.value = name, o.agent, checked_value(o.value)
         self.samples, self.prior = positive_count("samples", o.samples, MAX_SAMPLES), finite_weight("prior", o.prior)
         top, extra = o.top, o.extra
