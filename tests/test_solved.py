@@ -132,6 +132,18 @@ def test_sniff_solve_writes_the_table(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["solve", "--table", str(out)]) == 0
     table = capsys.readouterr().out
     assert "| NashConv: greedy | 0.02063 |" in table
+    extra = tmp_path / "tiny-heuristic.json"
+    assert main(["solve", "tiny-2p-v0", "--players", "heuristic", "--no-equilibrium", "--out", str(extra)]) == 0
+    added = json.loads(extra.read_text())
+    assert added["cfr_plus"] == [] and [p["player"] for p in added["players"]] == ["heuristic"]
+    assert set(added["exact_results"][0]) == {"opponent", "best_response", "best_response_for_points"}
+    capsys.readouterr()
+    assert main(["solve", "--table", str(extra), str(out)]) == 0  # the solved run leads, whatever the order
+    merged = capsys.readouterr().out
+    assert "| NashConv: heuristic | 0.00317 |" in merged and "| NashConv: greedy | 0.02063 |" in merged
+    assert "not solved" not in merged and "| best response vs heuristic: win rate, points | 50.08%, " in merged
+    assert main(["solve", "--table", str(extra)]) == 0
+    assert "not solved" in capsys.readouterr().out
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")
     with pytest.raises(SystemExit, match="no result of sniff solve"):

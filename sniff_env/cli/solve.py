@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", type=float, default=TARGET_NASH_CONV, help="stop CFR+ at this NashConv")
     p.add_argument("--psro", type=int, default=0, metavar="ROUNDS", help="also rate PSRO with exact best responses")
     p.add_argument("--max-iterations", type=int, default=CHECKPOINTS[-1], help="CFR+ iterations at most")
+    p.add_argument("--no-equilibrium", action="store_true",
+                   help="skip CFR+: only rate the players (and best-respond to the targets), to add to "
+                        "an earlier run of the rung in --table")
     p.add_argument("--out", type=Path, default=None, help="write the table as JSON here")
     p.add_argument("--plot", nargs="+", metavar="JSON", default=None,
                    help="instead of solving, draw the CFR+ curves of these results into --out (a PNG)")
@@ -54,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     command = "sniff solve " + " ".join(args.argv[1:])
     result = study(args.task, [p for p in args.players.split(",") if p], [p for p in args.policies.split(",") if p],
-                   checkpoints, args.target, args.psro, partial=partial)
+                   checkpoints, args.target, args.psro, partial=partial, equilibrium=not args.no_equilibrium)
     result["command"] = command
     if args.out is not None:
         write_json_atomic(args.out, result, indent=2)

@@ -17,7 +17,6 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from sniff_env.atomic import save_figure
@@ -57,12 +56,13 @@ def rung_tree(task: Task, start: float) -> GameTree:
 def study(task_name: str, players: Sequence[str] = PLAYERS, policies: Sequence[str] = (),
           checkpoints: Sequence[int] = CHECKPOINTS, target: float = TARGET_NASH_CONV, psro_rounds: int = 0,
           log: Callable[[str, float], None] = say,
-          partial: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+          partial: Callable[[dict[str, Any]], None] | None = None, equilibrium: bool = True) -> dict[str, Any]:
     """The rung ``task_name`` solved and its players rated (see the module docstring).
     ``policies`` are policy files made for the rung's rules (rated like the players);
     ``psro_rounds`` rounds of PSRO with exact best responses are rated too. ``partial`` hears the
     result after each stage (``"complete": False`` until the last), so a long run that is cut
-    short keeps what it found."""
+    short keeps what it found. Without ``equilibrium`` CFR+ is skipped: the players are rated and
+    the best responses to the targets computed, to add to an earlier run of the same rung."""
     task = get_task(task_name)
     start = time.perf_counter()
     log(f"{task.name}: building the tree of every deal and line of play", start)
@@ -89,12 +89,15 @@ def study(task_name: str, players: Sequence[str] = PLAYERS, policies: Sequence[s
     def cfr_report(its: int, conv: float, secs: float) -> None:
         log(f"{task.name}: CFR+ {its} iterations, NashConv {conv:.3g} ({secs:.0f} s of solving)", start)
 
-    t0 = time.perf_counter()
-    equilibrium, curve = solver.cfr_plus(checkpoints, target, cfr_report)
-    result["solve_s"] = round(time.perf_counter() - t0, 1)
-    result["cfr_plus"] = curve
-    rows.append({"player": "CFR+ equilibrium", "nash_conv": curve[-1]["nash_conv"], "seconds": result["solve_s"]})
-    stage()
+    profile_eq = None
+    result["cfr_plus"] = []
+    if equilibrium:
+        t0 = time.perf_counter()
+        profile_eq, curve = solver.cfr_plus(checkpoints, target, cfr_report)
+        result["solve_s"] = round(time.perf_counter() - t0, 1)
+        result["cfr_plus"] = curve
+        rows.append({"player": "CFR+ equilibrium", "nash_conv": curve[-1]["nash_conv"], "seconds": result["solve_s"]})
+        stage()
     if psro_rounds:
         t0 = time.perf_counter()
         _, result["psro"] = psro(solver, psro_rounds, lambda r, conv, secs: log(
@@ -114,11 +117,12 @@ def study(task_name: str, players: Sequence[str] = PLAYERS, policies: Sequence[s
         if spec in TARGETS:
             br = solver.best_response_to(profile)
             br_points = solver.best_response_to(profile, points=True)
-            against.append({"opponent": spec, "equilibrium": solver.result(equilibrium, profile).to_json(),
-                            "best_response": solver.result(br, profile).to_json(),
-                            "best_response_for_points": solver.result(br_points, profile).to_json()})
-            log(f"{task.name}: against {spec}: equilibrium {against[-1]['equilibrium']}, "
-                f"best response {against[-1]['best_response']}", start)
+            row = {"opponent": spec, "best_response": solver.result(br, profile).to_json(),
+                   "best_response_for_points": solver.result(br_points, profile).to_json()}
+            if profile_eq is not None:
+                row = {"opponent": spec, "equilibrium": solver.result(profile_eq, profile).to_json(), **row}
+            against.append(row)
+            log(f"{task.name}: against {spec}: {row}", start)
         stage()
     against.sort(key=lambda x: TARGETS.index(x["opponent"]))
     result["complete"] = True
@@ -134,7 +138,7 @@ def plot_curves(results: Sequence[dict[str, Any]], path: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for r in results:
+    for r in (r for r in results if r["cfr_plus"]):
         its = [p["iterations"] for p in r["cfr_plus"]]
         ax.plot(its, [p["nash_conv"] for p in r["cfr_plus"]], marker="o", label=f"{r['task']} ({r['histories']:,} histories)")
     ax.axhline(r["nash_conv_target"], color="grey", linestyle=":", label="target")
@@ -145,25 +149,37 @@ def plot_curves(results: Sequence[dict[str, Any]], path: str) -> None:
     save_figure(fig, path)
 
 
+def solved(result: dict[str, Any]) -> bool:
+    """Whether a result's CFR+ reached its NashConv target (else its run only rated players)."""
+    curve = result.get("cfr_plus") or []
+    return bool(curve) and curve[-1]["nash_conv"] <= result["nash_conv_target"]
+
+
 def markdown_table(results: Sequence[dict[str, Any]]) -> str:
     """The ladder's reference table (one column per rung; results of the same rung are merged) as Markdown."""
     def short(spec: str) -> str:
         if spec.startswith("guided:agent="):
             return f"guided search steered by {short(spec.split('=', 1)[1].split(',')[0])}"
         if spec.endswith(".onnx"):
-            path = Path(spec)
-            return path.parent.name if path.stem == "policy" else path.stem
+            return "the PPO trained on the rung"  # each rung's policy file is its own PPO agent
         return spec.replace(":samples=", ":")
 
     merged: dict[str, dict[str, Any]] = {}
-    for r in results:
+    for r in sorted(results, key=lambda r: (RUNGS.index(r["task"]) if r["task"] in RUNGS else len(RUNGS), not solved(r))):
+        if not solved(r):  # a run that adds players to a rung: its CFR+ rows are no equilibrium
+            r = {**r, "players": [p for p in r["players"] if p["player"] != "CFR+ equilibrium"],
+                 "exact_results": [{k: v for k, v in x.items() if k != "equilibrium"} for x in r["exact_results"]]}
         if r["task"] not in merged:
-            merged[r["task"]] = {**r, "players": list(r["players"]), "exact_results": list(r["exact_results"])}
+            merged[r["task"]] = {**r, "players": list(r["players"]), "exact_results": [dict(x) for x in r["exact_results"]]}
             continue
         into = merged[r["task"]]
         into["players"] += [p for p in r["players"] if p["player"] not in {q["player"] for q in into["players"]}]
-        into["exact_results"] += [x for x in r["exact_results"]
-                                  if x["opponent"] not in {y["opponent"] for y in into["exact_results"]}]
+        for x in r["exact_results"]:
+            hit = [y for y in into["exact_results"] if y["opponent"] == x["opponent"]]
+            if hit:
+                hit[0].update({k: v for k, v in x.items() if k not in hit[0]})
+            else:
+                into["exact_results"].append(dict(x))
     results = list(merged.values())
     head = ["", *(f"`{r['task']}`" for r in results)]
     lines = [head, ["---"] * len(head)]
@@ -172,16 +188,16 @@ def markdown_table(results: Sequence[dict[str, Any]]) -> str:
                     for r in results)])
     lines.append(["tree build / CFR+ to the target",
                   *(f"{r['build_s']:.0f} s / {r['solve_s']:.0f} s ({r['cfr_plus'][-1]['iterations']} it.)"
-                    for r in results)])
+                    if solved(r) else f"{r['build_s']:.0f} s / not solved" for r in results)])
     names: list[str] = []
     for r in results:
-        names += [p["player"] for p in r["players"] if p["player"] not in names]
+        names += [short(p["player"]) for p in r["players"] if short(p["player"]) not in names]
     for name in names:
         cells = []
         for r in results:
-            hit = [p for p in r["players"] if p["player"] == name]
+            hit = [p for p in r["players"] if short(p["player"]) == name]
             cells.append(f"{hit[0]['nash_conv']:.4g}" if hit else "")
-        lines.append([f"NashConv: {short(name)}", *cells])
+        lines.append([f"NashConv: {name}", *cells])
     for target in TARGETS:
         for who in ("equilibrium", "best_response", "best_response_for_points"):
             cells = []
