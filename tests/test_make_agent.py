@@ -80,7 +80,7 @@ def test_the_cards_minutes_add_up(capsys: pytest.CaptureFixture[str]) -> None:
     assert "# total:" in capsys.readouterr().out
     large = 13.6 + 11.9 + 22.7 + 9.7 + 22.0  # sniff-2p-large's own steps, after sniff-2p's chain
     # the generalist's chain and sniff-2p-large's run sniff-2p's; sniff-2p-tiles' runs sniff-2p-large's
-    partnership = 34.5 + 16.9 + 33.7  # PPO, then two rounds of the search's values
+    partnership = 14.4 + 14.3 + 15.3 + 9.9 + 31.9  # three recordings of the search's values, two wide trainings
     assert total == pytest.approx(180.3 + 34.5 + partnership + (180.3 + 29.6) + 25.5 + 22.3 + (180.3 + large)
                                   + (180.3 + large + TILES))
     own = sum(step.minutes for agent in SHIPPED for step in load_chain(agent).steps if step.trainer != "chain")
