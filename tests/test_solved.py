@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from sniff_env.evaluation.benchmark.tasks import get_task
+from sniff_env.evaluation.solved.ladder import markdown_table
 from sniff_env.evaluation.solved.policies import profile_of
 from sniff_env.evaluation.solved.solver import Solver
 from sniff_env.evaluation.solved.tree import CHANCE, DECISION, TreeError, all_deals, build_tree, game_at
@@ -144,6 +145,15 @@ def test_sniff_solve_writes_the_table(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "not solved" not in merged and "| best response vs heuristic: win rate, points | 50.08%, " in merged
     assert main(["solve", "--table", str(extra)]) == 0
     assert "not solved" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="none of these results ran CFR"):
+        main(["solve", "--plot", str(extra), "--out", str(tmp_path / "curves.png")])
+    one = {**added, "players": [{"player": "a/ppo.onnx", "nash_conv": 0.1, "seconds": 1.0},
+                                {"player": "guided:agent=a/ppo.onnx", "nash_conv": 0.2, "seconds": 1.0}]}
+    assert "| NashConv: the PPO trained on the rung | 0.1 |" in markdown_table([one])
+    two = {**one, "players": [*one["players"], {"player": "b/ppo.onnx", "nash_conv": 0.3, "seconds": 1.0}]}
+    rows = markdown_table([two])  # two policy files on one rung keep a row each
+    assert "| NashConv: the policy a/ppo.onnx | 0.1 |" in rows and "| NashConv: the policy b/ppo.onnx | 0.3 |" in rows
+    assert "| NashConv: guided search steered by the policy a/ppo.onnx | 0.2 |" in rows
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")
     with pytest.raises(SystemExit, match="no result of sniff solve"):

@@ -43,7 +43,10 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         if args.out is None:
             raise SystemExit("sniff solve --plot: give --out PNG")
-        plot_curves([read_json(Path(f)) for f in args.plot], str(args.out))
+        try:
+            plot_curves([read_json(Path(f)) for f in args.plot], str(args.out))
+        except ValueError as exc:
+            raise SystemExit(f"sniff solve --plot: {exc}") from None
         print(f"wrote {args.out}")
         return 0
     if args.task not in TASKS:

@@ -137,11 +137,14 @@ def plot_curves(results: Sequence[dict[str, Any]], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    curves = [r for r in results if r["cfr_plus"]]
+    if not curves:
+        raise ValueError("none of these results ran CFR+ (each was a --no-equilibrium run): no curve to draw")
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for r in (r for r in results if r["cfr_plus"]):
+    for r in curves:
         its = [p["iterations"] for p in r["cfr_plus"]]
         ax.plot(its, [p["nash_conv"] for p in r["cfr_plus"]], marker="o", label=f"{r['task']} ({r['histories']:,} histories)")
-    ax.axhline(r["nash_conv_target"], color="grey", linestyle=":", label="target")
+    ax.axhline(curves[-1]["nash_conv_target"], color="grey", linestyle=":", label="target")
     ax.set(xscale="log", yscale="log", xlabel="CFR+ iterations", ylabel="NashConv of the average strategy",
            title="CFR+ on the ladder's rungs")
     ax.legend(fontsize=8)
@@ -157,11 +160,16 @@ def solved(result: dict[str, Any]) -> bool:
 
 def markdown_table(results: Sequence[dict[str, Any]]) -> str:
     """The ladder's reference table (one column per rung; results of the same rung are merged) as Markdown."""
-    def short(spec: str) -> str:
+    def policy_file(spec: str) -> str | None:
         if spec.startswith("guided:agent="):
-            return f"guided search steered by {short(spec.split('=', 1)[1].split(',')[0])}"
-        if spec.endswith(".onnx"):
-            return "the PPO trained on the rung"  # each rung's policy file is its own PPO agent
+            spec = spec.split("=", 1)[1].split(",")[0]
+        return spec if spec.endswith(".onnx") else None
+
+    def short(spec: str, files: set[str]) -> str:
+        if spec.startswith("guided:agent="):
+            return f"guided search steered by {short(spec.split('=', 1)[1].split(',')[0], files)}"
+        if spec.endswith(".onnx"):  # a rung's one policy file is its PPO agent; several are told apart by name
+            return "the PPO trained on the rung" if len(files) == 1 else f"the policy {spec}"
         return spec.replace(":samples=", ":")
 
     merged: dict[str, dict[str, Any]] = {}
@@ -189,20 +197,18 @@ def markdown_table(results: Sequence[dict[str, Any]]) -> str:
     lines.append(["tree build / CFR+ to the target",
                   *(f"{r['build_s']:.0f} s / {r['solve_s']:.0f} s ({r['cfr_plus'][-1]['iterations']} it.)"
                     if solved(r) else f"{r['build_s']:.0f} s / not solved" for r in results)])
-    names: list[str] = []
+    labelled = []  # each rung's players by their row's name
     for r in results:
-        names += [short(p["player"]) for p in r["players"] if short(p["player"]) not in names]
+        files = {f for p in r["players"] if (f := policy_file(p["player"]))}
+        labelled.append({short(p["player"], files): p for p in r["players"]})
+    names = list(dict.fromkeys(name for rows in labelled for name in rows))
     for name in names:
-        cells = []
-        for r in results:
-            hit = [p for p in r["players"] if short(p["player"]) == name]
-            cells.append(f"{hit[0]['nash_conv']:.4g}" if hit else "")
-        lines.append([f"NashConv: {name}", *cells])
+        lines.append([f"NashConv: {name}", *(f"{rows[name]['nash_conv']:.4g}" if name in rows else "" for rows in labelled)])
     for target in TARGETS:
         for who in ("equilibrium", "best_response", "best_response_for_points"):
             cells = []
             for r in results:
                 hit = [x for x in r["exact_results"] if x["opponent"] == target]
                 cells.append(f"{hit[0][who]['win_rate']:.2%}, {hit[0][who]['margin']:+.3f}" if hit and who in hit[0] else "")
-            lines.append([f"{who.replace('_', ' ')} vs {short(target)}: win rate, points", *cells])
+            lines.append([f"{who.replace('_', ' ')} vs {short(target, set())}: win rate, points", *cells])
     return "\n".join("| " + " | ".join(row) + " |" for row in lines)
