@@ -158,6 +158,9 @@ def test_sniff_solve_writes_the_table(tmp_path: Path, capsys: pytest.CaptureFixt
     bad.write_text("[1, 2]")
     with pytest.raises(SystemExit, match="no result of sniff solve"):
         main(["solve", "--table", str(bad)])
+    bad.write_text('{"cfr_plus": []}')
+    with pytest.raises(SystemExit, match="lacks task, histories"):
+        main(["solve", "--table", str(bad)])
 
 
 def test_psro_with_exact_best_responses_lowers_nash_conv(tiny: Solver) -> None:

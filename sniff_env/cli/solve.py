@@ -18,6 +18,10 @@ from sniff_env.evaluation.solved.ladder import (
     study,
 )
 
+RESULT_KEYS = ("task", "histories", "information_states", "information_states_with_a_choice", "build_s",
+               "nash_conv_target", "cfr_plus", "players", "exact_results")
+"""What the table and the plot read of a result file."""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("task", choices=RUNGS, nargs="?", default=RUNGS[0], help="the rung: a one-hand 2-player task small enough to solve")
@@ -78,4 +82,7 @@ def read_json(path: Path) -> dict[str, object]:
         raise SystemExit(f"sniff solve: cannot read {path}: {exc}") from None
     if not isinstance(data, dict) or "cfr_plus" not in data:
         raise SystemExit(f"sniff solve: {path} is no result of sniff solve")
+    missing = [k for k in RESULT_KEYS if k not in data]
+    if missing:
+        raise SystemExit(f"sniff solve: {path} lacks {', '.join(missing)}; a result of sniff solve holds {', '.join(RESULT_KEYS)}")
     return data
