@@ -79,30 +79,72 @@ def test_a_player_without_a_twin_is_refused_on_the_batched_engine() -> None:
         load_compiled("greedy:depth=2", engine)
 
 
-def test_the_search_twin_reads_only_what_the_seat_may_know() -> None:
-    """On an engine's real game (hidden hands in place) the compiled search chooses as the
-    reference player does from the seat's information state alone, draw for draw."""
+def positions_with_a_choice(rules: Any, seeds: range, most_plies: int) -> Any:
+    """``(game, engine)`` pairs of one game each, the same random plays on the reference game and on
+    a one-game engine (its hidden hands in place), where the seat to act has a choice."""
     import random
 
     from sniff_env.game import Phase, new_game
-    from sniff_env.infostate import info_state
-    from sniff_env.players.rollouts import RolloutPlayer
 
-    rules = make_rules("sniff", 2)
     rng = random.Random(0)
-    compared = 0
-    for seed in range(12):
+    for seed in seeds:
         game = new_game(rules, seed=seed, record=False)
         engine = VectorEngine(rules, 1, threads=1)
         engine.deal(np.arange(1), True, [seed])
-        for _ in range(rng.randrange(0, 6)):
+        for _ in range(rng.randrange(0, most_plies)):
+            if game.phase is not Phase.PLAY:
+                break
             action = rng.choice(game.legal_actions())
             game.step(action)
             engine.step(np.array([action]))
-        if game.phase is not Phase.PLAY or len(game.legal_actions()) < 2:
-            continue
+        if game.phase is Phase.PLAY and len(game.legal_actions()) > 1:
+            yield game, engine
+
+
+def test_the_search_twin_reads_only_what_the_seat_may_know() -> None:
+    """On an engine's real game (hidden hands in place) the compiled search chooses as the
+    reference player does from the seat's information state alone, draw for draw."""
+    from sniff_env.infostate import info_state
+    from sniff_env.players.rollouts import RolloutPlayer
+
+    compared = 0
+    for game, engine in positions_with_a_choice(make_rules("sniff", 2), range(12), 6):
         twin = load_compiled("rollouts:samples=16,seed=7", engine)
         player = RolloutPlayer(seed=7, samples=16)
         assert twin(np.zeros(1, np.int64))[0] == player.act(None, {"info_state": info_state(game, game.turn)})
         compared += 1
     assert compared >= 6
+
+
+def test_the_guided_twin_chooses_as_the_reference_player() -> None:
+    """The network-steered search's twin, on an engine's real game, chooses as the reference
+    player does from the seat's information state, draw for draw: the same prior, the same
+    chances of winning and the same deals cut by ``work``."""
+    from sniff_env.infostate import info_state
+    from sniff_env.players.guided import GuidedPlayer
+
+    options = {"agent": "sniff-2p", "samples": 24, "value": "win", "work": 600, "prior": 0.3}
+    spec = "guided:seed=7," + ",".join(f"{k}={v}" for k, v in options.items())
+    compared, cut = 0, 0
+    for game, engine in positions_with_a_choice(make_rules("sniff", 2), range(24), 12):
+        player = GuidedPlayer(seed=7, **options)  # type: ignore[arg-type]
+        state = info_state(game, game.turn)
+        assert load_compiled(spec, engine)(np.zeros(1, np.int64))[0] == player.act(None, {"info_state": state})
+        compared, cut = compared + 1, cut + (player.deals_for(state) < options["samples"])
+    assert compared >= 6 and cut >= 2
+
+
+def test_the_guided_twin_draws_alike_on_any_threads_and_refuses_what_it_lacks() -> None:
+    """Each game draws from a stream of its own, so 1 and 2 threads choose alike; a second round,
+    evidence and the network's playouts belong to the reference player and are refused."""
+    rules = make_rules("sniff", 2)
+    moves = []
+    for threads in (1, 2):
+        engine = VectorEngine(rules, 8, threads=1)
+        engine.deal(np.arange(8), True, np.arange(8))
+        moves.append(load_compiled("guided:samples=16,seed=3", engine, threads=threads)(np.arange(8)).tolist())
+    assert moves[0] == moves[1]
+    engine = VectorEngine(rules, 1, threads=1)
+    for option in ("top=2,extra=8", "infer=0.5", "playouts=policy"):
+        with pytest.raises(ValueError, match=f"the compiled guided player takes agent.*got {option.split(',')[0]}"):
+            load_compiled(f"guided:samples=16,{option}", engine)

@@ -203,7 +203,7 @@ class GuidedPlayer:
             values = self._playouts(state.rules, network).values(engine, first, deals, seen)
         else:
             values = first.q_values(np.zeros(1, np.int64), seen)[0, legal]
-        prior = self.prior * (logits - logits.mean()) / LOGIT_SCALE
+        prior = self.prior_points(logits)
         if self.value == "win":
             prior *= points_to_chance(state)
         if self.top and self.top < legal.size:
@@ -212,15 +212,16 @@ class GuidedPlayer:
             more = second.q_values(np.zeros(1, np.int64), seen)[0, legal[best]]
             legal, logits, prior = legal[best], logits[best], prior[best]
             values = (values[best] * deals + more * self.extra) / (deals + self.extra)
-        order = np.lexsort((legal, -logits, -(values + prior)))
-        return int(legal[order[0]])
+        return guided_choice(legal, logits, values + prior)
+
+    def prior_points(self, logits: np.ndarray) -> np.ndarray:
+        """The prior each legal move's value gets, in points: ``prior`` times its logit
+        (``logits``, the legal moves') centred over the legal moves, over :data:`LOGIT_SCALE`."""
+        return self.prior * (logits - logits.mean()) / LOGIT_SCALE
 
     def deals_for(self, state: InfoState) -> int:
         """The deals the first round plays out at ``state``: ``samples``, cut to fit ``work``."""
-        if not self.work:
-            return self.samples
-        to_play = sum(state.hand_sizes) + state.drawable
-        return max(1, min(self.samples, self.work // max(1, len(state.legal) * to_play)))
+        return deals_within(self.samples, self.work, len(state.legal), sum(state.hand_sizes) + state.drawable)
 
     def _network(self, rules: Rules) -> tuple[PolicyNetwork, Observer]:
         if rules not in self._networks:
@@ -256,19 +257,91 @@ SLOPE_POINTS = 10
 
 
 def points_to_chance(state: InfoState) -> float:
-    """What one point of margin is worth in chances of winning at ``state``'s scores: the odds
-    with the seat's side ``SLOPE_POINTS`` ahead less those with it ``SLOPE_POINTS`` behind,
-    over ``2 * SLOPE_POINTS`` (each score held within the table)."""
+    """What one point of margin is worth in chances of winning at ``state``'s scores
+    (:func:`chance_per_point` of its seat's side)."""
+    return chance_per_point(state.rules, state.rules.side_of(state.seat), state.scores)
+
+
+def chance_per_point(rules: Rules, side: int, scores: Any) -> float:
+    """What one point of margin is worth to ``side`` in chances of winning at ``scores`` (one per
+    side): the odds with the side ``SLOPE_POINTS`` ahead less those with it ``SLOPE_POINTS``
+    behind, over ``2 * SLOPE_POINTS`` (each score held within the table)."""
     from sniff_env.players.compiled.win_odds import odds_at, win_odds
 
-    odds, low = win_odds(state.rules)
-    side, target = state.rules.side_of(state.seat), state.rules.target
-    mine, theirs = state.scores[side], state.scores[1 - side]
+    odds, low = win_odds(rules)
+    target, mine, theirs = rules.target, int(scores[side]), int(scores[1 - side])
     ahead = odds_at(odds, low, target, mine + SLOPE_POINTS, theirs)
     behind = odds_at(odds, low, target, mine, theirs + SLOPE_POINTS)
-    return (ahead - behind) / (2 * SLOPE_POINTS)
+    return float(ahead - behind) / (2 * SLOPE_POINTS)
+
+
+def deals_within(samples: int, work: int, legal: int, to_play: int) -> int:
+    """The deals a choice of ``legal`` moves with ``to_play`` tiles still to play (in the hands
+    and still to be drawn) gets: ``samples``, cut where ``work`` (above 0) bounds the playout
+    moves, to ``work // (legal × to_play)``, at least one."""
+    if not work:
+        return samples
+    return max(1, min(samples, work // max(1, legal * to_play)))
+
+
+def guided_choice(legal: np.ndarray, logits: np.ndarray, scores: np.ndarray) -> int:
+    """The move of the best score (``scores`` and ``logits`` of the moves ``legal``), ties to the
+    higher logit, then the lower action."""
+    order = np.lexsort((legal, -logits, -scores))
+    return int(legal[order[0]])
 
 
 def keep_moves(engine: VectorEngine, actions: np.ndarray) -> None:
     """Make ``actions`` (legal in game 0 of ``engine``) the only moves its search values."""
     engine.keep_moves(0, actions)
+
+
+TWIN_REFUSED = {"top": 0, "extra": 0, "infer": 0.0, "playouts": "heuristic", "net_plies": 0, "playout_agent": ""}
+"""The options the compiled twin leaves at their defaults: a second round, evidence and the
+network's playouts are the reference player's only."""
+
+
+def guided_chooser(engine: VectorEngine, threads: int = 0, /, seed: int = 0, **options: Any) -> Any:
+    """The guided search on the games of ``engine`` itself, as the trainers and the best response
+    seat it: ``choose(games)`` gives each game's move by :class:`GuidedPlayer`'s first round (the
+    network's logits for all the games in one forward pass, then the compiled search of each,
+    ``work`` bounding its deals as there), from what the seat to act may know only, with draws of
+    its own (seeded by ``seed``; ``threads`` as for
+    :func:`~sniff_env.players.rollouts.rollouts_search`, without them one stream in turn, so that
+    one game at a time draws as the reference player does). The options are the reference
+    player's but those of :data:`TWIN_REFUSED`, which it refuses unless left at their defaults."""
+    from sniff_env.players.compiled.rollouts import RolloutSearch
+
+    player = GuidedPlayer(seed, **options)  # checks every option and loads the network, as the reference does
+    refused = [f"{k}={v}" for k, v in options.items() if k in TWIN_REFUSED and v != TWIN_REFUSED[k]]
+    if refused:
+        raise ValueError(f"the compiled guided player takes agent, samples, prior, value, work, depth, solve and the "
+                         f"playout weights; got {', '.join(refused)}: play that spec on the reference engine")
+    rules = engine.rules
+    network = player._network(rules)[0]  # PolicyError for rules it cannot play
+    search = RolloutSearch(engine, player.samples, seed, player.playout, value=player.value, depth=player.depth,
+                           solve=player.solve, threads=threads)
+
+    def to_play(b: int) -> int:  # the tiles in the hands and still to be drawn, as the reference reads them
+        return int(engine.hand_sizes[b].sum() + engine.drawable[b])
+
+    def choose(games: np.ndarray) -> np.ndarray:
+        games = np.ascontiguousarray(games, np.int64)
+        out = engine.legal[games, 0].astype(np.int64)
+        ask = games[engine.num_legal[games] > 1]
+        if not ask.size:
+            return out
+        logits = network.logits(engine.obs[ask]).astype(np.float64)
+        deals = np.array([deals_within(player.samples, player.work, int(engine.num_legal[b]),
+                                       to_play(b)) for b in ask.tolist()], np.int64)
+        q = search.q_values_each(ask, deals)
+        place = {b: i for i, b in enumerate(games.tolist())}
+        for i, b in enumerate(ask.tolist()):
+            legal = engine.legal[b, : engine.num_legal[b]].astype(np.int64)
+            prior = player.prior_points(logits[i, legal])
+            if player.value == "win":
+                prior *= chance_per_point(rules, rules.side_of(int(engine.turn[b])), engine.scores[b])
+            out[place[b]] = guided_choice(legal, logits[i, legal], q[i, legal] + prior)
+        return out
+
+    return choose

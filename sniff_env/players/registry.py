@@ -59,7 +59,8 @@ BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
     "search": BuiltinPlayer("sniff_env.players.search:SearchPlayer"),
     "rollouts": BuiltinPlayer("sniff_env.players.rollouts:RolloutPlayer",
                               "sniff_env.players.rollouts:rollouts_chooser", exact=False, threaded=True),
-    "guided": BuiltinPlayer("sniff_env.players.guided:GuidedPlayer"),
+    "guided": BuiltinPlayer("sniff_env.players.guided:GuidedPlayer",
+                            "sniff_env.players.guided:guided_chooser", exact=False, threaded=True),
 }
 """The built-in players by name."""
 
@@ -97,7 +98,8 @@ def compiled_chooser(engine: Any, name: str, options: dict[str, Any], threads: i
     if entry is None or entry.compiled is None:
         raise ValueError(
             f"the vector engine plays the built-ins {', '.join(compiled_builtins())} (greedy with its tiebreak, "
-            f"heuristic with any weights, rollouts without infer); got {name!r}: use engine='python' for it"
+            f"heuristic with any weights, rollouts without infer, guided without a second round, infer or the "
+            f"network's playouts); got {name!r}: use engine='python' for it"
         )
     play = {key: value for key, value in options.items() if key != "name"}
     factory = _resolve(entry.compiled)

@@ -229,6 +229,17 @@ class VectorEngine:
         return self.S[:, K.SCORES : K.SCORES + self.rules.num_sides]
 
     @property
+    def hand_sizes(self) -> np.ndarray:
+        """``[B, num_players]`` view of the tiles in each seat's hand."""
+        return self.S[:, K.HAND_COUNT : K.HAND_COUNT + self.rules.num_players]
+
+    @property
+    def drawable(self) -> np.ndarray:
+        """``[B]``: the tiles each game can still draw (its boneyard less the reserve, as
+        :attr:`sniff_env.game.Game.drawable`)."""
+        return np.maximum(0, self.S[:, K.BONE_LEN] - self.S[:, K.BONE_POS] - self.rules.boneyard_reserve)
+
+    @property
     def winner(self) -> np.ndarray:
         """The winning side of each finished game, -1 for a draw or a game in progress."""
         return self.S[:, K.WINNER]

@@ -234,27 +234,57 @@ class RolloutSearch:
         games = np.ascontiguousarray(games, np.int64)
         out = np.zeros(games.size, np.int64)
         seen = self._seen(evidence, games.size)
+        self._spread(games, lambda part, seeds, lane, at: self._search(part, seeds, seen, lane, out, at))
+        return out
+
+    def q_values_each(self, games: np.ndarray, deals: np.ndarray) -> np.ndarray:
+        """``[len(games), num_actions]``: the mean value of every action in each game, ``-inf`` where
+        illegal, game ``games[i]`` valued on ``deals[i]`` deals (each at least 1; a single legal
+        action is searched too). The games draw as for :meth:`actions`: in turn from one stream
+        without threads (so one game on ``samples`` deals draws as :meth:`q_values` does), else
+        each from a stream of its own, spread over the threads."""
+        eng = self.engine
+        games = np.ascontiguousarray(games, np.int64)
+        deals = np.asarray(deals, np.int64)
+        if deals.shape != games.shape or (deals < 1).any() or (deals > MAX_SAMPLES).any():
+            raise ValueError(f"deals must give each of the {games.size} games 1 to {MAX_SAMPLES} deals; got {deals!r}")
+        q = np.full((games.size, eng.num_actions), -np.inf)
+
+        def value(part: np.ndarray, seeds: np.ndarray, lane: tuple[Any, ...], at: np.ndarray) -> None:
+            rng, work, totals, stack = lane
+            for j, (i, b) in enumerate(zip(at.tolist(), part.tolist(), strict=True)):
+                if seeds.size:
+                    rng[0] = seeds[j]
+                self._values(b, self._nothing, rng, work, totals, stack, int(deals[i]))
+                k = int(eng.S[b, NLEGAL])
+                q[i, eng.legal[b, :k]] = totals[:k] / deals[i]
+
+        self._spread(games, value)
+        return q
+
+    def _spread(self, games: np.ndarray, work: Any) -> None:
+        """Run ``work(part, seeds, lane, at)`` over ``games``: without threads, once for all of them
+        on the calling thread's lane with no seeds of their own (:data:`NO_SEEDS`); with threads,
+        every k-th game to one of k lanes (long and short searches mix), each game seeded with its
+        own stream (:func:`stream_seeds`). ``at``: the places in ``games`` of the part's games."""
         if not self.threads:
-            self._search(games, NO_SEEDS, seen, self._lanes[0], out)
-            return out
+            work(games, NO_SEEDS, self._lanes[0], np.arange(games.size))
+            return
         seeds = stream_seeds(self._seed, self._calls, games)
         self._calls += 1
         lanes = self._lanes[: max(1, min(self.threads, games.size))]
-        k = len(lanes)  # every k-th game to a thread, so that long and short searches mix
-        parts = [(np.ascontiguousarray(games[i::k]), np.ascontiguousarray(seeds[i::k])) for i in range(k)]
-        outs = [np.zeros(part.size, np.int64) for part, _ in parts]
-        futures = [self._pool.submit(self._search, part, own, seen, lane, o)  # type: ignore[union-attr]
-                   for (part, own), lane, o in zip(parts[1:], lanes[1:], outs[1:], strict=True)]
-        self._search(*parts[0], seen, lanes[0], outs[0])
+        k = len(lanes)
+        places = [np.arange(i, games.size, k) for i in range(k)]
+        parts = [(np.ascontiguousarray(games[at]), np.ascontiguousarray(seeds[at]), at) for at in places]
+        futures = [self._pool.submit(work, part, own, lane, at)  # type: ignore[union-attr]
+                   for (part, own, at), lane in zip(parts[1:], lanes[1:], strict=True)]
+        work(*parts[0][:2], lanes[0], parts[0][2])
         for f in futures:
             f.result()
-        for i, o in enumerate(outs):
-            out[i::k] = o
-        return out
 
     def _search(self, games: np.ndarray, seeds: np.ndarray, seen: Seen,
-                lane: tuple[Any, ...], out: np.ndarray) -> None:
-        """The search's action for each of ``games`` into ``out``, with one thread's generator,
+                lane: tuple[Any, ...], out: np.ndarray, at: np.ndarray) -> None:
+        """The search's action for each of ``games`` into ``out[at]``, with one thread's generator,
         scratch, totals and stack: a single legal action is played without searching; with
         ``seeds`` (one per game; empty: none), game ``i``'s deals come from a stream of its own
         that starts at ``seeds[i]``, else the games draw in turn from the lane's generator. A
@@ -265,19 +295,19 @@ class RolloutSearch:
         for i, b in enumerate(games.tolist()):
             k = int(eng.S[b, NLEGAL])
             if k == 1:
-                out[i] = eng.legal[b, 0]
+                out[at[i]] = eng.legal[b, 0]
                 continue
             if seeds.size:
                 rng[0] = seeds[i]
             self._values(b, seen, rng, work, totals, stack)
-            out[i] = best_action(eng.legal[b, :k], totals[:k])
+            out[at[i]] = best_action(eng.legal[b, :k], totals[:k])
 
     def _values(self, b: int, seen: Seen, rng: np.ndarray, work: RolloutSpace, totals: np.ndarray,
-                stack: SolverSpace) -> None:
+                stack: SolverSpace, samples: int = 0) -> None:
         """:func:`rollout_values` of game ``b`` into ``totals`` (the summed value of each legal action),
-        with the options as they are now (a caller may change :attr:`samples` between calls)."""
+        on ``samples`` deals (0: :attr:`samples`, as it is now: a caller may change it between calls)."""
         eng = self.engine
-        options = SearchOptions(self._w, self.samples, self._odds, self._low, self.depth, self.solve)
+        options = SearchOptions(self._w, samples or self.samples, self._odds, self._low, self.depth, self.solve)
         rollout_values(eng.games, eng.tables.arrays, b, options, rng, work, stack, seen, totals)
 
     def q_values(self, games: np.ndarray, evidence: Evidence | None = None) -> np.ndarray:
