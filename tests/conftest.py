@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -72,6 +72,23 @@ def play_out_legally(player: object, rules: object, seed: int, max_hands: int = 
         game.step(action)
         decisions += 1
     return decisions
+
+
+def first_random_hand(rules: object, seeds: range, accept: Callable[[Game], bool]) -> Game:
+    """The first one-hand game of uniform random play (game and moves seeded by the seed) over
+    ``seeds`` that ``accept`` takes; an AssertionError when none does."""
+    import random
+
+    from sniff_env.game import Phase, new_game
+
+    for seed in seeds:
+        game = new_game(rules, seed=seed, max_hands=1)  # type: ignore[arg-type]
+        rng = random.Random(seed)
+        while game.phase is Phase.PLAY:
+            game.step(rng.choice(game.legal_actions()))
+        if accept(game):
+            return game
+    raise AssertionError(f"no game among seeds {seeds.start} to {seeds.stop - 1} is the one asked for")
 
 
 def scalar_tags(logdir: Path) -> set[str]:

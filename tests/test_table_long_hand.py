@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -208,18 +207,14 @@ def test_the_new_game_form_and_the_rules(browser: Any, server: str) -> None:
 
 def long_double_nine_log() -> str:
     """A one-hand game of double-nine Sniff whose layout holds 40 tiles or more, every arm long."""
-    from sniff_env.game import Phase, new_game
+    from conftest import first_random_hand
+
     from sniff_env.gamelog import game_log
     from sniff_env.presets import make_rules
 
-    for seed in range(50):
-        game = new_game(make_rules("sniff", 2, max_pip=9), seed=seed, max_hands=1)
-        rng = random.Random(seed)
-        while game.phase is Phase.PLAY:
-            game.step(rng.choice(game.legal_actions()))
-        if len(game.plays) >= 40 and game.sniff_tile >= 0:
-            return json.dumps(game_log(game, ["human", "random"], {"human_seat": 0}))
-    raise AssertionError("no long game among the seeds")
+    game = first_random_hand(make_rules("sniff", 2, max_pip=9), range(50),
+                             lambda g: len(g.plays) >= 40 and g.sniff_tile >= 0)
+    return json.dumps(game_log(game, ["human", "random"], {"human_seat": 0}))
 
 
 def test_every_arm_turns_in_a_long_double_nine_replay(browser: Any, server: str) -> None:

@@ -101,17 +101,15 @@ def test_a_long_arm_turns_to_fit_the_terminal(tmp_path: Path, width: int) -> Non
 
 def tall_arms_game() -> Game:
     """A one-hand double-nine game whose north and south arms both hold more than ARM_ROWS tiles."""
+    from conftest import first_random_hand
+
     from sniff_env.render import ARM_ROWS, layout_arms
 
-    for seed in range(200):
-        game = new_game(make_rules("sniff", 2, max_pip=9), seed=seed, max_hands=1)
-        rng = random.Random(seed)
-        while game.phase is Phase.PLAY:
-            game.step(rng.choice(game.legal_actions()))
+    def tall(game: Game) -> bool:
         _, arms = layout_arms(game)
-        if min(len(arms[2]), len(arms[3])) > ARM_ROWS + 2:
-            return game
-    raise AssertionError("no game with long north and south arms among the seeds")
+        return min(len(arms[2]), len(arms[3])) > ARM_ROWS + 2
+
+    return first_random_hand(make_rules("sniff", 2, max_pip=9), range(200), tall)
 
 
 def test_long_north_and_south_arms_turn_to_stay_on_the_screen(tmp_path: Path) -> None:
