@@ -12,7 +12,7 @@ from sniff_env import make_rules, new_game, sniff_v0
 from sniff_env.game import Game, Phase
 from sniff_env.infostate import InfoState, determinize, info_state
 from sniff_env.players import PlayerSpecError, load
-from sniff_env.players.compiled.rollouts import RolloutSearch, load_info_state
+from sniff_env.players.compiled.rollouts import RolloutSearch
 from sniff_env.players.guided import GuidedPlayer, keep_moves
 from sniff_env.players.policy import PolicyError
 from sniff_env.vector.engine import VectorEngine
@@ -143,7 +143,7 @@ def test_work_cuts_the_deals_of_costly_positions_only() -> None:
 def test_keep_moves_limits_what_the_search_values() -> None:
     state = next(s for _, s in decisions(6, 20) if len(s.legal) >= 3)
     engine = VectorEngine(RULES, 1, threads=1)
-    load_info_state(engine, state)
+    engine.load_info_state(state)
     kept = np.asarray(state.legal[1:3], np.int64)
     keep_moves(engine, kept)
     q = RolloutSearch(engine, 4, 0).q_values(np.zeros(1, np.int64))[0]

@@ -15,7 +15,6 @@ from sniff_env.infostate import InfoState, determinize, info_state
 from sniff_env.players import PlayerSpecError, load
 from sniff_env.players.beliefs import evidence, known_hands, layouts_before, no_evidence, tile_points
 from sniff_env.players.compiled.rollouts import RolloutSearch
-from sniff_env.players.rollouts import load_state
 from sniff_env.tiles import tile_set
 from sniff_env.vector.engine import VectorEngine
 
@@ -130,7 +129,7 @@ def declined_scores(seed: int) -> tuple[InfoState, set[int]]:
 def test_the_deals_kept_seldom_give_a_seat_the_score_it_declined(seed: int) -> None:
     state, better = declined_scores(seed)
     engine = VectorEngine(RULES, 1, threads=1)
-    load_state(engine, state)
+    engine.load_info_state(state)
     search = RolloutSearch(engine, samples=1, seed=5)
     blind = search.deals(0, 2000)
     informed = search.deals(0, 2000, evidence(state, 1.0))

@@ -13,7 +13,6 @@ from sniff_env import make_rules, new_game
 from sniff_env.game import Game, Phase
 from sniff_env.infostate import determinize, info_state
 from sniff_env.players import PlayerSpecError, load
-from sniff_env.players.compiled.rollouts import load_info_state
 from sniff_env.players.guided import GuidedPlayer
 from sniff_env.players.heuristic import HeuristicPlayer
 from sniff_env.players.net_playouts import NetPlayouts
@@ -71,7 +70,7 @@ def test_a_deal_is_the_reference_playout(preset: str, players: int, extra: dict[
     for game in positions(rules, 17, 6):
         root = VectorEngine(rules, 1, threads=1)
         state = info_state(game, game.turn)
-        load_info_state(root, state)
+        root.load_info_state(state)
         T = root.tables.num_tiles
         hands = np.zeros((1, players, T), np.uint8)
         for s in range(players):
@@ -97,7 +96,7 @@ def test_sampled_boneyards_hold_the_unseen_tiles() -> None:
 
     for game in positions(rules, 5, 4):
         root = VectorEngine(rules, 1, threads=1)
-        load_info_state(root, info_state(game, game.turn))
+        root.load_info_state(info_state(game, game.turn))
         hands = RolloutSearch(root, 8, seed=1).deals(0, 8)
         bone = playouts.boneyards(root, hands)
         played = {tile for tile, _, _ in game.plays}
@@ -166,7 +165,7 @@ def test_set_positions_refuses_a_deal_that_does_not_hold_each_tile_once() -> Non
     rules = make_rules("sniff", 2)
     game = positions(rules, 5, 1)[0]
     root = VectorEngine(rules, 1, threads=1)
-    load_info_state(root, info_state(game, game.turn))
+    root.load_info_state(info_state(game, game.turn))
     T = root.tables.num_tiles
     hands = np.zeros((2, 2, T), np.uint8)
     for s in range(2):

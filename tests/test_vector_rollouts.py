@@ -220,7 +220,6 @@ def test_player_from_the_information_state_searches_the_same_position(
     """The ``rollouts`` player, given only the seat's information state, finds the values the
     search finds on the real game's engine (same seed): the state it loads is the same position."""
     from sniff_env.players import load
-    from sniff_env.players.rollouts import load_state
 
     rules = make_rules(preset, players, **extra)
     compared = 0
@@ -228,7 +227,7 @@ def test_player_from_the_information_state_searches_the_same_position(
         real = RolloutSearch(eng, samples=6, seed=11).values(0)
         player = load("rollouts:samples=6", seed=11)
         own, _ = player._engine(rules)
-        load_state(own, info_state(g, g.turn))
+        own.load_info_state(info_state(g, g.turn))
         assert RolloutSearch(own, samples=6, seed=11).values(0) == real
         best = max(real.values())
         assert real[player.act({}, {"info_state": info_state(g, g.turn)})] == best

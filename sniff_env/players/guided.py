@@ -52,7 +52,7 @@ from sniff_env.players._base import finite_weight, info_of, positive_count
 from sniff_env.players.agents import agent_named, policy_path
 from sniff_env.players.beliefs import checked_sharpness, evidence
 from sniff_env.players.policy import PolicyNetwork, load_network
-from sniff_env.players.rollouts import PLAYOUT_OPTIONS, load_state, playout_weights
+from sniff_env.players.rollouts import PLAYOUT_OPTIONS, playout_weights
 from sniff_env.players.specs import MAX_SAMPLES, MAX_TOP, PolicyName
 from sniff_env.rules import ENGINE_INT_MAX, Rules
 
@@ -196,7 +196,7 @@ class GuidedPlayer:
         legal = np.asarray(state.legal, np.int64)
         logits = network.logits(observer.encode(state).reshape(1, -1))[0].astype(np.float64)[legal]
         engine, first, second = self._engine(state.rules)
-        load_state(engine, state)
+        engine.load_info_state(state)
         seen = evidence(state, self.infer)
         first.samples = deals = self.deals_for(state)  # the search reads its deal count at each call
         if self.playouts == "policy":

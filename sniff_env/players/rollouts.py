@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from sniff_env.infostate import InfoState
 from sniff_env.players._base import info_of, positive_count
 from sniff_env.players.beliefs import checked_sharpness, evidence
 from sniff_env.players.specs import MAX_SAMPLES
@@ -63,7 +62,7 @@ class RolloutPlayer:
         if len(state.legal) == 1:
             return state.legal[0]
         engine, search = self._engine(state.rules)
-        load_state(engine, state)
+        engine.load_info_state(state)
         return int(search.actions(np.zeros(1, np.int64), evidence(state, self.infer))[0])
 
     def _engine(self, rules: Rules) -> tuple[Any, Any]:
@@ -91,11 +90,6 @@ def playout_weights(options: dict[str, Any]) -> Weights:
         return Weights.from_kwargs(**{k.removeprefix("playout_"): v for k, v in options.items()})
     except TypeError as exc:
         raise ValueError(str(exc)) from exc
-
-
-def load_state(engine: Any, state: InfoState) -> None:
-    """Write ``state`` into game 0 of ``engine`` (:meth:`sniff_env.vector.engine.VectorEngine.load_info_state`)."""
-    engine.load_info_state(state, 0)
 
 
 def rollouts_search(engine: Any, threads: int = 0, /, seed: int = 0, samples: int = 64, value: str = "margin",

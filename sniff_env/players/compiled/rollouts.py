@@ -28,7 +28,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from sniff_env.infostate import InfoState
 from sniff_env.players.beliefs import Evidence, no_evidence
 from sniff_env.players.compiled.baselines import weight_vector
 from sniff_env.players.compiled.deals import Seen, determinize, plausible_deal, sample_deals
@@ -63,7 +62,7 @@ from sniff_env.vector.kernels import BONE_LEN, BONE_POS, NLEGAL, P_N, P_T
 __all__ = [
     "DEPTHS", "MARGIN_WEIGHT", "NO_ODDS", "NO_SEEDS", "SOLVE_MOST", "VALUES", "HindsightValues", "RolloutSearch",
     "SearchOptions", "best_action", "checked_depth", "checked_solve", "checked_threads", "checked_value",
-    "determinize", "hindsight_values", "load_info_state", "rollout_value", "rollout_values", "sample_deals",
+    "determinize", "hindsight_values", "rollout_value", "rollout_values", "sample_deals",
     "solver_space", "stream_seeds", "value_odds", "values_at", "workspace",
 ]
 
@@ -380,8 +379,3 @@ class HindsightValues:
         hindsight_values(eng.games, eng.tables.arrays, games, self._w, self._work, self._totals, NO_ODDS, self.shuffles,
                          self._rng, q)
         return q
-
-
-def load_info_state(engine: VectorEngine, state: InfoState) -> None:
-    """Write ``state`` into game 0 of ``engine`` (:meth:`VectorEngine.load_info_state`), for a search of it."""
-    engine.load_info_state(state, 0)
