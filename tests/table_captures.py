@@ -16,13 +16,12 @@ Run from a checkout, it captures that checkout's tables, each deterministic by i
 
 Each file is ``DIR/PREFIX-NAME``. A step that a version does not have is not an error: its
 capture says what did not happen (a ``.txt`` note in place of a picture), and the rest goes on.
-Pictures are reduced to 256 colours, each under :data:`MOST_BYTES`.
+Pictures are reduced to 256 colours, each under :data:`web_server.MOST_BYTES`.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import re
 import sys
 import tempfile
@@ -33,12 +32,23 @@ from typing import Any, cast
 
 import pexpect
 from test_terminal_fit import CLAIMABLE, screen, spawn
-from web_server import ARGS, CHROMIUM, DESKTOP, PHONE, click_move, start_server, state, wait_past
+from web_server import (
+    ARGS,
+    CHROMIUM,
+    DESKTOP,
+    PHONE,
+    best_scoring,
+    click_move,
+    finish,
+    play_until,
+    save_png,
+    settled,
+    start_server,
+    wait_past,
+)
 
 WIDTH, HEIGHT = 80, 24
 RULE = "-" * WIDTH
-MOST_BYTES = 200_000
-"""The largest picture kept, in bytes."""
 MOVE = "\n> "
 NEXT_HAND = "press Enter for the next hand"
 SCORES_PAGE = "press Enter for the scores"
@@ -170,27 +180,6 @@ TERMINAL: list[tuple[str, list[str], Callable[[Child, Capture], None]]] = [
 ]
 
 
-def save_png(png: bytes, path: Path) -> None:
-    """``png`` reduced to 256 colours, written to ``path`` (refused past :data:`MOST_BYTES`)."""
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
-    out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
-    if out.tell() > MOST_BYTES:
-        raise RuntimeError(f"{path.name} would be {out.tell():,} bytes, over {MOST_BYTES:,}")
-    path.write_bytes(out.getvalue())
-    print(f"{path.name}: {out.tell():,} bytes")
-
-
-def settled(page: Any, pops: bool = False) -> bytes:
-    """The page once every tile is down (and, unless ``pops``, every "+N" gone)."""
-    page.wait_for_function("document.getAnimations().every((a) => a.playState === 'finished')")
-    if not pops:
-        page.wait_for_function("!document.querySelector('.score-pop')")
-    return bytes(page.screenshot())
-
-
 def open_table(browser: Any, address: str, viewport: dict[str, int]) -> Any:
     """A page of the table with a game dealt: Deal pressed on the welcome where the page has one
     (an older page deals as it opens)."""
@@ -204,27 +193,11 @@ def open_table(browser: Any, address: str, viewport: dict[str, int]) -> Any:
     return page
 
 
-def best(s: dict[str, Any]) -> dict[str, Any]:
-    return dict(max(s["options"], key=lambda o: o["points"]))
-
-
-def play_to(page: Any, wanted: Callable[[dict[str, Any]], bool], limit: int = 400) -> dict[str, Any]:
-    """Play the best-scoring move (the next hand, a new game, as needed) until ``wanted``."""
-    s = state(page)
-    for _ in range(limit):
-        if s["phase"] == "play" and s["your_turn"] and wanted(s):
-            return s
-        if s["phase"] == "game_over":
-            page.click("#result-new")
-            page.wait_for_function(f"window.sniff.state.id !== {s['id']!r} && !window.sniff.busy")
-            s = state(page)
-            continue
-        if s["phase"] == "hand_over":
-            page.click("#result-next")
-        else:
-            click_move(page, best(s))
-        s = wait_past(page, s["version"])
-    raise RuntimeError(f"the position wanted did not come in {limit} moves")
+def play_to(page: Any, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """Play the best-scoring move (the next hand, a new game, as needed) until it is the player's
+    turn in a position where ``wanted``."""
+    return play_until(page, lambda s: s["phase"] == "play" and s["your_turn"] and wanted(s), 400,
+                      choose=best_scoring)
 
 
 def arms(s: dict[str, Any]) -> dict[str, int]:
@@ -243,27 +216,14 @@ def sniff_on_all_sides(s: dict[str, Any]) -> bool:
 
 
 def scoring_move(s: dict[str, Any]) -> bool:
-    return best(s)["points"] > 0 and bool(best(s)["tile"])
-
-
-def finish(page: Any) -> None:
-    """Play the game to its end by the best-scoring moves."""
-    s = state(page)
-    for _ in range(2000):
-        if s["phase"] == "game_over":
-            return
-        if s["phase"] == "hand_over":
-            page.click("#result-next")
-        else:
-            click_move(page, best(s))
-        s = wait_past(page, s["version"])
-    raise RuntimeError("the game did not end in 2000 moves")
+    return best_scoring(s)["points"] > 0 and bool(best_scoring(s)["tile"])
 
 
 def picture(out: Path, name: str, take: Callable[[], bytes]) -> None:
     """``take`` a picture to ``out/NAME.png``; a ``.txt`` note in its place where it cannot be."""
     try:
-        save_png(take(), out.with_name(f"{out.name}{name}.png"))
+        path = out.with_name(f"{out.name}{name}.png")
+        print(f"{path.name}: {save_png(take(), path):,} bytes")
     except Exception as exc:  # noqa: BLE001 - an older page may lack the step; say so, go on
         note = out.with_name(f"{out.name}{name}.txt")
         note.write_text(f"no picture: {type(exc).__name__}: {exc}\n")
@@ -289,7 +249,7 @@ def web(out: Path) -> None:
 
             def score_pop() -> bytes:
                 s = play_to(page, scoring_move)
-                click_move(page, best(s))
+                click_move(page, best_scoring(s))
                 wait_past(page, s["version"])
                 page.wait_for_timeout(350)
                 return bytes(page.screenshot())
@@ -298,7 +258,7 @@ def web(out: Path) -> None:
                 s = play_to(page, lambda s: any(o["tile"] for o in s["options"]))
                 settled(page)
                 hand = list(dict.fromkeys(page.eval_on_selector_all("#hand [data-tile]", "xs => xs.map((x) => x.dataset.tile)")))
-                tile = "-".join(map(str, best(s)["tile"]))
+                tile = "-".join(map(str, best_scoring(s)["tile"]))
                 page.keyboard.press(str(hand.index(tile) + 1 if tile in hand else 1))
                 page.wait_for_timeout(200)
                 return settled(page)

@@ -21,6 +21,7 @@ import pytest
 from web_server import (  # noqa: F401  (the games and browser fixtures)
     DESKTOP,
     PHONE,
+    RESULTS,
     browser_fixture,
     games_folder,
     open_page,
@@ -28,8 +29,8 @@ from web_server import (  # noqa: F401  (the games and browser fixtures)
     run_server,
     state,
 )
+from web_server import play_until as shared_play_until
 
-RESULTS = Path(__file__).resolve().parents[1] / "checkpoints" / "results"
 LONG = 20
 """Tiles on the table that make a long hand (seed 21: the human's last turn of hand 1 has 20)."""
 
@@ -48,23 +49,7 @@ def tiles_down(s: dict[str, Any]) -> int:
 
 def play_until(page: Any, wanted: Any) -> dict[str, Any]:
     """Play the first listed move (claimed) by clicking until ``wanted(state)`` holds."""
-    s = state(page)
-    for _ in range(100):
-        if wanted(s):
-            return s
-        option = s["options"][0]
-        if not page.is_checked("#claim"):
-            page.click("#claim")
-        if option["draw"]:
-            page.click("#draw")
-        else:
-            tile = f"{option['tile'][0]}-{option['tile'][1]}"
-            if page.evaluate("window.sniff.selected") != tile:
-                page.click(f"#hand [data-tile='{tile}']")
-            page.click(f"#layout .target[data-action='{option['action']}']")
-        page.wait_for_function(f"window.sniff.state.version > {s['version']} && !window.sniff.busy")
-        s = state(page)
-    raise AssertionError("the wanted position never came")
+    return shared_play_until(page, wanted, 100, claim=True)
 
 
 MEASURE = """() => {

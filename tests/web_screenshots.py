@@ -6,13 +6,12 @@ every side and a scoring move to pick, picks that tile and takes the table at 12
 (``web-table.png``) and on a 390×844 phone (``web-phone.png``); then the welcome of a later
 visit, with the finished games to replay (``web-recent.png``). The pictures go to
 ``checkpoints/results/`` (``--out`` for another folder), reduced to 256 colours so that each
-stays under :data:`MOST_BYTES`.
+stays under :data:`web_server.MOST_BYTES`.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import tempfile
 from pathlib import Path
@@ -24,15 +23,15 @@ from web_server import (
     DESKTOP,
     PHONE,
     RESULTS,
-    click_move,
+    best_scoring,
     deal,
+    finish,
+    play_until,
+    save_png,
+    settled,
     start_server,
-    state,
-    wait_past,
 )
 
-MOST_BYTES = 200_000
-"""The largest picture kept, in bytes."""
 SERVER = ("--seed", "3", "--opponent", "random", "--rule", "target=30", "--hint-budget", "0.1")
 
 
@@ -41,7 +40,7 @@ def worth_a_picture(s: dict[str, Any]) -> bool:
     arms = s["layout"]["arms"]
     if not (s["phase"] == "play" and s["your_turn"]):
         return False
-    best = max(s["options"], key=lambda o: o["points"])
+    best = best_scoring(s)
     return (len(arms["north"]) + len(arms["south"]) >= 1 and len(arms["west"]) + len(arms["east"]) >= 3
             and bool(best["tile"]) and best["points"] > 0)
 
@@ -49,55 +48,10 @@ def worth_a_picture(s: dict[str, Any]) -> bool:
 def play_to_a_picture(page: Any) -> dict[str, Any]:
     """Play the best-scoring move until :func:`worth_a_picture` (the next hand, a new game, as
     needed); then pick the tile of the best move, so that its ends are shown."""
-    s = state(page)
-    for _ in range(400):
-        if worth_a_picture(s):
-            best = max(s["options"], key=lambda o: o["points"])
-            page.click(f"#hand [data-tile='{best['tile'][0]}-{best['tile'][1]}']")
-            return s
-        if s["phase"] == "game_over":
-            page.click("#result-new")
-            page.wait_for_function(f"window.sniff.state.id !== {s['id']!r} && !window.sniff.busy")
-            s = state(page)
-            continue
-        if s["phase"] == "hand_over":
-            page.click("#result-next")
-        else:
-            click_move(page, max(s["options"], key=lambda o: o["points"]))
-        s = wait_past(page, s["version"])
-    raise RuntimeError("no position worth a picture came in 400 moves")
-
-
-def finish(page: Any) -> None:
-    """Play the game to its end by the best-scoring moves (its log is then listed to replay)."""
-    s = state(page)
-    while s["phase"] != "game_over":
-        if s["phase"] == "hand_over":
-            page.click("#result-next")
-        else:
-            click_move(page, max(s["options"], key=lambda o: o["points"]))
-        s = wait_past(page, s["version"])
-
-
-def save(png: bytes, path: Path) -> int:
-    """``png`` reduced to 256 colours, written to ``path``; its size in bytes (refused past
-    :data:`MOST_BYTES`)."""
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
-    out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
-    if out.tell() > MOST_BYTES:
-        raise RuntimeError(f"{path.name} would be {out.tell():,} bytes, over {MOST_BYTES:,}")
-    path.write_bytes(out.getvalue())
-    return out.tell()
-
-
-def still(page: Any) -> bytes:
-    """The page once every tile is down and every "+N" gone."""
-    page.wait_for_function("document.getAnimations().every((a) => a.playState === 'finished')")
-    page.wait_for_function("!document.querySelector('.score-pop')")
-    return bytes(page.screenshot())
+    s = play_until(page, worth_a_picture, 400, choose=best_scoring)
+    tile = best_scoring(s)["tile"]
+    page.click(f"#hand [data-tile='{tile[0]}-{tile[1]}']")
+    return s
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
                 deal(page)
                 page.wait_for_function("window.sniff && window.sniff.state")
                 play_to_a_picture(page)
-                size = save(still(page), args.out / f"web-{name}.png")
+                size = save_png(settled(page), args.out / f"web-{name}.png")
                 print(f"web-{name}.png: {viewport['width']}×{viewport['height']}, {size:,} bytes")
                 if viewport is DESKTOP:
                     page.keyboard.press("Escape")
@@ -130,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             page = browser.new_page(viewport=cast(Any, DESKTOP))
             page.goto(address)
             page.wait_for_selector("#welcome-recent li")
-            size = save(still(page), args.out / "web-recent.png")
+            size = save_png(settled(page), args.out / "web-recent.png")
             print(f"web-recent.png: {DESKTOP['width']}×{DESKTOP['height']}, {size:,} bytes")
         finally:
             browser.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import socket
@@ -9,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -156,9 +157,23 @@ def click_move(page: Any, option: dict[str, Any], claim: bool | None = None) -> 
     page.click(f"#layout .target[data-action='{option['action']}']")
 
 
-def play_until(page: Any, wanted: Any, limit: int = 300, claim: bool | None = None) -> dict[str, Any]:
-    """Click the first listed move (the next hand, a new game) until ``wanted(state)`` holds
-    (``claim``: as :func:`click_move`)."""
+def first_listed(s: dict[str, Any]) -> dict[str, Any]:
+    """The first move the page lists."""
+    return dict(s["options"][0])
+
+
+def best_scoring(s: dict[str, Any]) -> dict[str, Any]:
+    """The move that scores the most (the first listed of equals)."""
+    return dict(max(s["options"], key=lambda o: o["points"]))
+
+
+Chooser = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def play_until(page: Any, wanted: Callable[[dict[str, Any]], bool], limit: int = 300, claim: bool | None = None,
+               choose: Chooser = first_listed) -> dict[str, Any]:
+    """Click ``choose(state)`` (the next hand, a new game, as needed) until ``wanted(state)`` holds
+    (``claim``: as :func:`click_move`); refused after ``limit`` moves."""
     s = state(page)
     for _ in range(limit):
         if wanted(s):
@@ -171,9 +186,49 @@ def play_until(page: Any, wanted: Any, limit: int = 300, claim: bool | None = No
         if s["phase"] == "hand_over":
             page.click("#result-next")
         else:
-            click_move(page, s["options"][0], claim)
+            click_move(page, choose(s), claim)
         s = wait_past(page, s["version"])
-    raise AssertionError("the wanted position never came")
+    raise AssertionError(f"the wanted position did not come in {limit} moves")
+
+
+def finish(page: Any, choose: Chooser = best_scoring, limit: int = 2000) -> dict[str, Any]:
+    """Play the game on the page to its end by ``choose``; its last state."""
+    s = state(page)
+    for _ in range(limit):
+        if s["phase"] == "game_over":
+            return s
+        if s["phase"] == "hand_over":
+            page.click("#result-next")
+        else:
+            click_move(page, choose(s))
+        s = wait_past(page, s["version"])
+    raise AssertionError(f"the game did not end in {limit} moves")
+
+
+def settled(page: Any, pops: bool = False) -> bytes:
+    """A screenshot of the page once every tile is down (and, unless ``pops``, every "+N" gone)."""
+    page.wait_for_function("document.getAnimations().every((a) => a.playState === 'finished')")
+    if not pops:
+        page.wait_for_function("!document.querySelector('.score-pop')")
+    return bytes(page.screenshot())
+
+
+MOST_BYTES = 200_000
+"""The largest picture the capture scripts keep, in bytes."""
+
+
+def save_png(png: bytes, path: Path) -> int:
+    """``png`` reduced to 256 colours, written to ``path``; its size in bytes (refused past
+    :data:`MOST_BYTES`)."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    if out.tell() > MOST_BYTES:
+        raise RuntimeError(f"{path.name} would be {out.tell():,} bytes, over {MOST_BYTES:,}")
+    path.write_bytes(out.getvalue())
+    return out.tell()
 
 
 RESULTS = Path(__file__).resolve().parents[1] / "checkpoints" / "results"
