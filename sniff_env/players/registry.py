@@ -62,7 +62,8 @@ BUILTIN_PLAYERS: dict[str, BuiltinPlayer] = {
     "guided": BuiltinPlayer("sniff_env.players.guided:GuidedPlayer",
                             "sniff_env.players.guided:guided_chooser", exact=False, threaded=True),
 }
-"""The built-in players by name."""
+"""The built-in players by name, weakest first (a listing that names the strongest first, as the
+vector env's refusal does, reverses it)."""
 
 
 def compiled_builtins() -> tuple[str, ...]:
