@@ -1,5 +1,6 @@
 """The committed benchmark reports: each is a standard report of the task its folder names, the
-policy file committed beside it is the very file it rated, and the README shows its figures."""
+policy file committed beside it is the very file it rated, and the README shows its figures; each
+committed best-response report has its row, its figures as the report has them, in the table."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from sniff_env.evaluation.benchmark.tasks import get_task
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "checkpoints" / "results" / "benchmark"
 REPORTS = sorted(p for p in RESULTS.glob("*/*.json") if not is_run_sidecar(p))
+EXPLOITS = sorted((ROOT / "checkpoints" / "results" / "exploit").glob("*.json"))
 
 
 def test_there_are_committed_reports() -> None:
@@ -46,3 +48,23 @@ def test_the_readme_shows_every_committed_reports_rating_and_win_rates() -> None
             assert any(rating in line and all(c in line for c in cells) for line in lines), (
                 f"README has no table row with {path.name}'s rating {rating} and win rates {cells}"
             )
+
+
+def test_there_are_committed_best_responses() -> None:
+    assert len(EXPLOITS) >= 10
+
+
+@pytest.mark.parametrize("path", EXPLOITS, ids=lambda p: p.stem)
+def test_the_best_response_table_shows_each_reports_figures(path: Path) -> None:
+    """The row with the report's win rate and interval names its frozen player and its margin."""
+    import json
+
+    report = json.loads(path.read_text())
+    ev = report["evaluation"]
+    (lo, hi), (mlo, mhi) = ev["win_rate_ci95"], ev["margin_ci95"]
+    figure = f"**{ev['win_rate']:.3f}** [{lo:.3f}, {hi:.3f}]"
+    rows = [line for line in (RESULTS.parent / "best-response.md").read_text().splitlines()
+            if line.startswith("|") and figure in line]
+    assert len(rows) == 1, f"{path.name}: no single table row shows {figure}"
+    assert f"`{report['opponent']}`" in rows[0] and f"{ev['margin']:+.1f} [{mlo:+.1f}, {mhi:+.1f}]" in rows[0]
+    assert f"{ev['games']:,} |" in rows[0] and path.with_suffix(".png").is_file()
