@@ -5,6 +5,7 @@ committed best-response report has its row, its figures as the report has them, 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -57,8 +58,6 @@ def test_there_are_committed_best_responses() -> None:
 @pytest.mark.parametrize("path", EXPLOITS, ids=lambda p: p.stem)
 def test_the_best_response_table_shows_each_reports_figures(path: Path) -> None:
     """The row with the report's win rate and interval names its frozen player and its margin."""
-    import json
-
     report = json.loads(path.read_text())
     ev = report["evaluation"]
     (lo, hi), (mlo, mhi) = ev["win_rate_ci95"], ev["margin_ci95"]
